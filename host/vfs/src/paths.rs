@@ -1,0 +1,316 @@
+//! The path-level operations, as steps inside a transaction. `crate::fs` exposes them on
+//! [`crate::Vfs`] and on [`crate::Batch`].
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::PathBuf;
+
+use crate::error::{Result, VfsError};
+use crate::tx::{Owner, STAT_COLUMNS, Tx, stat_from_row};
+use crate::types::{ChangeKind, FileType, Ino, PATH_MAX, SetAttr, Stat, TimeSet};
+
+/// One entry found by [`crate::Vfs::walk`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkEntry {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Its attributes (symlinks are not followed).
+    pub stat: Stat,
+    /// 0 for the starting point, 1 for its entries, and so on.
+    pub depth: usize,
+}
+
+impl Tx<'_> {
+    /// Creates or truncates `path` and writes `data` (a symlink in the last component is followed).
+    pub(crate) fn path_write_file(&mut self, path: &[u8], data: &[u8], perm: u32) -> Result<Stat> {
+        let ino = self.path_open_file(path, perm)?;
+        self.replace_content(ino, data)?;
+        self.log_ino(ChangeKind::Modified, ino)?;
+        self.stat(ino)
+    }
+
+    /// The regular file at `path`, created empty with `perm` if missing.
+    pub(crate) fn path_open_file(&mut self, path: &[u8], perm: u32) -> Result<Ino> {
+        let r = self.resolve(path, true)?;
+        match &r.found {
+            Some(st) if st.kind == FileType::Dir => Err(VfsError::IsDir),
+            Some(st) => Ok(st.ino),
+            None if r.trailing_slash => Err(VfsError::IsDir),
+            None => {
+                let (parent, name) = r.for_create()?;
+                Ok(self.create_file(parent, &name, perm, Owner::default())?.ino)
+            }
+        }
+    }
+
+    /// Writes `data` at `offset` of `path` (created if missing), or at its end with `append`.
+    pub(crate) fn path_write_at(
+        &mut self,
+        path: &[u8],
+        offset: Option<u64>,
+        data: &[u8],
+    ) -> Result<Stat> {
+        let ino = self.path_open_file(path, 0o644)?;
+        let offset = match offset {
+            Some(offset) => offset,
+            None => self.stat(ino)?.size,
+        };
+        self.write_content(ino, offset, data)?;
+        self.log_ino(ChangeKind::Modified, ino)?;
+        self.stat(ino)
+    }
+
+    /// The content of the file at `path`, or `len` bytes of it from `offset`.
+    pub(crate) fn path_read(&self, path: &[u8], offset: u64, len: u64) -> Result<Vec<u8>> {
+        let st = self.resolve_ino(path)?;
+        if st.kind == FileType::Dir {
+            return Err(VfsError::IsDir);
+        }
+        self.read_content(st.ino, st.size, offset, len)
+    }
+
+    pub(crate) fn path_mkdir(&mut self, path: &[u8], perm: u32) -> Result<Stat> {
+        let (parent, name) = self.resolve(path, false)?.for_create()?;
+        self.mkdir(parent, &name, perm, Owner::default())
+    }
+
+    /// `mkdir -p`: creates missing directories along `path`; fine if it exists as a directory.
+    pub(crate) fn path_mkdir_all(&mut self, path: &[u8], perm: u32) -> Result<Stat> {
+        if path.len() >= PATH_MAX {
+            return Err(VfsError::NameTooLong);
+        }
+        let comps: Vec<&[u8]> = path
+            .split(|b| *b == b'/')
+            .filter(|c| !c.is_empty())
+            .collect();
+        let mut last = self.stat(crate::types::ROOT_INO)?;
+        let mut prefix = Vec::with_capacity(path.len());
+        for (i, comp) in comps.iter().enumerate() {
+            prefix.push(b'/');
+            prefix.extend_from_slice(comp);
+            let r = self.resolve(&prefix, true)?;
+            last = match r.found {
+                Some(st) if st.kind == FileType::Dir => st,
+                Some(_) if i + 1 == comps.len() => return Err(VfsError::Exists),
+                Some(_) => return Err(VfsError::NotDir),
+                None => {
+                    let (parent, name) = r.for_create()?;
+                    self.mkdir(parent, &name, perm, Owner::default())?
+                }
+            };
+        }
+        Ok(last)
+    }
+
+    pub(crate) fn path_unlink(&mut self, path: &[u8]) -> Result<()> {
+        let (parent, name, _) = self.resolve(path, false)?.for_entry()?;
+        self.unlink(parent, &name)
+    }
+
+    pub(crate) fn path_rmdir(&mut self, path: &[u8]) -> Result<()> {
+        let r = self.resolve(path, false)?;
+        if r.name.is_none() {
+            return Err(VfsError::Busy);
+        }
+        let (parent, name, _) = r.for_entry()?;
+        self.rmdir(parent, &name)
+    }
+
+    /// `rm -r`: removes `path` and everything below it (symlinks are removed, not followed).
+    pub(crate) fn path_remove_all(&mut self, path: &[u8]) -> Result<()> {
+        let (parent, name, st) = self.resolve(path, false)?.for_entry()?;
+        let logged = self.child_path(parent, &name)?;
+        self.log(ChangeKind::Deleted, logged)?;
+        self.remove_tree(parent, &name, &st)?;
+        self.touch(parent)
+    }
+
+    fn remove_tree(&mut self, parent: Ino, name: &[u8], st: &Stat) -> Result<()> {
+        if st.kind == FileType::Dir {
+            for (child, child_st) in self.readdir_stat(st.ino)? {
+                self.remove_tree(st.ino, &child, &child_st)?;
+            }
+            self.add_nlink(parent, -1)?;
+            self.add_nlink(st.ino, -2)?;
+        } else {
+            self.add_nlink(st.ino, -1)?;
+        }
+        self.delete_dentry(parent, name)?;
+        self.drop_inode_if_unused(st.ino)
+    }
+
+    /// Entries of directory `ino` with their attributes, sorted by name.
+    pub(crate) fn readdir_stat(&self, ino: Ino) -> Result<Vec<(Vec<u8>, Stat)>> {
+        self.dir_stat(ino)?;
+        let cols = STAT_COLUMNS
+            .split(", ")
+            .map(|c| format!("i.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {cols}, d.name FROM dentries d JOIN inodes i ON i.ino = d.ino
+             WHERE d.parent = ?1 ORDER BY d.name"
+        ))?;
+        let rows = stmt.query_map([ino], |r| Ok((r.get::<_, Vec<u8>>(9)?, stat_from_row(r)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub(crate) fn path_rename(&mut self, from: &[u8], to: &[u8]) -> Result<()> {
+        let (parent, name, _) = self.resolve(from, false)?.for_entry()?;
+        let r = self.resolve(to, false)?;
+        if let (Some(st), true) = (&r.found, r.trailing_slash)
+            && st.kind != FileType::Dir
+        {
+            return Err(VfsError::NotDir);
+        }
+        let new_name = match r.name {
+            Some(n) => n,
+            None => return Err(VfsError::Busy),
+        };
+        self.rename(parent, &name, r.parent, &new_name, Default::default())
+    }
+
+    /// Copies a regular file's content and permissions (sharing chunks: no bytes are copied).
+    pub(crate) fn path_copy_file(&mut self, from: &[u8], to: &[u8]) -> Result<Stat> {
+        let src = self.resolve_ino(from)?;
+        if src.kind == FileType::Dir {
+            return Err(VfsError::IsDir);
+        }
+        let dst = self.path_open_file(to, src.perm)?;
+        if dst == src.ino {
+            return Err(VfsError::Invalid(
+                "source and destination are the same file",
+            ));
+        }
+        self.copy_content(src.ino, dst)?;
+        self.log_ino(ChangeKind::Modified, dst)?;
+        self.stat(dst)
+    }
+
+    /// `cp -r`: copies a tree (symlinks as symlinks, permissions kept) to a new path.
+    pub(crate) fn path_copy_all(&mut self, from: &[u8], to: &[u8]) -> Result<()> {
+        let src = self.resolve(from, false)?.stat()?;
+        let (parent, name) = self.resolve(to, false)?.for_create()?;
+        if src.kind == FileType::Dir && self.is_below(parent, src.ino)? {
+            return Err(VfsError::Invalid("cannot copy a directory into itself"));
+        }
+        self.copy_tree(&src, parent, &name)
+    }
+
+    fn is_below(&self, mut ino: Ino, ancestor: Ino) -> Result<bool> {
+        for _ in 0..PATH_MAX {
+            if ino == ancestor {
+                return Ok(true);
+            }
+            if ino == crate::types::ROOT_INO {
+                return Ok(false);
+            }
+            ino = self.parent_of(ino)?;
+        }
+        Ok(false)
+    }
+
+    fn copy_tree(&mut self, src: &Stat, parent: Ino, name: &[u8]) -> Result<()> {
+        let owner = Owner {
+            uid: src.uid,
+            gid: src.gid,
+        };
+        match src.kind {
+            FileType::File => {
+                let dst = self.create_file(parent, name, src.perm, owner)?;
+                self.copy_content(src.ino, dst.ino)?;
+            }
+            FileType::Symlink => {
+                let target = self.readlink(src.ino)?;
+                self.symlink(parent, name, &target, owner)?;
+            }
+            FileType::Dir => {
+                let dst = self.mkdir(parent, name, src.perm, owner)?;
+                for (child, child_st) in self.readdir_stat(src.ino)? {
+                    self.copy_tree(&child_st, dst.ino, &child)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn path_symlink(&mut self, target: &[u8], link: &[u8]) -> Result<Stat> {
+        let (parent, name) = self.resolve(link, false)?.for_create()?;
+        self.symlink(parent, &name, target, Owner::default())
+    }
+
+    pub(crate) fn path_hard_link(&mut self, src: &[u8], dst: &[u8]) -> Result<Stat> {
+        let src = self.resolve(src, false)?.stat()?;
+        let (parent, name) = self.resolve(dst, false)?.for_create()?;
+        self.link(src.ino, parent, &name)
+    }
+
+    pub(crate) fn path_setattr(
+        &mut self,
+        path: &[u8],
+        follow: bool,
+        attr: &SetAttr,
+    ) -> Result<Stat> {
+        let st = self.resolve(path, follow)?.stat()?;
+        self.setattr(st.ino, attr)
+    }
+
+    /// Sets owner, permissions and times at once (what importers restore).
+    pub(crate) fn path_set_metadata(
+        &mut self,
+        path: &[u8],
+        perm: Option<u32>,
+        owner: Option<Owner>,
+        mtime: Option<i64>,
+    ) -> Result<Stat> {
+        let attr = SetAttr {
+            perm,
+            uid: owner.map(|o| o.uid),
+            gid: owner.map(|o| o.gid),
+            mtime: mtime.map(TimeSet::At),
+            atime: mtime.map(TimeSet::At),
+            ..Default::default()
+        };
+        self.path_setattr(path, false, &attr)
+    }
+
+    /// Every entry at and below `path`, depth first, sorted by name at each level.
+    pub(crate) fn walk(&self, path: &[u8]) -> Result<Vec<WalkEntry>> {
+        let root = self.resolve(path, true)?.stat()?;
+        let mut out = Vec::new();
+        let mut stack = vec![WalkEntry {
+            path: PathBuf::from(OsString::from_vec(normalize(path))),
+            stat: root,
+            depth: 0,
+        }];
+        while let Some(entry) = stack.pop() {
+            if entry.stat.kind == FileType::Dir {
+                for (name, stat) in self.readdir_stat(entry.stat.ino)?.into_iter().rev() {
+                    stack.push(WalkEntry {
+                        path: entry.path.join(OsString::from_vec(name)),
+                        stat,
+                        depth: entry.depth + 1,
+                    });
+                }
+            }
+            out.push(entry);
+        }
+        Ok(out)
+    }
+}
+
+/// A tidy absolute form of `path` for display (`a//b/` → `/a/b`); `..` is left to the resolver.
+pub(crate) fn normalize(path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(path.len() + 1);
+    for comp in path
+        .split(|b| *b == b'/')
+        .filter(|c| !c.is_empty() && *c != b".")
+    {
+        out.push(b'/');
+        out.extend_from_slice(comp);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    out
+}

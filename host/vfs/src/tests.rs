@@ -1,0 +1,490 @@
+//! Unit tests of the VFS rules; the model-based, crash and concurrency tests are in `tests/`.
+
+use std::ffi::OsStr;
+
+use crate::*;
+
+fn vfs() -> Vfs {
+    Vfs::in_memory().expect("in-memory workspace")
+}
+
+#[test]
+fn new_workspace_has_the_standard_tree() {
+    let vfs = vfs();
+    for dir in ["/workspace", "/tmp", "/home/user"] {
+        assert!(vfs.stat(dir).unwrap().is_dir(), "{dir}");
+    }
+    assert_eq!(vfs.stat("/tmp").unwrap().perm, 0o1777);
+    assert_eq!(vfs.stat("/").unwrap().nlink, 5);
+}
+
+#[test]
+fn write_read_and_overwrite() {
+    let vfs = vfs();
+    vfs.write_file("/workspace/a.txt", "hello").unwrap();
+    assert_eq!(vfs.read_file("/workspace/a.txt").unwrap(), b"hello");
+    vfs.write_file("/workspace/a.txt", "bye").unwrap();
+    assert_eq!(vfs.read_file("/workspace/a.txt").unwrap(), b"bye");
+    assert_eq!(vfs.stat("/workspace/a.txt").unwrap().size, 3);
+}
+
+#[test]
+fn sparse_writes_and_truncate_read_back_zeros() {
+    let vfs = vfs();
+    let cs = DEFAULT_CHUNK_SIZE;
+    vfs.write_at("/workspace/s", 3 * cs + 10, b"tail").unwrap();
+    let data = vfs.read_file("/workspace/s").unwrap();
+    assert_eq!(data.len() as u64, 3 * cs + 14);
+    assert!(data[..(3 * cs + 10) as usize].iter().all(|b| *b == 0));
+    assert_eq!(&data[(3 * cs + 10) as usize..], b"tail");
+    // Holes cost nothing: only the last chunk is stored.
+    assert!(vfs.statfs().unwrap().bytes_stored < 100);
+    vfs.truncate("/workspace/s", 3 * cs + 12).unwrap();
+    vfs.truncate("/workspace/s", 3 * cs + 20).unwrap();
+    let data = vfs.read_file("/workspace/s").unwrap();
+    assert_eq!(&data[(3 * cs + 10) as usize..], b"ta\0\0\0\0\0\0\0\0");
+}
+
+#[test]
+fn writes_across_chunk_boundaries() {
+    let vfs = vfs();
+    let cs = DEFAULT_CHUNK_SIZE as usize;
+    let big: Vec<u8> = (0..3 * cs + 77).map(|i| (i * 7 % 251) as u8).collect();
+    vfs.write_file("/workspace/big", &big).unwrap();
+    let patch = vec![0xAB; cs];
+    vfs.write_at("/workspace/big", (cs - 5) as u64, &patch)
+        .unwrap();
+    let mut expected = big.clone();
+    expected[cs - 5..2 * cs - 5].copy_from_slice(&patch);
+    assert_eq!(vfs.read_file("/workspace/big").unwrap(), expected);
+    assert_eq!(
+        vfs.read_range("/workspace/big", (cs - 10) as u64, 20)
+            .unwrap(),
+        &expected[cs - 10..cs + 10]
+    );
+}
+
+#[test]
+fn identical_content_is_stored_once_and_freed_with_its_last_user() {
+    let vfs = vfs();
+    let data = vec![7u8; 600_000];
+    vfs.write_file("/workspace/a", &data).unwrap();
+    let one = vfs.statfs().unwrap().bytes_stored;
+    vfs.write_file("/workspace/b", &data).unwrap();
+    vfs.copy("/workspace/a", "/workspace/c").unwrap();
+    assert_eq!(vfs.statfs().unwrap().bytes_stored, one);
+    vfs.remove_file("/workspace/a").unwrap();
+    vfs.remove_file("/workspace/b").unwrap();
+    assert_eq!(vfs.statfs().unwrap().bytes_stored, one);
+    vfs.remove_file("/workspace/c").unwrap();
+    assert_eq!(vfs.statfs().unwrap().bytes_stored, 0);
+}
+
+#[test]
+fn rename_follows_posix_rules() {
+    let vfs = vfs();
+    vfs.create_dir_all("/workspace/d/sub").unwrap();
+    vfs.write_file("/workspace/f", "x").unwrap();
+    vfs.create_dir("/workspace/empty").unwrap();
+    let err = |r: Result<()>| r.unwrap_err().errno();
+    assert_eq!(
+        err(vfs.rename("/workspace/f", "/workspace/d")),
+        libc::EISDIR
+    );
+    assert_eq!(
+        err(vfs.rename("/workspace/d", "/workspace/f")),
+        libc::ENOTDIR
+    );
+    assert_eq!(
+        err(vfs.rename("/workspace/d", "/workspace/d/sub/x")),
+        libc::EINVAL
+    );
+    assert_eq!(
+        err(vfs.rename("/workspace/empty", "/workspace/d")),
+        libc::ENOTEMPTY
+    );
+    assert_eq!(
+        err(vfs.rename("/workspace/nope", "/workspace/x")),
+        libc::ENOENT
+    );
+    // A directory over an empty directory, then across parents: link counts follow.
+    vfs.rename("/workspace/d", "/workspace/empty").unwrap();
+    assert!(!vfs.exists("/workspace/d").unwrap());
+    assert_eq!(vfs.stat("/workspace").unwrap().nlink, 3);
+    vfs.rename("/workspace/empty/sub", "/workspace/sub")
+        .unwrap();
+    assert_eq!(vfs.stat("/workspace").unwrap().nlink, 4);
+    assert_eq!(vfs.stat("/workspace/empty").unwrap().nlink, 2);
+    // A file over a file replaces it.
+    vfs.write_file("/workspace/g", "g").unwrap();
+    vfs.rename("/workspace/f", "/workspace/g").unwrap();
+    assert_eq!(vfs.read_file("/workspace/g").unwrap(), b"x");
+}
+
+#[test]
+fn rename_exchange_and_noreplace() {
+    let vfs = vfs();
+    vfs.write_file("/workspace/a", "A").unwrap();
+    vfs.write_file("/workspace/b", "B").unwrap();
+    let ws = vfs.stat("/workspace").unwrap().ino;
+    let (a, b) = (OsStr::new("a"), OsStr::new("b"));
+    let noreplace = RenameFlags {
+        no_replace: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        vfs.rename_entry(ws, a, ws, b, noreplace)
+            .unwrap_err()
+            .errno(),
+        libc::EEXIST
+    );
+    let exchange = RenameFlags {
+        exchange: true,
+        ..Default::default()
+    };
+    vfs.rename_entry(ws, a, ws, b, exchange).unwrap();
+    assert_eq!(vfs.read_file("/workspace/a").unwrap(), b"B");
+    assert_eq!(vfs.read_file("/workspace/b").unwrap(), b"A");
+}
+
+#[test]
+fn symlinks_resolve_and_loops_fail() {
+    let vfs = vfs();
+    vfs.create_dir_all("/workspace/real/deep").unwrap();
+    vfs.write_file("/workspace/real/deep/f", "data").unwrap();
+    vfs.symlink("real/deep", "/workspace/rel").unwrap();
+    vfs.symlink("/workspace/real", "/workspace/abs").unwrap();
+    assert_eq!(vfs.read_file("/workspace/rel/f").unwrap(), b"data");
+    assert_eq!(
+        vfs.read_file("/workspace/abs/deep/../deep/f").unwrap(),
+        b"data"
+    );
+    // `..` after a symlinked directory goes to the target's parent, like the kernel.
+    assert_eq!(vfs.read_file("/workspace/rel/../deep/f").unwrap(), b"data");
+    assert!(vfs.lstat("/workspace/rel").unwrap().is_symlink());
+    vfs.symlink("loop2", "/workspace/loop1").unwrap();
+    vfs.symlink("loop1", "/workspace/loop2").unwrap();
+    assert_eq!(
+        vfs.read_file("/workspace/loop1").unwrap_err().errno(),
+        libc::ELOOP
+    );
+    // Writing through a dangling symlink creates its target.
+    vfs.symlink("target.txt", "/workspace/dangling").unwrap();
+    vfs.write_file("/workspace/dangling", "made").unwrap();
+    assert_eq!(vfs.read_file("/workspace/target.txt").unwrap(), b"made");
+}
+
+#[test]
+fn dotdot_never_escapes_the_root() {
+    let vfs = vfs();
+    vfs.write_file("/workspace/x", "x").unwrap();
+    assert_eq!(vfs.read_file("/../../../workspace/x").unwrap(), b"x");
+    assert_eq!(
+        vfs.read_file("/workspace/../../workspace/./x").unwrap(),
+        b"x"
+    );
+    vfs.symlink("../../../../..", "/workspace/up").unwrap();
+    assert_eq!(vfs.read_file("/workspace/up/workspace/x").unwrap(), b"x");
+}
+
+#[test]
+fn bad_names_get_clear_errors() {
+    let vfs = vfs();
+    let long = format!("/workspace/{}", "n".repeat(256));
+    assert_eq!(
+        vfs.write_file(&long, "x").unwrap_err().errno(),
+        libc::ENAMETOOLONG
+    );
+    let ok = format!("/workspace/{}", "n".repeat(255));
+    vfs.write_file(&ok, "x").unwrap();
+    let err = vfs.write_file("/workspace/a\0b", "x").unwrap_err();
+    assert_eq!(err.errno(), libc::EINVAL);
+    assert!(err.to_string().contains("NUL"), "{err}");
+    let deep = format!("/{}", "d/".repeat(2100));
+    assert_eq!(
+        vfs.create_dir_all(&deep).unwrap_err().errno(),
+        libc::ENAMETOOLONG
+    );
+}
+
+#[test]
+fn hard_links_share_content_and_count() {
+    let vfs = vfs();
+    vfs.write_file("/workspace/a", "one").unwrap();
+    vfs.hard_link("/workspace/a", "/workspace/b").unwrap();
+    assert_eq!(vfs.stat("/workspace/a").unwrap().nlink, 2);
+    vfs.write_file("/workspace/b", "two").unwrap();
+    assert_eq!(vfs.read_file("/workspace/a").unwrap(), b"two");
+    vfs.remove_file("/workspace/a").unwrap();
+    assert_eq!(vfs.stat("/workspace/b").unwrap().nlink, 1);
+    assert_eq!(
+        vfs.hard_link("/workspace", "/workspace/w")
+            .unwrap_err()
+            .errno(),
+        libc::EPERM
+    );
+}
+
+#[test]
+fn handles_buffer_writes_until_flush() {
+    let vfs = vfs();
+    let st = vfs.write_file("/workspace/h", "").unwrap();
+    let rev = vfs.revision().unwrap();
+    let fh = vfs.open_file(st.ino, OpenFlags::READ_WRITE).unwrap();
+    for i in 0..100u64 {
+        vfs.write(fh, i * 10, b"0123456789").unwrap();
+    }
+    // Nothing committed yet, but the handle and getattr see the writes.
+    assert_eq!(vfs.revision().unwrap(), rev);
+    assert_eq!(vfs.getattr(st.ino).unwrap().size, 1000);
+    assert_eq!(vfs.read(fh, 995, 10).unwrap(), b"56789");
+    vfs.release(fh).unwrap();
+    assert_eq!(vfs.revision().unwrap(), rev + 1);
+    assert_eq!(
+        vfs.read_file("/workspace/h").unwrap(),
+        b"0123456789".repeat(100)
+    );
+}
+
+#[test]
+fn path_reads_see_unflushed_handle_writes() {
+    let vfs = vfs();
+    let st = vfs.write_file("/workspace/h", "abc").unwrap();
+    let fh = vfs.open_file(st.ino, OpenFlags::WRITE).unwrap();
+    vfs.write(fh, 3, b"def").unwrap();
+    assert_eq!(vfs.read_file("/workspace/h").unwrap(), b"abcdef");
+    assert_eq!(vfs.read(fh, 0, 3).unwrap_err().errno(), libc::EBADF);
+    vfs.release(fh).unwrap();
+}
+
+#[test]
+fn unlinked_open_file_lives_until_release() {
+    let vfs = vfs();
+    let st = vfs.write_file("/workspace/tmp", "still here").unwrap();
+    let fh = vfs.open_file(st.ino, OpenFlags::READ).unwrap();
+    vfs.remove_file("/workspace/tmp").unwrap();
+    assert_eq!(vfs.read(fh, 0, 100).unwrap(), b"still here");
+    vfs.release(fh).unwrap();
+    assert_eq!(vfs.getattr(st.ino).unwrap_err().errno(), libc::ENOENT);
+    assert_eq!(vfs.statfs().unwrap().bytes_stored, 0);
+}
+
+#[test]
+fn append_handles_write_at_the_end() {
+    let vfs = vfs();
+    let st = vfs.write_file("/workspace/log", "a").unwrap();
+    let flags = OpenFlags {
+        write: true,
+        append: true,
+        ..Default::default()
+    };
+    let fh = vfs.open_file(st.ino, flags).unwrap();
+    vfs.write(fh, 0, b"b").unwrap();
+    vfs.write(fh, 0, b"c").unwrap();
+    vfs.release(fh).unwrap();
+    assert_eq!(vfs.read_file("/workspace/log").unwrap(), b"abc");
+}
+
+#[test]
+fn change_log_reports_paths_since_a_revision() {
+    let vfs = vfs();
+    let start = vfs.revision().unwrap();
+    vfs.write_file("/workspace/a", "1").unwrap();
+    vfs.rename("/workspace/a", "/workspace/b").unwrap();
+    vfs.remove_file("/workspace/b").unwrap();
+    let changes: Vec<(ChangeKind, String)> = vfs
+        .changes_since(start)
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.kind, c.path.display().to_string()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (ChangeKind::Created, "/workspace/a".into()),
+            (ChangeKind::Modified, "/workspace/a".into()),
+            (ChangeKind::Deleted, "/workspace/a".into()),
+            (ChangeKind::Created, "/workspace/b".into()),
+            (ChangeKind::Deleted, "/workspace/b".into()),
+        ]
+    );
+    assert_eq!(vfs.revision().unwrap(), start + 3);
+    assert!(
+        vfs.changes_since(vfs.revision().unwrap())
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn snapshot_restore_and_delete() {
+    let vfs = vfs();
+    vfs.write_file("/workspace/keep", "v1").unwrap();
+    let info = vfs.snapshot("s1").unwrap();
+    assert_eq!(info.name, "s1");
+    assert!(matches!(
+        vfs.snapshot("s1"),
+        Err(VfsError::SnapshotExists(_))
+    ));
+    vfs.write_file("/workspace/keep", "v2").unwrap();
+    vfs.write_file("/workspace/new", "n").unwrap();
+    vfs.restore_snapshot("s1").unwrap();
+    assert_eq!(vfs.read_file("/workspace/keep").unwrap(), b"v1");
+    assert!(!vfs.exists("/workspace/new").unwrap());
+    // New inodes after a restore never reuse numbers of the discarded tree.
+    let st = vfs.write_file("/workspace/after", "x").unwrap();
+    assert!(st.ino > vfs.stat("/workspace/keep").unwrap().ino);
+    vfs.delete_snapshot("s1").unwrap();
+    assert!(vfs.snapshots().unwrap().is_empty());
+    assert!(matches!(
+        vfs.restore_snapshot("s1"),
+        Err(VfsError::SnapshotNotFound(_))
+    ));
+}
+
+#[test]
+fn quota_and_file_size_limits_name_themselves() {
+    let vfs = vfs();
+    vfs.set_quota(100_000).unwrap();
+    let err = vfs
+        .write_file("/workspace/big", vec![1u8; 200_000])
+        .unwrap_err();
+    assert_eq!(err.errno(), libc::ENOSPC);
+    assert!(err.to_string().contains("quota"), "{err}");
+    assert!(
+        !vfs.exists("/workspace/big").unwrap(),
+        "a failed write leaves nothing"
+    );
+    vfs.set_quota(0).unwrap();
+    vfs.set_max_file_size(1000).unwrap();
+    let err = vfs.write_at("/workspace/f", 999, b"xy").unwrap_err();
+    assert_eq!(err.errno(), libc::EFBIG);
+    assert!(err.to_string().contains("1000 bytes per file"), "{err}");
+}
+
+#[test]
+fn xattrs_round_trip() {
+    let vfs = vfs();
+    let st = vfs.write_file("/workspace/x", "").unwrap();
+    let name = OsStr::new("user.k");
+    vfs.setxattr(st.ino, name, b"v", XattrMode::Create).unwrap();
+    assert_eq!(vfs.getxattr(st.ino, name).unwrap(), b"v");
+    assert_eq!(
+        vfs.setxattr(st.ino, name, b"w", XattrMode::Create)
+            .unwrap_err()
+            .errno(),
+        libc::EEXIST
+    );
+    assert_eq!(vfs.listxattr(st.ino).unwrap(), vec![b"user.k".to_vec()]);
+    vfs.removexattr(st.ino, name).unwrap();
+    assert_eq!(
+        vfs.getxattr(st.ino, name).unwrap_err().errno(),
+        libc::ENODATA
+    );
+}
+
+#[test]
+fn glob_and_walk() {
+    let vfs = vfs();
+    for p in [
+        "/workspace/src/a.rs",
+        "/workspace/src/b/c.rs",
+        "/workspace/README.md",
+    ] {
+        vfs.create_dir_all(std::path::Path::new(p).parent().unwrap())
+            .unwrap();
+        vfs.write_file(p, "").unwrap();
+    }
+    let names = |v: Vec<std::path::PathBuf>| {
+        v.into_iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(vfs.glob("/workspace/src/*.rs").unwrap()),
+        ["/workspace/src/a.rs"]
+    );
+    assert_eq!(
+        names(vfs.glob("/workspace/**/*.rs").unwrap()),
+        ["/workspace/src/a.rs", "/workspace/src/b/c.rs"]
+    );
+    let walked: Vec<_> = vfs
+        .walk("/workspace")
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.path.display().to_string(), e.depth))
+        .collect();
+    assert_eq!(
+        walked,
+        [
+            ("/workspace".to_string(), 0),
+            ("/workspace/README.md".into(), 1),
+            ("/workspace/src".into(), 1),
+            ("/workspace/src/a.rs".into(), 2),
+            ("/workspace/src/b".into(), 2),
+            ("/workspace/src/b/c.rs".into(), 3),
+        ]
+    );
+}
+
+#[test]
+fn remove_all_and_copy_all() {
+    let vfs = vfs();
+    vfs.create_dir_all("/workspace/t/a/b").unwrap();
+    vfs.write_file("/workspace/t/a/b/f", "f").unwrap();
+    vfs.symlink("a/b/f", "/workspace/t/link").unwrap();
+    vfs.copy_all("/workspace/t", "/workspace/u").unwrap();
+    assert_eq!(vfs.read_file("/workspace/u/link").unwrap(), b"f");
+    assert_eq!(
+        vfs.copy_all("/workspace/t", "/workspace/t/a/inside")
+            .unwrap_err()
+            .errno(),
+        libc::EINVAL
+    );
+    vfs.remove_all("/workspace/t").unwrap();
+    assert!(!vfs.exists("/workspace/t").unwrap());
+    assert_eq!(vfs.read_file("/workspace/u/a/b/f").unwrap(), b"f");
+    assert_eq!(vfs.remove_all("/").unwrap_err().errno(), libc::EBUSY);
+}
+
+#[test]
+fn read_only_workspace_refuses_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    Vfs::open(&path)
+        .unwrap()
+        .write_file("/workspace/a", "a")
+        .unwrap();
+    let ro = Vfs::open_with(
+        &path,
+        &VfsOptions {
+            read_only: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(ro.read_file("/workspace/a").unwrap(), b"a");
+    assert_eq!(
+        ro.write_file("/workspace/b", "b").unwrap_err().errno(),
+        libc::EROFS
+    );
+}
+
+#[test]
+fn fork_is_an_independent_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let vfs = Vfs::open(dir.path().join("a.db")).unwrap();
+    vfs.write_file("/workspace/f", "original").unwrap();
+    vfs.snapshot("s").unwrap();
+    vfs.write_file("/workspace/f", "changed").unwrap();
+    let fork = vfs.fork("s", dir.path().join("b.db")).unwrap();
+    assert_eq!(fork.read_file("/workspace/f").unwrap(), b"original");
+    fork.write_file("/workspace/f", "fork").unwrap();
+    assert_eq!(vfs.read_file("/workspace/f").unwrap(), b"changed");
+    assert!(fork.snapshots().unwrap().is_empty());
+    fork.check_integrity().unwrap();
+    assert!(matches!(
+        vfs.fork("s", dir.path().join("b.db")),
+        Err(VfsError::Exists)
+    ));
+}

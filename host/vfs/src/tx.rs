@@ -1,0 +1,292 @@
+//! One transaction over the database, and the row-level operations every higher layer uses.
+
+use std::collections::HashSet;
+
+use rusqlite::{Connection, OptionalExtension, Row};
+
+use crate::error::{Result, VfsError};
+use crate::schema::{meta_get, meta_set};
+use crate::types::{ChangeKind, FileType, Ino, ROOT_INO, Stat};
+
+/// Who owns a new inode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Owner {
+    /// User id.
+    pub uid: u32,
+    /// Group id.
+    pub gid: u32,
+}
+
+/// A transaction in progress. Mutations record their paths in the change log under one revision
+/// (allocated on the first change); chunks that lose a reference are collected at the end.
+pub(crate) struct Tx<'c> {
+    pub(crate) conn: &'c Connection,
+    pub(crate) now: i64,
+    pub(crate) chunk_size: u64,
+    pub(crate) max_file_size: u64,
+    /// Inodes with open handles in this process: they outlive their last link until released.
+    pub(crate) is_open: &'c dyn Fn(Ino) -> bool,
+    rev: Option<u64>,
+    released: Vec<i64>,
+    logged: HashSet<(ChangeKind, Vec<u8>)>,
+}
+
+pub(crate) const STAT_COLUMNS: &str = "ino, mode, uid, gid, nlink, size, atime, mtime, ctime";
+
+pub(crate) fn stat_from_row(r: &Row<'_>) -> rusqlite::Result<Stat> {
+    let mode: u32 = r.get(1)?;
+    Ok(Stat {
+        ino: r.get(0)?,
+        kind: FileType::from_mode(mode).unwrap_or(FileType::File),
+        perm: mode & 0o7777,
+        uid: r.get(2)?,
+        gid: r.get(3)?,
+        nlink: r.get(4)?,
+        size: r.get(5)?,
+        atime: r.get(6)?,
+        mtime: r.get(7)?,
+        ctime: r.get(8)?,
+    })
+}
+
+impl<'c> Tx<'c> {
+    pub(crate) fn new(
+        conn: &'c Connection,
+        is_open: &'c dyn Fn(Ino) -> bool,
+        now: i64,
+    ) -> Result<Tx<'c>> {
+        Ok(Tx {
+            conn,
+            now,
+            chunk_size: meta_get(conn, "chunk_size")? as u64,
+            max_file_size: meta_get(conn, "max_file_size")? as u64,
+            is_open,
+            rev: None,
+            released: Vec::new(),
+            logged: HashSet::new(),
+        })
+    }
+
+    /// The attributes of `ino`, or ENOENT.
+    pub(crate) fn stat(&self, ino: Ino) -> Result<Stat> {
+        self.conn
+            .prepare_cached(&format!("SELECT {STAT_COLUMNS} FROM inodes WHERE ino = ?1"))?
+            .query_row([ino], stat_from_row)
+            .optional()?
+            .ok_or(VfsError::NotFound)
+    }
+
+    /// The inode `name` names in directory `parent`, if any.
+    pub(crate) fn lookup(&self, parent: Ino, name: &[u8]) -> Result<Option<Ino>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT ino FROM dentries WHERE parent = ?1 AND name = ?2")?
+            .query_row((parent, name), |r| r.get(0))
+            .optional()?)
+    }
+
+    /// The attributes of `ino`, failing with ENOTDIR unless it is a directory.
+    pub(crate) fn dir_stat(&self, ino: Ino) -> Result<Stat> {
+        let st = self.stat(ino)?;
+        if st.kind != FileType::Dir {
+            return Err(VfsError::NotDir);
+        }
+        Ok(st)
+    }
+
+    pub(crate) fn insert_inode(&self, mode: u32, uid: u32, gid: u32, nlink: u32) -> Result<Ino> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO inodes (mode, uid, gid, nlink, size, atime, mtime, ctime)
+                 VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5, ?5)",
+            )?
+            .execute((mode, uid, gid, nlink, self.now))?;
+        Ok(self.conn.last_insert_rowid() as Ino)
+    }
+
+    pub(crate) fn insert_dentry(&self, parent: Ino, name: &[u8], ino: Ino) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT INTO dentries (parent, name, ino) VALUES (?1, ?2, ?3)")?
+            .execute((parent, name, ino))?;
+        Ok(())
+    }
+
+    pub(crate) fn delete_dentry(&self, parent: Ino, name: &[u8]) -> Result<()> {
+        self.conn
+            .prepare_cached("DELETE FROM dentries WHERE parent = ?1 AND name = ?2")?
+            .execute((parent, name))?;
+        Ok(())
+    }
+
+    pub(crate) fn add_nlink(&self, ino: Ino, delta: i64) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE inodes SET nlink = nlink + ?2, ctime = ?3 WHERE ino = ?1")?
+            .execute((ino, delta, self.now))?;
+        Ok(())
+    }
+
+    /// Sets mtime and ctime to now (a directory's entries or a file's content changed).
+    pub(crate) fn touch(&self, ino: Ino) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE inodes SET mtime = ?2, ctime = ?2 WHERE ino = ?1")?
+            .execute((ino, self.now))?;
+        Ok(())
+    }
+
+    pub(crate) fn touch_ctime(&self, ino: Ino) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE inodes SET ctime = ?2 WHERE ino = ?1")?
+            .execute((ino, self.now))?;
+        Ok(())
+    }
+
+    pub(crate) fn set_size(&self, ino: Ino, size: u64) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE inodes SET size = ?2 WHERE ino = ?1")?
+            .execute((ino, size))?;
+        Ok(())
+    }
+
+    /// Whether directory `ino` has any entry.
+    pub(crate) fn has_children(&self, ino: Ino) -> Result<bool> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM dentries WHERE parent = ?1 LIMIT 1")?
+            .query_row([ino], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// Removes an inode and everything hanging off it, once it has no links and no open handle.
+    pub(crate) fn drop_inode_if_unused(&mut self, ino: Ino) -> Result<()> {
+        let st = self.stat(ino)?;
+        if st.nlink > 0 || (self.is_open)(ino) {
+            return Ok(());
+        }
+        self.drop_inode(ino)
+    }
+
+    pub(crate) fn drop_inode(&mut self, ino: Ino) -> Result<()> {
+        self.release_chunks_from(ino, 0)?;
+        for sql in [
+            "DELETE FROM inodes WHERE ino = ?1",
+            "DELETE FROM symlinks WHERE ino = ?1",
+            "DELETE FROM xattrs WHERE ino = ?1",
+        ] {
+            self.conn.prepare_cached(sql)?.execute([ino])?;
+        }
+        Ok(())
+    }
+
+    /// Notes chunks whose reference from a file was dropped; unreferenced ones are deleted at commit.
+    pub(crate) fn released(&mut self, chunk: i64) {
+        self.released.push(chunk);
+    }
+
+    /// One path of `ino` (any of its links), or `None` for an orphan.
+    pub(crate) fn path_of(&self, mut ino: Ino) -> Result<Option<Vec<u8>>> {
+        let mut parts: Vec<Vec<u8>> = Vec::new();
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT parent, name FROM dentries WHERE ino = ?1 LIMIT 1")?;
+        while ino != ROOT_INO {
+            let Some((parent, name)) = stmt
+                .query_row([ino], |r| {
+                    Ok((r.get::<_, Ino>(0)?, r.get::<_, Vec<u8>>(1)?))
+                })
+                .optional()?
+            else {
+                return Ok(None);
+            };
+            parts.push(name);
+            ino = parent;
+            if parts.len() > crate::types::PATH_MAX {
+                return Err(VfsError::Corrupt("a directory cycle in the tree".into()));
+            }
+        }
+        let mut path = Vec::new();
+        for part in parts.iter().rev() {
+            path.push(b'/');
+            path.extend_from_slice(part);
+        }
+        if path.is_empty() {
+            path.push(b'/');
+        }
+        Ok(Some(path))
+    }
+
+    /// The path of entry `name` in directory `parent`.
+    pub(crate) fn child_path(&self, parent: Ino, name: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.path_of(parent)?.map(|mut p| {
+            if p != b"/" {
+                p.push(b'/');
+            }
+            p.extend_from_slice(name);
+            p
+        }))
+    }
+
+    /// The revision of this transaction, allocated on first use.
+    pub(crate) fn rev(&mut self) -> Result<u64> {
+        if let Some(rev) = self.rev {
+            return Ok(rev);
+        }
+        let rev: u64 = self
+            .conn
+            .prepare_cached("UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value")?
+            .query_row([], |r| r.get(0))?;
+        self.rev = Some(rev);
+        Ok(rev)
+    }
+
+    /// Records a change of `path` (no-op for orphans).
+    pub(crate) fn log(&mut self, kind: ChangeKind, path: Option<Vec<u8>>) -> Result<()> {
+        let rev = self.rev()?;
+        let Some(path) = path else { return Ok(()) };
+        if !self.logged.insert((kind, path.clone())) {
+            return Ok(());
+        }
+        self.conn
+            .prepare_cached("INSERT INTO changes (rev, kind, path) VALUES (?1, ?2, ?3)")?
+            .execute((rev, kind.code(), path))?;
+        Ok(())
+    }
+
+    /// Records a change of `ino` at its current path.
+    pub(crate) fn log_ino(&mut self, kind: ChangeKind, ino: Ino) -> Result<()> {
+        let path = self.path_of(ino)?;
+        self.log(kind, path)
+    }
+
+    /// Deletes the chunks released in this transaction that nothing references any more, and
+    /// trims the change log. Called once before commit.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        if !self.released.is_empty() {
+            self.released.sort_unstable();
+            self.released.dedup();
+            let mut stmt = self.conn.prepare_cached(
+                "DELETE FROM chunks WHERE id = ?1
+                   AND NOT EXISTS (SELECT 1 FROM file_chunks WHERE chunk = ?1)
+                   AND NOT EXISTS (SELECT 1 FROM snap_file_chunks WHERE chunk = ?1)",
+            )?;
+            for id in self.released.drain(..) {
+                stmt.execute([id])?;
+            }
+        }
+        if let Some(rev) = self.rev
+            && rev % CHANGELOG_TRIM_EVERY == 0
+            && rev > CHANGELOG_KEEP_REVS
+        {
+            let floor = rev - CHANGELOG_KEEP_REVS;
+            self.conn
+                .prepare_cached("DELETE FROM changes WHERE rev <= ?1")?
+                .execute([floor])?;
+            meta_set(self.conn, "changes_floor", floor as i64)?;
+        }
+        Ok(())
+    }
+}
+
+/// The change log keeps the changes of this many recent revisions.
+pub(crate) const CHANGELOG_KEEP_REVS: u64 = 100_000;
+const CHANGELOG_TRIM_EVERY: u64 = 1_000;

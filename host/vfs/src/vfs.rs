@@ -1,0 +1,399 @@
+//! The `Vfs` handle: opening a workspace file, running transactions, and the inode API.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{Connection, OpenFlags as DbFlags, TransactionBehavior};
+
+use crate::error::{Result, VfsError};
+use crate::handles::OpenFiles;
+use crate::ops::{RenameFlags, XattrMode};
+use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
+use crate::tx::{Owner, Tx};
+use crate::types::{DirEntry, Ino, NAME_MAX, SetAttr, Stat, StatFs};
+use crate::util::now_ns;
+
+/// How to open a workspace file.
+#[derive(Debug, Clone)]
+pub struct VfsOptions {
+    /// Create the file (and its parent directories) if it does not exist. Default: true.
+    pub create: bool,
+    /// Refuse every change with EROFS. Default: false.
+    pub read_only: bool,
+    /// `synchronous=FULL`: also survive power loss, at the cost of an fsync per commit.
+    /// Default: false (`NORMAL`, which survives any process crash).
+    pub full_sync: bool,
+    /// Chunk size for a new workspace, 64 KiB to 1 MiB. Default: 256 KiB.
+    pub chunk_size: u64,
+}
+
+impl Default for VfsOptions {
+    fn default() -> Self {
+        VfsOptions {
+            create: true,
+            read_only: false,
+            full_sync: false,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+        }
+    }
+}
+
+/// Default limit on the size of one file (EFBIG past it): 4 GiB.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 << 30;
+
+pub(crate) struct Inner {
+    pub(crate) conn: Connection,
+    pub(crate) files: OpenFiles,
+}
+
+/// A workspace filesystem stored in one SQLite database. Cheap to share between threads
+/// (`Arc<Vfs>`); several processes may open the same file.
+pub struct Vfs {
+    inner: Mutex<Inner>,
+    read_only: bool,
+    location: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Vfs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vfs")
+            .field("location", &self.location)
+            .field("read_only", &self.read_only)
+            .finish()
+    }
+}
+
+impl Vfs {
+    /// Opens the workspace at `path`, creating it if needed.
+    pub fn open(path: impl AsRef<Path>) -> Result<Vfs> {
+        Vfs::open_with(path, &VfsOptions::default())
+    }
+
+    /// Opens the workspace at `path` with options.
+    pub fn open_with(path: impl AsRef<Path>, options: &VfsOptions) -> Result<Vfs> {
+        let path = path.as_ref();
+        if !(64 * 1024..=1024 * 1024).contains(&options.chunk_size) {
+            return Err(VfsError::Invalid("chunk size must be 64 KiB to 1 MiB"));
+        }
+        if path.is_dir() {
+            return Err(VfsError::NotAWorkspace(format!(
+                "{} is a directory",
+                path.display()
+            )));
+        }
+        let exists = path.exists();
+        if !exists {
+            if !options.create || options.read_only {
+                return Err(VfsError::NotFound);
+            }
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)?;
+            }
+        }
+        let flags = if options.read_only {
+            DbFlags::SQLITE_OPEN_READ_ONLY | DbFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            DbFlags::SQLITE_OPEN_READ_WRITE
+                | DbFlags::SQLITE_OPEN_CREATE
+                | DbFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let conn = Connection::open_with_flags(path, flags)?;
+        Vfs::from_connection(conn, options, Some(path.to_path_buf()))
+    }
+
+    /// A throwaway workspace in memory.
+    pub fn in_memory() -> Result<Vfs> {
+        let conn = Connection::open_in_memory()?;
+        Vfs::from_connection(conn, &VfsOptions::default(), None)
+    }
+
+    fn from_connection(
+        mut conn: Connection,
+        options: &VfsOptions,
+        location: Option<PathBuf>,
+    ) -> Result<Vfs> {
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        // Identify the file (and create or migrate the schema) before changing any setting of it.
+        schema::prepare(&mut conn, options.chunk_size, options.read_only)?;
+        schema::configure(&conn, options.full_sync, options.read_only)?;
+        let vfs = Vfs {
+            inner: Mutex::new(Inner {
+                conn,
+                files: OpenFiles::default(),
+            }),
+            read_only: options.read_only,
+            location,
+        };
+        if !vfs.read_only {
+            vfs.collect_orphans()?;
+        }
+        Ok(vfs)
+    }
+
+    /// The database file, or `None` for an in-memory workspace.
+    pub fn location(&self) -> Option<&Path> {
+        self.location.as_deref()
+    }
+
+    /// Whether every change is refused.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave SQLite inconsistent (the transaction
+        // rolls back on drop), so a poisoned lock is safe to keep using.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` in a write transaction (one revision), committing if it succeeds.
+    pub(crate) fn write_tx<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T>) -> Result<T> {
+        let mut inner = self.lock();
+        self.write_locked(&mut inner, f)
+    }
+
+    pub(crate) fn write_locked<T>(
+        &self,
+        inner: &mut Inner,
+        f: impl FnOnce(&mut Tx<'_>) -> Result<T>,
+    ) -> Result<T> {
+        if self.read_only {
+            return Err(VfsError::ReadOnly);
+        }
+        let Inner { conn, files } = inner;
+        let is_open = |ino: Ino| files.is_open(ino);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let quota = meta_get(&tx, "quota_bytes")? as u64;
+        let value = {
+            let mut t = Tx::new(&tx, &is_open, now_ns())?;
+            let value = f(&mut t)?;
+            t.finish()?;
+            value
+        };
+        if quota > 0 && meta_get(&tx, "bytes_stored")? as u64 > quota {
+            return Err(VfsError::NoSpace { quota });
+        }
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Runs `f` in a read transaction: it sees one consistent state.
+    pub(crate) fn read_tx<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let mut inner = self.lock();
+        let Inner { conn, files } = &mut *inner;
+        let is_open = |ino: Ino| files.is_open(ino);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let t = Tx::new(&tx, &is_open, now_ns())?;
+        f(&t)
+    }
+
+    /// Several changes in one transaction and one revision (e.g. an import batch). Nothing is
+    /// written unless `f` succeeds.
+    pub fn batch<T>(&self, f: impl FnOnce(&mut Batch<'_, '_>) -> Result<T>) -> Result<T> {
+        let mut inner = self.lock();
+        self.flush_dirty(&mut inner)?;
+        self.write_locked(&mut inner, |tx| f(&mut Batch { tx }))
+    }
+
+    /// Deletes inodes with no links left behind by a process that died with files open.
+    fn collect_orphans(&self) -> Result<()> {
+        self.write_tx(|tx| {
+            let orphans: Vec<Ino> = tx
+                .conn
+                .prepare("SELECT ino FROM inodes WHERE nlink <= 0")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            for ino in orphans {
+                tx.drop_inode(ino)?;
+            }
+            Ok(())
+        })
+    }
+
+    // ---- the inode API (FUSE, WASI) ----
+
+    /// Looks `name` up in directory `parent` (`.` and `..` work too).
+    pub fn lookup(&self, parent: Ino, name: &OsStr) -> Result<Stat> {
+        self.read_tx(|tx| tx.lookup_stat(parent, name.as_bytes()))
+    }
+
+    /// The attributes of `ino`, including writes still buffered in open handles.
+    pub fn getattr(&self, ino: Ino) -> Result<Stat> {
+        let mut inner = self.lock();
+        let mut st = self.read_locked(&mut inner, |tx| tx.stat(ino))?;
+        inner.files.overlay(&mut st);
+        Ok(st)
+    }
+
+    pub(crate) fn read_locked<T>(
+        &self,
+        inner: &mut Inner,
+        f: impl FnOnce(&Tx<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let Inner { conn, files } = inner;
+        let is_open = |ino: Ino| files.is_open(ino);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let t = Tx::new(&tx, &is_open, now_ns())?;
+        f(&t)
+    }
+
+    /// Changes attributes; a new size truncates or extends the file.
+    pub fn setattr(&self, ino: Ino, attr: &SetAttr) -> Result<Stat> {
+        let mut inner = self.lock();
+        if attr.size.is_some() || attr.mtime.is_some() {
+            self.flush_ino(&mut inner, ino)?;
+        }
+        self.write_locked(&mut inner, |tx| tx.setattr(ino, attr))
+    }
+
+    /// The entries of directory `ino`, sorted by name, without `.` and `..`.
+    pub fn readdir(&self, ino: Ino) -> Result<Vec<DirEntry>> {
+        self.read_tx(|tx| tx.readdir(ino))
+    }
+
+    /// Creates an empty regular file.
+    pub fn create(&self, parent: Ino, name: &OsStr, perm: u32, owner: Owner) -> Result<Stat> {
+        self.write_tx(|tx| tx.create_file(parent, name.as_bytes(), perm, owner))
+    }
+
+    /// Creates a directory.
+    pub fn mkdir(&self, parent: Ino, name: &OsStr, perm: u32, owner: Owner) -> Result<Stat> {
+        self.write_tx(|tx| tx.mkdir(parent, name.as_bytes(), perm, owner))
+    }
+
+    /// Creates a symbolic link `name` pointing at `target`.
+    pub fn symlink_at(
+        &self,
+        parent: Ino,
+        name: &OsStr,
+        target: &OsStr,
+        owner: Owner,
+    ) -> Result<Stat> {
+        self.write_tx(|tx| tx.symlink(parent, name.as_bytes(), target.as_bytes(), owner))
+    }
+
+    /// Adds a hard link to `ino`.
+    pub fn link(&self, ino: Ino, new_parent: Ino, new_name: &OsStr) -> Result<Stat> {
+        self.write_tx(|tx| tx.link(ino, new_parent, new_name.as_bytes()))
+    }
+
+    /// The target of symlink `ino`.
+    pub fn readlink(&self, ino: Ino) -> Result<Vec<u8>> {
+        self.read_tx(|tx| tx.readlink(ino))
+    }
+
+    /// Removes a non-directory entry; the inode lives on while it has links or open handles.
+    pub fn unlink(&self, parent: Ino, name: &OsStr) -> Result<()> {
+        self.write_tx(|tx| tx.unlink(parent, name.as_bytes()))
+    }
+
+    /// Removes an empty directory.
+    pub fn rmdir(&self, parent: Ino, name: &OsStr) -> Result<()> {
+        self.write_tx(|tx| tx.rmdir(parent, name.as_bytes()))
+    }
+
+    /// Renames an entry, replacing the target as `rename(2)` does.
+    pub fn rename_entry(
+        &self,
+        parent: Ino,
+        name: &OsStr,
+        new_parent: Ino,
+        new_name: &OsStr,
+        flags: RenameFlags,
+    ) -> Result<()> {
+        self.write_tx(|tx| {
+            tx.rename(
+                parent,
+                name.as_bytes(),
+                new_parent,
+                new_name.as_bytes(),
+                flags,
+            )
+        })
+    }
+
+    /// An extended attribute's value (ENODATA if absent).
+    pub fn getxattr(&self, ino: Ino, name: &OsStr) -> Result<Vec<u8>> {
+        self.read_tx(|tx| tx.getxattr(ino, name.as_bytes()))
+    }
+
+    /// The names of an inode's extended attributes.
+    pub fn listxattr(&self, ino: Ino) -> Result<Vec<Vec<u8>>> {
+        self.read_tx(|tx| tx.listxattr(ino))
+    }
+
+    /// Sets an extended attribute.
+    pub fn setxattr(&self, ino: Ino, name: &OsStr, value: &[u8], mode: XattrMode) -> Result<()> {
+        self.write_tx(|tx| tx.setxattr(ino, name.as_bytes(), value, mode))
+    }
+
+    /// Removes an extended attribute.
+    pub fn removexattr(&self, ino: Ino, name: &OsStr) -> Result<()> {
+        self.write_tx(|tx| tx.removexattr(ino, name.as_bytes()))
+    }
+
+    /// Filesystem statistics.
+    pub fn statfs(&self) -> Result<StatFs> {
+        self.read_tx(|tx| {
+            let bytes_stored = meta_get(tx.conn, "bytes_stored")? as u64;
+            let quota = meta_get(tx.conn, "quota_bytes")? as u64;
+            let files: u64 = tx
+                .conn
+                .prepare_cached("SELECT count(*) FROM inodes")?
+                .query_row([], |r| r.get(0))?;
+            let block_size = 4096u64;
+            let used = bytes_stored.div_ceil(block_size);
+            let total = if quota > 0 {
+                quota.div_ceil(block_size).max(used)
+            } else {
+                used + (1 << 30) // no quota: report 4 TiB free
+            };
+            Ok(StatFs {
+                block_size: block_size as u32,
+                blocks: total,
+                blocks_free: total - used,
+                files,
+                files_free: u32::MAX as u64,
+                name_max: NAME_MAX as u32,
+                bytes_stored,
+            })
+        })
+    }
+
+    /// The current revision (bumped by every committed change).
+    pub fn revision(&self) -> Result<u64> {
+        self.read_tx(|tx| Ok(meta_get(tx.conn, "rev")? as u64))
+    }
+
+    /// Sets the size quota in bytes of stored (deduplicated) content; 0 means none.
+    /// Changes that would exceed it fail with ENOSPC and are not written.
+    pub fn set_quota(&self, bytes: u64) -> Result<()> {
+        self.write_tx(|tx| meta_set(tx.conn, "quota_bytes", bytes as i64))
+    }
+
+    /// Sets the largest allowed file size (EFBIG past it).
+    pub fn set_max_file_size(&self, bytes: u64) -> Result<()> {
+        self.write_tx(|tx| meta_set(tx.conn, "max_file_size", bytes.min(i64::MAX as u64) as i64))
+    }
+
+    /// Runs SQLite's integrity check; `Corrupt` with its report if it fails.
+    pub fn check_integrity(&self) -> Result<()> {
+        let inner = self.lock();
+        let mut stmt = inner.conn.prepare("PRAGMA integrity_check")?;
+        let report: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if report == ["ok"] {
+            Ok(())
+        } else {
+            Err(VfsError::Corrupt(report.join("; ")))
+        }
+    }
+}
+
+/// Changes made inside [`Vfs::batch`]: the path API, all in one transaction.
+pub struct Batch<'a, 'c> {
+    pub(crate) tx: &'a mut Tx<'c>,
+}
