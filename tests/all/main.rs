@@ -1,1 +1,7 @@
-//! placeholder
+//! Integration tests of the workspace store: one binary, one module per area.
+
+mod bad_input;
+mod concurrency;
+mod crash;
+mod model;
+mod transfer;

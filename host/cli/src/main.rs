@@ -1,2 +1,90 @@
-//! placeholder
-fn main() {}
+//! `computer`: the command line of a computer for AI agents. Every subcommand works on one
+//! workspace file (`--workspace`, default `./.computer/workspace.db`) or a throwaway
+//! in-memory one (`--memory`).
+
+mod cmd_fs;
+mod cmd_snapshot;
+mod cmd_transfer;
+mod format;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use computer::Workspace;
+
+/// A computer for AI agents: a persistent workspace filesystem in one SQLite file.
+#[derive(Debug, Parser)]
+#[command(name = "computer", version, about, max_term_width = 100)]
+struct Cli {
+    /// The workspace file (created on first use).
+    #[arg(
+        long,
+        global = true,
+        env = "COMPUTER_WORKSPACE",
+        default_value = ".computer/workspace.db",
+        value_name = "PATH"
+    )]
+    workspace: PathBuf,
+
+    /// Use a throwaway in-memory workspace instead of a file.
+    #[arg(long, global = true, conflicts_with = "workspace")]
+    memory: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Files in the workspace: ls, cat, write, mkdir, rm, mv, cp, stat, tree.
+    #[command(subcommand)]
+    Fs(cmd_fs::FsCommand),
+    /// Copy a host folder or a .tar/.tar.gz archive into the workspace.
+    Import(cmd_transfer::ImportArgs),
+    /// Copy a workspace folder out to a host folder or a .tar/.tar.gz archive.
+    Export(cmd_transfer::ExportArgs),
+    /// Snapshots of the whole workspace: create, list, delete, restore, fork.
+    #[command(subcommand)]
+    Snapshot(cmd_snapshot::SnapshotCommand),
+}
+
+fn open_workspace(cli: &Cli) -> anyhow::Result<Workspace> {
+    if cli.memory {
+        return Ok(Workspace::in_memory()?);
+    }
+    Workspace::open(&cli.workspace)
+        .with_context(|| format!("open workspace {}", cli.workspace.display()))
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let ws = open_workspace(&cli)?;
+    match cli.command {
+        Command::Fs(cmd) => cmd_fs::run(&ws, cmd),
+        Command::Import(args) => cmd_transfer::import(&ws, args),
+        Command::Export(args) => cmd_transfer::export(&ws, args),
+        Command::Snapshot(cmd) => cmd_snapshot::run(&ws, cmd),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::from(141),
+        Err(e) => {
+            eprintln!("computer: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Output cut short by a closed pipe (`computer fs cat big | head`) is not an error to report.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,1 +1,32 @@
-//! placeholder
+//! `computer`: a computer for AI agents. A [`Workspace`] is a persistent filesystem in one
+//! SQLite file (see [`computer_vfs`]) that every execution backend shares; this crate is the
+//! Rust API over it that the CLI, the agent tools and embedders call.
+//!
+//! # Architecture
+//! - [`Workspace`] owns an `Arc<Vfs>`: `.fs()` is the filesystem (absolute paths; the agent's
+//!   files live under `/workspace`), snapshots and forks are methods here.
+//! - [`Workspace::import`] / [`Workspace::export`] move trees between the host and the
+//!   workspace: host folders, `.tar` and `.tar.gz`, keeping modes, symlinks, hard links and mtimes.
+//! - Later layers (isolate, container, git) hang off the same `Workspace`.
+//!
+//! # Example
+//! ```
+//! use computer::Workspace;
+//!
+//! let ws = Workspace::in_memory()?;
+//! ws.fs().write_file("/workspace/notes.md", "# hello\n")?;
+//! assert_eq!(ws.fs().read_file(ws.resolve("notes.md"))?, b"# hello\n");
+//! # Ok::<(), computer::Error>(())
+//! ```
+
+mod error;
+mod export;
+mod import;
+mod transfer;
+mod workspace;
+
+pub use computer_vfs as vfs;
+pub use computer_vfs::{Vfs, VfsError, VfsOptions};
+pub use error::{Error, Result};
+pub use transfer::{Progress, TransferStats};
+pub use workspace::{DEFAULT_CWD, Workspace};

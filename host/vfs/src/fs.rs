@@ -223,6 +223,11 @@ impl Batch<'_, '_> {
         self.tx.path_write_file(bytes(path.as_ref()), data, perm)
     }
 
+    /// See [`Vfs::write_at`].
+    pub fn write_at(&mut self, path: impl AsRef<Path>, offset: u64, data: &[u8]) -> Result<Stat> {
+        self.tx.path_write_at(bytes(path.as_ref()), Some(offset), data)
+    }
+
     /// See [`Vfs::create_dir_all`].
     pub fn create_dir_all(&mut self, path: impl AsRef<Path>) -> Result<Stat> {
         self.tx.path_mkdir_all(bytes(path.as_ref()), 0o755)

@@ -143,6 +143,9 @@ impl Vfs {
             return Err(VfsError::BadHandle);
         }
         let (ino, append) = (handle.ino, handle.flags.append);
+        if data.is_empty() {
+            return Ok(0);
+        }
         let (st, cs, max) = self.read_locked(&mut inner, |tx| {
             Ok((tx.stat(ino)?, tx.chunk_size, tx.max_file_size))
         })?;

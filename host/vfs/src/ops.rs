@@ -244,6 +244,13 @@ impl Tx<'_> {
             return Err(VfsError::Invalid("cannot move a directory into itself"));
         }
         let dst_st = dst.map(|d| self.stat(d)).transpose()?;
+        // The target is an ancestor of the source: Linux reports ENOTEMPTY before type checks.
+        if let Some(dst_st) = &dst_st
+            && dst_st.kind == FileType::Dir
+            && self.is_within(parent, dst_st.ino)?
+        {
+            return Err(VfsError::NotEmpty);
+        }
         if let Some(dst_st) = &dst_st {
             match (src_is_dir, dst_st.kind == FileType::Dir) {
                 (true, false) => return Err(VfsError::NotDir),

@@ -74,32 +74,32 @@ impl Tx<'_> {
         self.mkdir(parent, &name, perm, Owner::default())
     }
 
-    /// `mkdir -p`: creates missing directories along `path`; fine if it exists as a directory.
+    /// `mkdir -p`, with the rules of `std::fs::create_dir_all` and GNU `mkdir -p`: try the
+    /// whole path first, create missing parents on ENOENT, and accept an existing directory
+    /// (also through a symlink) but nothing else.
     pub(crate) fn path_mkdir_all(&mut self, path: &[u8], perm: u32) -> Result<Stat> {
         if path.len() >= PATH_MAX {
             return Err(VfsError::NameTooLong);
         }
-        let comps: Vec<&[u8]> = path
-            .split(|b| *b == b'/')
-            .filter(|c| !c.is_empty())
-            .collect();
-        let mut last = self.stat(crate::types::ROOT_INO)?;
-        let mut prefix = Vec::with_capacity(path.len());
-        for (i, comp) in comps.iter().enumerate() {
-            prefix.push(b'/');
-            prefix.extend_from_slice(comp);
-            let r = self.resolve(&prefix, true)?;
-            last = match r.found {
-                Some(st) if st.kind == FileType::Dir => st,
-                Some(_) if i + 1 == comps.len() => return Err(VfsError::Exists),
-                Some(_) => return Err(VfsError::NotDir),
-                None => {
-                    let (parent, name) = r.for_create()?;
-                    self.mkdir(parent, &name, perm, Owner::default())?
-                }
-            };
+        match self.path_mkdir(path, perm) {
+            Ok(st) => return Ok(st),
+            Err(VfsError::NotFound) => {}
+            Err(e) => return self.existing_dir(path).ok_or(e),
         }
-        Ok(last)
+        let parent = parent_path(path).ok_or(VfsError::NotFound)?;
+        self.path_mkdir_all(parent, perm)?;
+        match self.path_mkdir(path, perm) {
+            Ok(st) => Ok(st),
+            Err(e) => self.existing_dir(path).ok_or(e),
+        }
+    }
+
+    /// The directory `path` leads to (following symlinks), if it is one.
+    fn existing_dir(&self, path: &[u8]) -> Option<Stat> {
+        self.resolve(path, true)
+            .ok()?
+            .found
+            .filter(|st| st.kind == FileType::Dir)
     }
 
     pub(crate) fn path_unlink(&mut self, path: &[u8]) -> Result<()> {
@@ -156,8 +156,10 @@ impl Tx<'_> {
     }
 
     pub(crate) fn path_rename(&mut self, from: &[u8], to: &[u8]) -> Result<()> {
-        let (parent, name, _) = self.resolve(from, false)?.for_entry()?;
+        // Both parent walks come before the entry checks, as in rename(2).
+        let from = self.resolve(from, false)?;
         let r = self.resolve(to, false)?;
+        let (parent, name, _) = from.for_entry()?;
         if let (Some(st), true) = (&r.found, r.trailing_slash)
             && st.kind != FileType::Dir
         {
@@ -297,6 +299,16 @@ impl Tx<'_> {
         }
         Ok(out)
     }
+}
+
+/// The parent part of a path (`/a/b/` → `/a`), or `None` for the root.
+fn parent_path(path: &[u8]) -> Option<&[u8]> {
+    let mut end = path.len();
+    while end > 0 && path[end - 1] == b'/' {
+        end -= 1;
+    }
+    let cut = path[..end].iter().rposition(|b| *b == b'/')?;
+    Some(if cut == 0 { b"/" } else { &path[..cut] })
 }
 
 /// A tidy absolute form of `path` for display (`a//b/` → `/a/b`); `..` is left to the resolver.

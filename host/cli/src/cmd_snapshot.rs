@@ -1,0 +1,89 @@
+//! `computer snapshot ...`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use computer::Workspace;
+
+use crate::format::{datetime, human_size};
+
+#[derive(Debug, Subcommand)]
+pub enum SnapshotCommand {
+    /// Snapshot the whole workspace (cheap: content is shared, not copied).
+    Create {
+        /// A name for it.
+        name: String,
+    },
+    /// List snapshots.
+    List,
+    /// Delete a snapshot.
+    Delete {
+        /// Its name.
+        name: String,
+    },
+    /// Replace the whole workspace with a snapshot (the snapshot stays).
+    Restore {
+        /// Its name.
+        name: String,
+    },
+    /// Write a snapshot out as a new, independent workspace file.
+    Fork {
+        /// The snapshot.
+        name: String,
+        /// The new workspace file (must not exist).
+        new_workspace: PathBuf,
+    },
+}
+
+pub fn run(ws: &Workspace, cmd: SnapshotCommand) -> Result<ExitCode> {
+    match cmd {
+        SnapshotCommand::Create { name } => {
+            let info = ws
+                .snapshot(&name)
+                .with_context(|| format!("snapshot create {name}"))?;
+            println!(
+                "created snapshot {} at revision {} ({} inodes, {})",
+                info.name,
+                info.rev,
+                info.inodes,
+                human_size(info.bytes)
+            );
+        }
+        SnapshotCommand::List => {
+            let list = ws.snapshots().context("snapshot list")?;
+            if !list.is_empty() {
+                println!("{:<24} {:<17} {:>8} {:>8} {:>10}", "NAME", "CREATED (UTC)", "REV", "INODES", "SIZE");
+            }
+            for s in list {
+                println!(
+                    "{:<24} {:<17} {:>8} {:>8} {:>10}",
+                    s.name,
+                    datetime(s.created, false),
+                    s.rev,
+                    s.inodes,
+                    human_size(s.bytes)
+                );
+            }
+        }
+        SnapshotCommand::Delete { name } => {
+            ws.delete_snapshot(&name)
+                .with_context(|| format!("snapshot delete {name}"))?;
+        }
+        SnapshotCommand::Restore { name } => {
+            ws.restore(&name)
+                .with_context(|| format!("snapshot restore {name}"))?;
+        }
+        SnapshotCommand::Fork {
+            name,
+            new_workspace,
+        } => {
+            ws.fork(&name, &new_workspace).with_context(|| {
+                format!("snapshot fork {name} {}", new_workspace.display())
+            })?;
+            println!("forked snapshot {name} into {}", new_workspace.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

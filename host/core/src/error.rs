@@ -1,0 +1,74 @@
+//! Errors of the `computer` API.
+
+use std::path::PathBuf;
+
+use computer_vfs::VfsError;
+
+/// Result alias for the `computer` API.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Errors of workspace operations: the VFS's own, or host-side I/O naming the host path.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An error from the workspace filesystem, with the workspace path it concerns.
+    #[error("{path}: {source}")]
+    Fs {
+        /// The workspace path.
+        path: PathBuf,
+        /// The VFS error.
+        source: VfsError,
+    },
+    /// An error from the workspace store itself (opening it, snapshots).
+    #[error(transparent)]
+    Vfs(#[from] VfsError),
+    /// Host I/O failed on `path`.
+    #[error("{path}: {source}")]
+    Host {
+        /// The host path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// An archive could not be read or holds something unsafe.
+    #[error("{0}")]
+    Archive(String),
+}
+
+impl Error {
+    /// The errno this error stands for, if it is a filesystem error.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            Error::Fs { source, .. } | Error::Vfs(source) => Some(source.errno()),
+            Error::Host { source, .. } => source.raw_os_error(),
+            Error::Archive(_) => None,
+        }
+    }
+}
+
+/// Attaches a workspace path to VFS errors.
+pub(crate) trait FsContext<T> {
+    fn at(self, path: impl Into<PathBuf>) -> Result<T>;
+}
+
+impl<T> FsContext<T> for std::result::Result<T, VfsError> {
+    fn at(self, path: impl Into<PathBuf>) -> Result<T> {
+        self.map_err(|source| Error::Fs {
+            path: path.into(),
+            source,
+        })
+    }
+}
+
+/// Attaches a host path to I/O errors.
+pub(crate) trait HostContext<T> {
+    fn host(self, path: impl Into<PathBuf>) -> Result<T>;
+}
+
+impl<T> HostContext<T> for std::io::Result<T> {
+    fn host(self, path: impl Into<PathBuf>) -> Result<T> {
+        self.map_err(|source| Error::Host {
+            path: path.into(),
+            source,
+        })
+    }
+}

@@ -1,0 +1,121 @@
+//! What import and export share: progress reports, statistics, archive detection, metadata.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Error, HostContext, Result};
+
+/// Pieces large files are moved in, so memory stays bounded whatever the file size.
+pub(crate) const PIECE: usize = 8 << 20;
+
+/// A progress report during an import or export.
+#[derive(Debug, Clone)]
+pub struct Progress<'a> {
+    /// Entries (files, directories, links) done so far.
+    pub items_done: u64,
+    /// Entries in all, when known in advance (folders: yes; archives: no).
+    pub items_total: Option<u64>,
+    /// Bytes done so far (for archives: bytes of the archive read).
+    pub bytes_done: u64,
+    /// Bytes in all, when known in advance.
+    pub bytes_total: Option<u64>,
+    /// The entry being worked on.
+    pub current: &'a Path,
+}
+
+/// What an import or export moved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TransferStats {
+    /// Regular files.
+    pub files: u64,
+    /// Directories.
+    pub dirs: u64,
+    /// Symbolic links.
+    pub symlinks: u64,
+    /// Hard links to a file already moved.
+    pub hard_links: u64,
+    /// Bytes of file content.
+    pub bytes: u64,
+    /// Entries left out because the workspace has no such type (devices, FIFOs, sockets).
+    pub skipped: Vec<PathBuf>,
+}
+
+/// The formats a host path can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    Folder,
+    Tar,
+    TarGz,
+}
+
+impl Format {
+    /// The format of an existing import source (by content, not by name).
+    pub(crate) fn of_source(path: &Path) -> Result<Format> {
+        let meta = std::fs::metadata(path).host(path)?;
+        if meta.is_dir() {
+            return Ok(Format::Folder);
+        }
+        let mut magic = [0u8; 2];
+        let n = File::open(path).host(path)?.read(&mut magic).host(path)?;
+        Ok(if n == 2 && magic == [0x1f, 0x8b] {
+            Format::TarGz
+        } else {
+            Format::Tar
+        })
+    }
+
+    /// The format of an export destination, by its name.
+    pub(crate) fn of_destination(path: &Path) -> Format {
+        let name = path.to_string_lossy();
+        if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+            Format::TarGz
+        } else if name.ends_with(".tar") {
+            Format::Tar
+        } else {
+            Format::Folder
+        }
+    }
+}
+
+/// Attributes restored on the other side.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Meta {
+    pub perm: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub mtime_ns: i64,
+}
+
+/// An archive member's path made relative and safe: `/` and `.` are dropped, `..` refused.
+pub(crate) fn safe_relative(path: &Path) -> Result<PathBuf> {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            Component::Normal(c) => out.push(c),
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            Component::ParentDir => {
+                return Err(Error::Archive(format!(
+                    "refusing archive member {}: it climbs out with '..'",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A reader that counts the bytes read through it (archive progress).
+pub(crate) struct Counting<R> {
+    pub inner: R,
+    pub count: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}

@@ -1,0 +1,85 @@
+//! The `Workspace` facade.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use computer_vfs::{SnapshotInfo, Vfs, VfsOptions};
+
+use crate::error::Result;
+
+/// The agent's home in the computer's namespace: the default working directory everywhere,
+/// and where relative paths given to the API, the CLI and the tools resolve.
+pub const DEFAULT_CWD: &str = "/workspace";
+
+/// One agent computer's persistent state: its filesystem, and (in later layers) git and exec.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    vfs: Arc<Vfs>,
+}
+
+impl Workspace {
+    /// Opens the workspace file at `path`, creating it (and its folder) if missing.
+    pub fn open(path: impl AsRef<Path>) -> Result<Workspace> {
+        Ok(Workspace::from_vfs(Arc::new(Vfs::open(path)?)))
+    }
+
+    /// Opens a workspace file with options (read-only, no creation, full sync...).
+    pub fn open_with(path: impl AsRef<Path>, options: &VfsOptions) -> Result<Workspace> {
+        Ok(Workspace::from_vfs(Arc::new(Vfs::open_with(path, options)?)))
+    }
+
+    /// A throwaway workspace that lives in memory.
+    pub fn in_memory() -> Result<Workspace> {
+        Ok(Workspace::from_vfs(Arc::new(Vfs::in_memory()?)))
+    }
+
+    /// Wraps an open VFS.
+    pub fn from_vfs(vfs: Arc<Vfs>) -> Workspace {
+        Workspace { vfs }
+    }
+
+    /// The filesystem.
+    pub fn fs(&self) -> &Vfs {
+        &self.vfs
+    }
+
+    /// A shared handle to the filesystem, for backends that outlive a borrow.
+    pub fn vfs(&self) -> Arc<Vfs> {
+        Arc::clone(&self.vfs)
+    }
+
+    /// The absolute workspace path for `path`: relative paths resolve against `/workspace`.
+    pub fn resolve(&self, path: impl AsRef<Path>) -> PathBuf {
+        let path = path.as_ref();
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            Path::new(DEFAULT_CWD).join(path)
+        }
+    }
+
+    /// Takes a named snapshot of the whole tree (cheap: content is shared, not copied).
+    pub fn snapshot(&self, name: &str) -> Result<SnapshotInfo> {
+        Ok(self.vfs.snapshot(name)?)
+    }
+
+    /// The snapshots, oldest first.
+    pub fn snapshots(&self) -> Result<Vec<SnapshotInfo>> {
+        Ok(self.vfs.snapshots()?)
+    }
+
+    /// Replaces the tree with a snapshot's.
+    pub fn restore(&self, name: &str) -> Result<()> {
+        Ok(self.vfs.restore_snapshot(name)?)
+    }
+
+    /// Deletes a snapshot.
+    pub fn delete_snapshot(&self, name: &str) -> Result<()> {
+        Ok(self.vfs.delete_snapshot(name)?)
+    }
+
+    /// Writes a snapshot out as a new, independent workspace file at `path`.
+    pub fn fork(&self, name: &str, path: impl AsRef<Path>) -> Result<Workspace> {
+        Ok(Workspace::from_vfs(Arc::new(self.vfs.fork(name, path)?)))
+    }
+}

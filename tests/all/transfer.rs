@@ -1,0 +1,217 @@
+//! Import and export between real host trees and the workspace: folders, tar and tar.gz, checked
+//! against the source with `diff -r`, GNU tar, and a comparison of modes, links and mtimes.
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use computer::Workspace;
+
+/// A tree with what plain copies get wrong: modes, symlinks of every kind, hard links, empty
+/// and multi-chunk files, odd names, old mtimes, and this repository's own sources.
+fn fixture(root: &Path) -> PathBuf {
+    let src = root.join("src");
+    fs::create_dir_all(src.join("dir/deeper")).unwrap();
+    fs::write(src.join("empty"), b"").unwrap();
+    fs::write(src.join("script.sh"), b"#!/bin/sh\necho hi\n").unwrap();
+    fs::set_permissions(src.join("script.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(src.join("secret"), b"s").unwrap();
+    fs::set_permissions(src.join("secret"), fs::Permissions::from_mode(0o600)).unwrap();
+    let big: Vec<u8> = (0..1_500_000u32).map(|i| (i % 251) as u8).collect();
+    fs::write(src.join("dir/big.bin"), &big).unwrap();
+    fs::write(src.join("dir/deeper/name with spaces & ünïcode"), b"x").unwrap();
+    std::os::unix::fs::symlink("dir/big.bin", src.join("rel-link")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", src.join("abs-link")).unwrap();
+    std::os::unix::fs::symlink("nowhere", src.join("dangling")).unwrap();
+    fs::hard_link(src.join("script.sh"), src.join("dir/hardlink.sh")).unwrap();
+    fs::set_permissions(src.join("dir/deeper"), fs::Permissions::from_mode(0o750)).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    copy_tree(&repo.join("host"), &src.join("host"));
+    let old = filetime::FileTime::from_unix_time(1_000_000_000, 0);
+    filetime::set_file_mtime(src.join("secret"), old).unwrap();
+    filetime::set_symlink_file_times(src.join("rel-link"), old, old).unwrap();
+    filetime::set_file_mtime(src.join("dir"), old).unwrap();
+    src
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let status = Command::new("cp").arg("-a").arg(from).arg(to).status().unwrap();
+    assert!(status.success());
+}
+
+/// (path, type, mode, link target, mtime seconds, hard-link group) of every entry below `root`.
+fn signature(root: &Path) -> Vec<(String, char, u32, String, i64, usize)> {
+    let mut inodes: Vec<u64> = Vec::new();
+    let mut out = Vec::new();
+    for entry in walk(root) {
+        let m = fs::symlink_metadata(&entry).unwrap();
+        let kind = if m.file_type().is_symlink() {
+            'l'
+        } else if m.is_dir() {
+            'd'
+        } else {
+            'f'
+        };
+        let target = if kind == 'l' {
+            fs::read_link(&entry).unwrap().display().to_string()
+        } else {
+            String::new()
+        };
+        let group = if kind == 'f' && m.nlink() > 1 {
+            let pos = inodes.iter().position(|i| *i == m.ino()).unwrap_or_else(|| {
+                inodes.push(m.ino());
+                inodes.len() - 1
+            });
+            pos + 1
+        } else {
+            0
+        };
+        let rel = entry.strip_prefix(root).unwrap().display().to_string();
+        let mode = if kind == 'l' { 0 } else { m.mode() & 0o7777 };
+        out.push((rel, kind, mode, target, m.mtime(), group));
+    }
+    out
+}
+
+fn walk(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<PathBuf> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for e in entries {
+            if fs::symlink_metadata(&e).unwrap().is_dir() {
+                stack.push(e.clone());
+            }
+            out.push(e);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn diff_r(a: &Path, b: &Path) {
+    let out = Command::new("diff").arg("-r").arg("--no-dereference").arg(a).arg(b).output().unwrap();
+    assert!(
+        out.status.success(),
+        "diff -r {} {}:\n{}{}",
+        a.display(),
+        b.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn no_progress() -> impl FnMut(&computer::Progress<'_>) {
+    |_| {}
+}
+
+#[test]
+fn folder_import_export_is_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = fixture(tmp.path());
+    let ws = Workspace::open(tmp.path().join("w.db")).unwrap();
+    let stats = ws.import(&src, Path::new("/workspace/proj"), &mut no_progress()).unwrap();
+    assert!(stats.files > 20 && stats.symlinks == 3 && stats.hard_links == 1, "{stats:?}");
+    // A progress callback sees every entry.
+    let mut calls = 0;
+    let out = tmp.path().join("out");
+    ws.export(Path::new("proj"), &out, &mut |_| calls += 1).unwrap();
+    assert!(calls as u64 >= stats.files);
+    diff_r(&src, &out);
+    assert_eq!(signature(&src), signature(&out));
+}
+
+#[test]
+fn tar_from_gnu_tar_imports_and_our_tar_extracts_with_gnu_tar() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = fixture(tmp.path());
+    let archive = tmp.path().join("gnu.tar.gz");
+    let ok = Command::new("tar").arg("czf").arg(&archive).arg("-C").arg(&src).arg(".").status().unwrap();
+    assert!(ok.success());
+    let ws = Workspace::in_memory().unwrap();
+    ws.import(&archive, Path::new("/workspace/t"), &mut no_progress()).unwrap();
+
+    for name in ["ours.tar", "ours.tar.gz"] {
+        let ours = tmp.path().join(name);
+        ws.export(Path::new("/workspace/t"), &ours, &mut no_progress()).unwrap();
+        let out = tmp.path().join(format!("x-{name}"));
+        fs::create_dir(&out).unwrap();
+        let ok = Command::new("tar").arg("xf").arg(&ours).arg("-C").arg(&out).status().unwrap();
+        assert!(ok.success(), "GNU tar rejected {name}");
+        diff_r(&src, &out);
+        assert_eq!(signature(&src), signature(&out), "{name}");
+    }
+}
+
+#[test]
+fn archive_members_that_climb_out_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("evil.tar");
+    let mut builder = tar::Builder::new(fs::File::create(&archive).unwrap());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(4);
+    header.set_mode(0o644);
+    // `append_data` refuses `..` itself, so write the name into the header directly.
+    header.as_gnu_mut().unwrap().name[..13].copy_from_slice(b"../../escaped");
+    header.set_cksum();
+    builder.append(&header, &b"evil"[..]).unwrap();
+    builder.finish().unwrap();
+    let ws = Workspace::in_memory().unwrap();
+    let err = ws
+        .import(&archive, Path::new("/workspace"), &mut no_progress())
+        .unwrap_err();
+    assert!(err.to_string().contains("climbs out"), "{err}");
+    assert!(!ws.fs().exists("/escaped").unwrap());
+    assert!(!ws.fs().exists("/workspace/escaped").unwrap());
+}
+
+#[test]
+fn import_never_writes_through_a_workspace_symlink() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    fs::create_dir(&src).unwrap();
+    fs::write(src.join("config"), b"from host").unwrap();
+    let ws = Workspace::in_memory().unwrap();
+    ws.fs().create_dir_all("/workspace/dst").unwrap();
+    ws.fs().write_file("/home/user/precious", "keep me").unwrap();
+    ws.fs().symlink("/home/user/precious", "/workspace/dst/config").unwrap();
+    ws.import(&src, Path::new("/workspace/dst"), &mut no_progress()).unwrap();
+    assert_eq!(ws.fs().read_file("/home/user/precious").unwrap(), b"keep me");
+    assert_eq!(ws.fs().read_file("/workspace/dst/config").unwrap(), b"from host");
+    assert!(ws.fs().lstat("/workspace/dst/config").unwrap().is_file());
+}
+
+#[test]
+fn snapshot_restore_gives_back_the_tree_exactly_and_forks_are_independent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = fixture(tmp.path());
+    let ws = Workspace::open(tmp.path().join("w.db")).unwrap();
+    ws.import(&src, Path::new("/workspace/p"), &mut no_progress()).unwrap();
+    ws.snapshot("clean").unwrap();
+    let fs_ = ws.fs();
+    fs_.remove_all("/workspace/p/host").unwrap();
+    fs_.write_file("/workspace/p/script.sh", "changed").unwrap();
+    fs_.set_permissions("/workspace/p/secret", 0o644).unwrap();
+    fs_.create_dir_all("/workspace/p/new/dir").unwrap();
+    fs_.rename("/workspace/p/dir", "/workspace/p/moved").unwrap();
+
+    let fork_path = tmp.path().join("fork.db");
+    let fork = ws.fork("clean", &fork_path).unwrap();
+    ws.restore("clean").unwrap();
+    let restored = tmp.path().join("restored");
+    ws.export(Path::new("/workspace/p"), &restored, &mut no_progress()).unwrap();
+    diff_r(&src, &restored);
+    assert_eq!(signature(&src), signature(&restored));
+
+    // The fork has the snapshot's tree, and changes to either side stay on that side.
+    fork.fs().write_file("/workspace/p/empty", "fork only").unwrap();
+    assert_eq!(ws.fs().read_file("/workspace/p/empty").unwrap(), b"");
+    ws.fs().remove_all("/workspace/p").unwrap();
+    let forked = tmp.path().join("forked");
+    fork.fs().write_file("/workspace/p/empty", "").unwrap();
+    fork.export(Path::new("/workspace/p"), &forked, &mut no_progress()).unwrap();
+    diff_r(&src, &forked);
+    fork.fs().check_integrity().unwrap();
+}
