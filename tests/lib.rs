@@ -2,7 +2,7 @@
 
 /// Deterministic content for crash-test write number `i`; every 7th is larger than a chunk.
 pub fn crash_data(i: u64) -> Vec<u8> {
-    let len = if i % 7 == 0 {
+    let len = if i.is_multiple_of(7) {
         300_000
     } else {
         100 + (i % 13) as usize * 50

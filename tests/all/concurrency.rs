@@ -59,10 +59,18 @@ fn threads_and_processes_lose_nothing() {
     }
     let log = String::from_utf8(vfs.read_file("/workspace/conc/shared.log").unwrap()).unwrap();
     let mut lines: Vec<&str> = log.lines().collect();
-    assert_eq!(lines.len() as u64, PER_WRITER * writers.len() as u64, "lost appends");
+    assert_eq!(
+        lines.len() as u64,
+        PER_WRITER * writers.len() as u64,
+        "lost appends"
+    );
     lines.sort_unstable();
     lines.dedup();
-    assert_eq!(lines.len() as u64, PER_WRITER * writers.len() as u64, "duplicated appends");
+    assert_eq!(
+        lines.len() as u64,
+        PER_WRITER * writers.len() as u64,
+        "duplicated appends"
+    );
     let leftovers = vfs.glob("/workspace/conc/tmp-*").unwrap();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     vfs.check_integrity().unwrap();
@@ -96,5 +104,32 @@ fn readers_never_see_half_written_files() {
     }
     writer.join().unwrap();
     let last = reader_vfs.read_file("/workspace/f").unwrap();
-    assert!(seen_b || last == a, "the reader never saw the writer's changes");
+    assert!(
+        seen_b || last == a,
+        "the reader never saw the writer's changes"
+    );
+}
+
+#[test]
+fn cached_lookups_see_other_connections_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cache.db");
+    let a = Vfs::open(&db).unwrap();
+    let b = Vfs::open(&db).unwrap();
+    b.create_dir_all("/workspace/d").unwrap();
+    b.write_file("/workspace/d/f", "one").unwrap();
+    // Fill a's cache, then change everything behind its back.
+    assert_eq!(a.stat("/workspace/d/f").unwrap().size, 3);
+    b.write_file("/workspace/d/f", "three").unwrap();
+    assert_eq!(a.stat("/workspace/d/f").unwrap().size, 5);
+    b.rename("/workspace/d", "/workspace/e").unwrap();
+    assert_eq!(a.stat("/workspace/d/f").unwrap_err().errno(), libc::ENOENT);
+    assert_eq!(a.read_file("/workspace/e/f").unwrap(), b"three");
+    b.remove_all("/workspace/e").unwrap();
+    assert!(!a.exists("/workspace/e/f").unwrap());
+    // And a's own changes are visible to a at once.
+    a.write_file("/workspace/g", "x").unwrap();
+    assert_eq!(a.stat("/workspace/g").unwrap().size, 1);
+    a.write_file("/workspace/g", "xyz").unwrap();
+    assert_eq!(a.stat("/workspace/g").unwrap().size, 3);
 }

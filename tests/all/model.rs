@@ -128,14 +128,27 @@ fn apply_real(root: &Path, op: &Op) -> Outcome {
     match op {
         Op::Write(path, d) => done(fs::write(p(path), d)),
         Op::WriteAt(path, off, d) => done((|| {
-            let mut f = fs::OpenOptions::new().write(true).create(true).truncate(false).open(p(path))?;
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(p(path))?;
             f.seek(SeekFrom::Start(*off))?;
             f.write_all(d)
         })()),
         Op::Append(path, d) => done((|| {
-            fs::OpenOptions::new().append(true).create(true).open(p(path))?.write_all(d)
+            fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p(path))?
+                .write_all(d)
         })()),
-        Op::Truncate(path, size) => done((|| fs::OpenOptions::new().write(true).open(p(path))?.set_len(*size))()),
+        Op::Truncate(path, size) => done((|| {
+            fs::OpenOptions::new()
+                .write(true)
+                .open(p(path))?
+                .set_len(*size)
+        })()),
         Op::Mkdir(path) => done(fs::create_dir(p(path))),
         Op::MkdirAll(path) => done(fs::create_dir_all(p(path))),
         Op::RemoveFile(path) => done(fs::remove_file(p(path))),
@@ -149,8 +162,13 @@ fn apply_real(root: &Path, op: &Op) -> Outcome {
         Op::Symlink(t, l) => done(std::os::unix::fs::symlink(t, p(l))),
         Op::HardLink(a, b) => done(fs::hard_link(p(a), p(b))),
         Op::Copy(a, b) => done(fs::copy(p(a), p(b)).map(|_| ())),
-        Op::Chmod(path, mode) => done(fs::set_permissions(p(path), fs::Permissions::from_mode(*mode))),
-        Op::Read(path) => fs::read(p(path)).map(Outcome::Data).unwrap_or_else(real_err),
+        Op::Chmod(path, mode) => done(fs::set_permissions(
+            p(path),
+            fs::Permissions::from_mode(*mode),
+        )),
+        Op::Read(path) => fs::read(p(path))
+            .map(Outcome::Data)
+            .unwrap_or_else(real_err),
         Op::Stat(path) => fs::metadata(p(path))
             .map(|m| Outcome::Meta(real_kind(&m), if m.is_file() { m.len() } else { 0 }))
             .unwrap_or_else(real_err),
@@ -192,12 +210,21 @@ fn apply_vfs(vfs: &Vfs, op: &Op) -> Outcome {
         Op::HardLink(a, b) => done(vfs.hard_link(p(a), p(b))),
         Op::Copy(a, b) => done(vfs.copy(p(a), p(b))),
         Op::Chmod(path, mode) => done(vfs.set_permissions(p(path), *mode)),
-        Op::Read(path) => vfs.read_file(p(path)).map(Outcome::Data).unwrap_or_else(vfs_err),
+        Op::Read(path) => vfs
+            .read_file(p(path))
+            .map(Outcome::Data)
+            .unwrap_or_else(vfs_err),
         Op::Stat(path) => vfs.stat(p(path)).map(meta).unwrap_or_else(vfs_err),
         Op::Lstat(path) => vfs.lstat(p(path)).map(meta).unwrap_or_else(vfs_err),
         Op::ReadDir(path) => vfs
             .read_dir(p(path))
-            .map(|es| Outcome::Names(es.into_iter().map(|e| e.name.to_string_lossy().into_owned()).collect()))
+            .map(|es| {
+                Outcome::Names(
+                    es.into_iter()
+                        .map(|e| e.name.to_string_lossy().into_owned())
+                        .collect(),
+                )
+            })
             .unwrap_or_else(vfs_err),
     }
 }
@@ -221,7 +248,10 @@ fn real_tree(root: &Path) -> Tree {
     let mut out = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
-        let mut entries: Vec<_> = fs::read_dir(root.join(&rel)).unwrap().map(|e| e.unwrap()).collect();
+        let mut entries: Vec<_> = fs::read_dir(root.join(&rel))
+            .unwrap()
+            .map(|e| e.unwrap())
+            .collect();
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
             let child = rel.join(e.file_name());
@@ -229,7 +259,13 @@ fn real_tree(root: &Path) -> Tree {
             let kind = real_kind(&m);
             let (content, perm) = match kind {
                 Kind::File => (fs::read(e.path()).unwrap(), m.mode() & 0o7777),
-                Kind::Symlink => (fs::read_link(e.path()).unwrap().into_os_string().into_encoded_bytes(), 0),
+                Kind::Symlink => (
+                    fs::read_link(e.path())
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                    0,
+                ),
                 Kind::Dir => {
                     stack.push(child.clone());
                     (Vec::new(), m.mode() & 0o7777)
@@ -253,7 +289,13 @@ fn vfs_tree(vfs: &Vfs) -> Tree {
             let kind = vfs_kind(e.stat.kind);
             let (content, perm) = match kind {
                 Kind::File => (vfs.read_file(&e.path).unwrap(), e.stat.perm),
-                Kind::Symlink => (vfs.read_link(&e.path).unwrap().into_os_string().into_encoded_bytes(), 0),
+                Kind::Symlink => (
+                    vfs.read_link(&e.path)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                    0,
+                ),
                 Kind::Dir => (Vec::new(), e.stat.perm),
             };
             (rel, kind, content, perm)

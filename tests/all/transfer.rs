@@ -36,7 +36,12 @@ fn fixture(root: &Path) -> PathBuf {
 }
 
 fn copy_tree(from: &Path, to: &Path) {
-    let status = Command::new("cp").arg("-a").arg(from).arg(to).status().unwrap();
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
     assert!(status.success());
 }
 
@@ -59,10 +64,13 @@ fn signature(root: &Path) -> Vec<(String, char, u32, String, i64, usize)> {
             String::new()
         };
         let group = if kind == 'f' && m.nlink() > 1 {
-            let pos = inodes.iter().position(|i| *i == m.ino()).unwrap_or_else(|| {
-                inodes.push(m.ino());
-                inodes.len() - 1
-            });
+            let pos = inodes
+                .iter()
+                .position(|i| *i == m.ino())
+                .unwrap_or_else(|| {
+                    inodes.push(m.ino());
+                    inodes.len() - 1
+                });
             pos + 1
         } else {
             0
@@ -78,7 +86,10 @@ fn walk(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let mut entries: Vec<PathBuf> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut entries: Vec<PathBuf> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         entries.sort();
         for e in entries {
             if fs::symlink_metadata(&e).unwrap().is_dir() {
@@ -92,7 +103,13 @@ fn walk(root: &Path) -> Vec<PathBuf> {
 }
 
 fn diff_r(a: &Path, b: &Path) {
-    let out = Command::new("diff").arg("-r").arg("--no-dereference").arg(a).arg(b).output().unwrap();
+    let out = Command::new("diff")
+        .arg("-r")
+        .arg("--no-dereference")
+        .arg(a)
+        .arg(b)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "diff -r {} {}:\n{}{}",
@@ -112,12 +129,18 @@ fn folder_import_export_is_identical() {
     let tmp = tempfile::tempdir().unwrap();
     let src = fixture(tmp.path());
     let ws = Workspace::open(tmp.path().join("w.db")).unwrap();
-    let stats = ws.import(&src, Path::new("/workspace/proj"), &mut no_progress()).unwrap();
-    assert!(stats.files > 20 && stats.symlinks == 3 && stats.hard_links == 1, "{stats:?}");
+    let stats = ws
+        .import(&src, Path::new("/workspace/proj"), &mut no_progress())
+        .unwrap();
+    assert!(
+        stats.files > 20 && stats.symlinks == 3 && stats.hard_links == 1,
+        "{stats:?}"
+    );
     // A progress callback sees every entry.
     let mut calls = 0;
     let out = tmp.path().join("out");
-    ws.export(Path::new("proj"), &out, &mut |_| calls += 1).unwrap();
+    ws.export(Path::new("proj"), &out, &mut |_| calls += 1)
+        .unwrap();
     assert!(calls as u64 >= stats.files);
     diff_r(&src, &out);
     assert_eq!(signature(&src), signature(&out));
@@ -128,17 +151,32 @@ fn tar_from_gnu_tar_imports_and_our_tar_extracts_with_gnu_tar() {
     let tmp = tempfile::tempdir().unwrap();
     let src = fixture(tmp.path());
     let archive = tmp.path().join("gnu.tar.gz");
-    let ok = Command::new("tar").arg("czf").arg(&archive).arg("-C").arg(&src).arg(".").status().unwrap();
+    let ok = Command::new("tar")
+        .arg("czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&src)
+        .arg(".")
+        .status()
+        .unwrap();
     assert!(ok.success());
     let ws = Workspace::in_memory().unwrap();
-    ws.import(&archive, Path::new("/workspace/t"), &mut no_progress()).unwrap();
+    ws.import(&archive, Path::new("/workspace/t"), &mut no_progress())
+        .unwrap();
 
     for name in ["ours.tar", "ours.tar.gz"] {
         let ours = tmp.path().join(name);
-        ws.export(Path::new("/workspace/t"), &ours, &mut no_progress()).unwrap();
+        ws.export(Path::new("/workspace/t"), &ours, &mut no_progress())
+            .unwrap();
         let out = tmp.path().join(format!("x-{name}"));
         fs::create_dir(&out).unwrap();
-        let ok = Command::new("tar").arg("xf").arg(&ours).arg("-C").arg(&out).status().unwrap();
+        let ok = Command::new("tar")
+            .arg("xf")
+            .arg(&ours)
+            .arg("-C")
+            .arg(&out)
+            .status()
+            .unwrap();
         assert!(ok.success(), "GNU tar rejected {name}");
         diff_r(&src, &out);
         assert_eq!(signature(&src), signature(&out), "{name}");
@@ -175,11 +213,22 @@ fn import_never_writes_through_a_workspace_symlink() {
     fs::write(src.join("config"), b"from host").unwrap();
     let ws = Workspace::in_memory().unwrap();
     ws.fs().create_dir_all("/workspace/dst").unwrap();
-    ws.fs().write_file("/home/user/precious", "keep me").unwrap();
-    ws.fs().symlink("/home/user/precious", "/workspace/dst/config").unwrap();
-    ws.import(&src, Path::new("/workspace/dst"), &mut no_progress()).unwrap();
-    assert_eq!(ws.fs().read_file("/home/user/precious").unwrap(), b"keep me");
-    assert_eq!(ws.fs().read_file("/workspace/dst/config").unwrap(), b"from host");
+    ws.fs()
+        .write_file("/home/user/precious", "keep me")
+        .unwrap();
+    ws.fs()
+        .symlink("/home/user/precious", "/workspace/dst/config")
+        .unwrap();
+    ws.import(&src, Path::new("/workspace/dst"), &mut no_progress())
+        .unwrap();
+    assert_eq!(
+        ws.fs().read_file("/home/user/precious").unwrap(),
+        b"keep me"
+    );
+    assert_eq!(
+        ws.fs().read_file("/workspace/dst/config").unwrap(),
+        b"from host"
+    );
     assert!(ws.fs().lstat("/workspace/dst/config").unwrap().is_file());
 }
 
@@ -188,30 +237,36 @@ fn snapshot_restore_gives_back_the_tree_exactly_and_forks_are_independent() {
     let tmp = tempfile::tempdir().unwrap();
     let src = fixture(tmp.path());
     let ws = Workspace::open(tmp.path().join("w.db")).unwrap();
-    ws.import(&src, Path::new("/workspace/p"), &mut no_progress()).unwrap();
+    ws.import(&src, Path::new("/workspace/p"), &mut no_progress())
+        .unwrap();
     ws.snapshot("clean").unwrap();
     let fs_ = ws.fs();
     fs_.remove_all("/workspace/p/host").unwrap();
     fs_.write_file("/workspace/p/script.sh", "changed").unwrap();
     fs_.set_permissions("/workspace/p/secret", 0o644).unwrap();
     fs_.create_dir_all("/workspace/p/new/dir").unwrap();
-    fs_.rename("/workspace/p/dir", "/workspace/p/moved").unwrap();
+    fs_.rename("/workspace/p/dir", "/workspace/p/moved")
+        .unwrap();
 
     let fork_path = tmp.path().join("fork.db");
     let fork = ws.fork("clean", &fork_path).unwrap();
     ws.restore("clean").unwrap();
     let restored = tmp.path().join("restored");
-    ws.export(Path::new("/workspace/p"), &restored, &mut no_progress()).unwrap();
+    ws.export(Path::new("/workspace/p"), &restored, &mut no_progress())
+        .unwrap();
     diff_r(&src, &restored);
     assert_eq!(signature(&src), signature(&restored));
 
     // The fork has the snapshot's tree, and changes to either side stay on that side.
-    fork.fs().write_file("/workspace/p/empty", "fork only").unwrap();
+    fork.fs()
+        .write_file("/workspace/p/empty", "fork only")
+        .unwrap();
     assert_eq!(ws.fs().read_file("/workspace/p/empty").unwrap(), b"");
     ws.fs().remove_all("/workspace/p").unwrap();
     let forked = tmp.path().join("forked");
     fork.fs().write_file("/workspace/p/empty", "").unwrap();
-    fork.export(Path::new("/workspace/p"), &forked, &mut no_progress()).unwrap();
+    fork.export(Path::new("/workspace/p"), &forked, &mut no_progress())
+        .unwrap();
     diff_r(&src, &forked);
     fork.fs().check_integrity().unwrap();
 }

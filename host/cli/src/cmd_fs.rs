@@ -156,8 +156,7 @@ pub fn run(ws: &Workspace, cmd: FsCommand) -> Result<ExitCode> {
         FsCommand::Mv { src, dest } => {
             let (src, dest) = (ws.resolve(src), ws.resolve(dest));
             let dest = into_dir(ws, &src, dest);
-            fs.rename(&src, &dest)
-                .map_err(|e| failed("mv", &src, e))?;
+            fs.rename(&src, &dest).map_err(|e| failed("mv", &src, e))?;
         }
         FsCommand::Cp {
             recursive,
@@ -268,7 +267,10 @@ fn print_stat(ws: &Workspace, out: &mut impl Write, path: &Path, st: &Stat) -> R
         FileType::Symlink => "symbolic link",
     };
     let shown = if st.is_symlink() {
-        let target = ws.fs().read_link(path).map_err(|e| failed("stat", path, e))?;
+        let target = ws
+            .fs()
+            .read_link(path)
+            .map_err(|e| failed("stat", path, e))?;
         format!("{} -> {}", path.display(), target.display())
     } else {
         path.display().to_string()
@@ -319,7 +321,10 @@ fn print_tree(ws: &Workspace, out: &mut impl Write, root: &Path) -> Result<()> {
         let name: OsString = entry.path.file_name().unwrap_or_default().to_owned();
         line.push_str(&name.to_string_lossy());
         if entry.stat.is_symlink() {
-            let target = ws.fs().read_link(&entry.path).map_err(|e| failed("tree", &entry.path, e))?;
+            let target = ws
+                .fs()
+                .read_link(&entry.path)
+                .map_err(|e| failed("tree", &entry.path, e))?;
             line.push_str(&format!(" -> {}", target.display()));
         }
         writeln!(out, "{line}")?;
@@ -329,7 +334,8 @@ fn print_tree(ws: &Workspace, out: &mut impl Write, root: &Path) -> Result<()> {
             files += 1;
         }
     }
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     writeln!(
         out,
         "\n{}, {}",

@@ -54,7 +54,10 @@ pub fn run(ws: &Workspace, cmd: SnapshotCommand) -> Result<ExitCode> {
         SnapshotCommand::List => {
             let list = ws.snapshots().context("snapshot list")?;
             if !list.is_empty() {
-                println!("{:<24} {:<17} {:>8} {:>8} {:>10}", "NAME", "CREATED (UTC)", "REV", "INODES", "SIZE");
+                println!(
+                    "{:<24} {:<17} {:>8} {:>8} {:>10}",
+                    "NAME", "CREATED (UTC)", "REV", "INODES", "SIZE"
+                );
             }
             for s in list {
                 println!(
@@ -79,9 +82,8 @@ pub fn run(ws: &Workspace, cmd: SnapshotCommand) -> Result<ExitCode> {
             name,
             new_workspace,
         } => {
-            ws.fork(&name, &new_workspace).with_context(|| {
-                format!("snapshot fork {name} {}", new_workspace.display())
-            })?;
+            ws.fork(&name, &new_workspace)
+                .with_context(|| format!("snapshot fork {name} {}", new_workspace.display()))?;
             println!("forked snapshot {name} into {}", new_workspace.display());
         }
     }

@@ -102,7 +102,10 @@ fn warn_skipped(stats: &TransferStats) {
         );
     }
     if stats.skipped.len() > 10 {
-        eprintln!("computer: ... and {} more skipped", stats.skipped.len() - 10);
+        eprintln!(
+            "computer: ... and {} more skipped",
+            stats.skipped.len() - 10
+        );
     }
 }
 
@@ -137,7 +140,14 @@ impl Bar {
 fn shorten(path: &Path) -> String {
     let s = path.display().to_string();
     if s.chars().count() > 40 {
-        let tail: String = s.chars().rev().take(39).collect::<Vec<_>>().into_iter().rev().collect();
+        let tail: String = s
+            .chars()
+            .rev()
+            .take(39)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         format!("…{tail}")
     } else {
         s

@@ -87,8 +87,14 @@ mod tests {
     fn dates_match_the_calendar() {
         assert_eq!(datetime(0, false), "1970-01-01 00:00");
         // 2026-11-29 11:10:15 UTC
-        assert_eq!(datetime(1_795_950_615_000_000_000, false), "2026-11-29 11:10");
-        assert_eq!(datetime(951_782_400 * 1_000_000_000, false), "2000-02-29 00:00");
+        assert_eq!(
+            datetime(1_795_950_615_000_000_000, false),
+            "2026-11-29 11:10"
+        );
+        assert_eq!(
+            datetime(951_782_400 * 1_000_000_000, false),
+            "2000-02-29 00:00"
+        );
     }
 
     #[test]

@@ -219,7 +219,9 @@ impl Exporter<'_> {
                         header.set_entry_type(tar::EntryType::Regular);
                         header.set_size(st.size);
                         let reader = VfsReader::new(self.vfs, &entry.path, st.size);
-                        builder.append_data(&mut header, &rel, reader).map_err(bad)?;
+                        builder
+                            .append_data(&mut header, &rel, reader)
+                            .map_err(bad)?;
                         self.stats.files += 1;
                         self.stats.bytes += st.size;
                     }
@@ -257,7 +259,10 @@ fn clear_host_path(path: &Path, want_dir: bool) -> Result<()> {
 fn set_host_meta(host: &Path, st: &Stat) -> Result<()> {
     std::fs::set_permissions(host, std::fs::Permissions::from_mode(st.perm)).host(host)?;
     let t = |ns: i64| {
-        filetime::FileTime::from_unix_time(ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000) as u32)
+        filetime::FileTime::from_unix_time(
+            ns.div_euclid(1_000_000_000),
+            ns.rem_euclid(1_000_000_000) as u32,
+        )
     };
     filetime::set_file_times(host, t(st.atime), t(st.mtime)).host(host)
 }

@@ -181,7 +181,9 @@ impl Importer<'_> {
                     .link_name()
                     .map_err(bad)?
                     .map(|l| l.into_owned())
-                    .ok_or_else(|| Error::Archive(format!("{}: link without a target", rel.display())))
+                    .ok_or_else(|| {
+                        Error::Archive(format!("{}: link without a target", rel.display()))
+                    })
             };
             match kind {
                 tar::EntryType::Directory => self.push(rel, Op::Dir, meta)?,
@@ -193,7 +195,9 @@ impl Importer<'_> {
                     let target = safe_relative(&link()?)?;
                     self.push(rel, Op::HardLink(target), meta)?;
                 }
-                tar::EntryType::Regular | tar::EntryType::Continuous | tar::EntryType::GNUSparse => {
+                tar::EntryType::Regular
+                | tar::EntryType::Continuous
+                | tar::EntryType::GNUSparse => {
                     if rel.as_os_str().is_empty() {
                         continue;
                     }
@@ -376,12 +380,22 @@ fn prepare(b: &mut Batch<'_, '_>, path: &Path, keep: Option<FileType>) -> comput
     Ok(())
 }
 
-fn set_meta(b: &mut Batch<'_, '_>, path: &Path, meta: Meta, perm: bool) -> computer_vfs::Result<()> {
+fn set_meta(
+    b: &mut Batch<'_, '_>,
+    path: &Path,
+    meta: Meta,
+    perm: bool,
+) -> computer_vfs::Result<()> {
     let owner = Owner {
         uid: meta.uid,
         gid: meta.gid,
     };
-    b.set_metadata(path, perm.then_some(meta.perm), Some(owner), Some(meta.mtime_ns))?;
+    b.set_metadata(
+        path,
+        perm.then_some(meta.perm),
+        Some(owner),
+        Some(meta.mtime_ns),
+    )?;
     Ok(())
 }
 
@@ -402,6 +416,8 @@ fn walk_error(src: &Path, e: walkdir::Error) -> Error {
     let path = e.path().unwrap_or(src).to_path_buf();
     Error::Host {
         path,
-        source: e.into_io_error().unwrap_or_else(|| std::io::Error::other("filesystem loop")),
+        source: e
+            .into_io_error()
+            .unwrap_or_else(|| std::io::Error::other("filesystem loop")),
     }
 }

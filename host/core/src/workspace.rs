@@ -25,7 +25,9 @@ impl Workspace {
 
     /// Opens a workspace file with options (read-only, no creation, full sync...).
     pub fn open_with(path: impl AsRef<Path>, options: &VfsOptions) -> Result<Workspace> {
-        Ok(Workspace::from_vfs(Arc::new(Vfs::open_with(path, options)?)))
+        Ok(Workspace::from_vfs(Arc::new(Vfs::open_with(
+            path, options,
+        )?)))
     }
 
     /// A throwaway workspace that lives in memory.

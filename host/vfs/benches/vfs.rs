@@ -1,1 +1,253 @@
-fn main() {}
+//! The workspace store against `std::fs`, in one run, on the same disk and on /dev/shm.
+//!
+//! `cargo bench -p computer-vfs --bench vfs` prints one row per operation with the median of
+//! `ROUNDS` runs and the ratio to native (lower is better; below 1.0 the VFS is faster).
+//! Set `BENCH_ROUNDS` to change the number of rounds.
+
+use std::fs;
+use std::hint::black_box;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use computer_vfs::{OpenFlags, Vfs};
+
+const FILES: usize = 10_000;
+const RENAMES: usize = 1_000;
+const BIG: usize = 64 << 20;
+const PIECE: usize = 1 << 20;
+
+/// The operations, in the order they run (each round starts from an empty place).
+const OPS: &[&str] = &[
+    "create 10,000 files of 1 KiB",
+    "stat 10,000 files",
+    "readdir of 10,000 entries",
+    "write one 64 MiB file",
+    "read one 64 MiB file",
+    "copy one 64 MiB file",
+    "rename 1,000 files",
+    "delete the tree",
+];
+
+trait Target {
+    fn create_files(&mut self, data: &[u8]);
+    fn stat_files(&mut self);
+    fn readdir(&mut self);
+    fn write_big(&mut self, data: &[u8]);
+    fn read_big(&mut self);
+    fn copy_big(&mut self);
+    fn rename_files(&mut self);
+    fn delete_tree(&mut self);
+}
+
+fn name(i: usize) -> String {
+    format!("f{i:05}")
+}
+
+struct Native {
+    root: PathBuf,
+}
+
+impl Target for Native {
+    fn create_files(&mut self, data: &[u8]) {
+        fs::create_dir_all(self.root.join("many")).unwrap();
+        for i in 0..FILES {
+            fs::write(self.root.join("many").join(name(i)), data).unwrap();
+        }
+    }
+    fn stat_files(&mut self) {
+        for i in 0..FILES {
+            black_box(fs::metadata(self.root.join("many").join(name(i))).unwrap());
+        }
+    }
+    fn readdir(&mut self) {
+        let n = fs::read_dir(self.root.join("many")).unwrap().count();
+        assert_eq!(n, FILES);
+    }
+    fn write_big(&mut self, data: &[u8]) {
+        let mut f = fs::File::create(self.root.join("big")).unwrap();
+        for piece in data.chunks(PIECE) {
+            f.write_all(piece).unwrap();
+        }
+    }
+    fn read_big(&mut self) {
+        assert_eq!(fs::read(self.root.join("big")).unwrap().len(), BIG);
+    }
+    fn copy_big(&mut self) {
+        fs::copy(self.root.join("big"), self.root.join("big2")).unwrap();
+    }
+    fn rename_files(&mut self) {
+        for i in 0..RENAMES {
+            let dir = self.root.join("many");
+            fs::rename(dir.join(name(i)), dir.join(format!("r{i}"))).unwrap();
+        }
+    }
+    fn delete_tree(&mut self) {
+        fs::remove_dir_all(&self.root).unwrap();
+        fs::create_dir(&self.root).unwrap();
+    }
+}
+
+struct Workspace {
+    vfs: Vfs,
+}
+
+const W: &str = "/workspace";
+
+impl Target for Workspace {
+    fn create_files(&mut self, data: &[u8]) {
+        self.vfs.create_dir_all("/workspace/many").unwrap();
+        for i in 0..FILES {
+            self.vfs
+                .write_file(format!("{W}/many/{}", name(i)), data)
+                .unwrap();
+        }
+    }
+    fn stat_files(&mut self) {
+        for i in 0..FILES {
+            black_box(self.vfs.stat(format!("{W}/many/{}", name(i))).unwrap());
+        }
+    }
+    fn readdir(&mut self) {
+        assert_eq!(self.vfs.read_dir("/workspace/many").unwrap().len(), FILES);
+    }
+    fn write_big(&mut self, data: &[u8]) {
+        // Through a handle, as FUSE and WASI write: buffered, committed on close.
+        let st = self.vfs.write_file("/workspace/big", b"").unwrap();
+        let fh = self.vfs.open_file(st.ino, OpenFlags::WRITE).unwrap();
+        for (i, piece) in data.chunks(PIECE).enumerate() {
+            self.vfs.write(fh, (i * PIECE) as u64, piece).unwrap();
+        }
+        self.vfs.release(fh).unwrap();
+    }
+    fn read_big(&mut self) {
+        assert_eq!(self.vfs.read_file("/workspace/big").unwrap().len(), BIG);
+    }
+    fn copy_big(&mut self) {
+        self.vfs.copy("/workspace/big", "/workspace/big2").unwrap();
+    }
+    fn rename_files(&mut self) {
+        for i in 0..RENAMES {
+            self.vfs
+                .rename(format!("{W}/many/{}", name(i)), format!("{W}/many/r{i}"))
+                .unwrap();
+        }
+    }
+    fn delete_tree(&mut self) {
+        for entry in self.vfs.read_dir(W).unwrap() {
+            self.vfs.remove_all(Path::new(W).join(entry.name)).unwrap();
+        }
+    }
+}
+
+/// Runs every operation once on `target`, returning the time of each.
+fn round(target: &mut dyn Target, small: &[u8], big: &[u8]) -> Vec<Duration> {
+    let mut times = Vec::new();
+    let mut time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        times.push(start.elapsed());
+    };
+    time(&mut || target.create_files(small));
+    time(&mut || target.stat_files());
+    time(&mut || target.readdir());
+    time(&mut || target.write_big(big));
+    time(&mut || target.read_big());
+    time(&mut || target.copy_big());
+    time(&mut || target.rename_files());
+    time(&mut || target.delete_tree());
+    times
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1000.0)
+}
+
+/// Medians per operation over `rounds` rounds.
+fn measure(
+    make: &mut dyn FnMut() -> Box<dyn Target>,
+    rounds: usize,
+    small: &[u8],
+    big: &[u8],
+) -> Vec<Duration> {
+    let mut all: Vec<Vec<Duration>> = vec![Vec::new(); OPS.len()];
+    for _ in 0..rounds {
+        let mut target = make();
+        for (i, t) in round(target.as_mut(), small, big).into_iter().enumerate() {
+            all[i].push(t);
+        }
+    }
+    all.into_iter().map(median).collect()
+}
+
+fn main() {
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let small = vec![b'x'; 1024];
+    let big: Vec<u8> = (0..BIG).map(|i| (i * 7 % 251) as u8).collect();
+    let places = [
+        ("disk (ext4)", std::env::temp_dir()),
+        ("/dev/shm (tmpfs)", PathBuf::from("/dev/shm")),
+    ];
+    println!("computer-vfs against std::fs, median of {rounds} rounds (ratio = vfs / native)\n");
+    for (label, base) in places {
+        let dir = tempfile::tempdir_in(&base).unwrap();
+        let native_root = dir.path().join("native");
+        fs::create_dir(&native_root).unwrap();
+        let native = measure(
+            &mut || {
+                Box::new(Native {
+                    root: native_root.clone(),
+                })
+            },
+            rounds,
+            &small,
+            &big,
+        );
+        let mut n = 0;
+        let vfs = measure(
+            &mut || {
+                n += 1;
+                Box::new(Workspace {
+                    vfs: Vfs::open(dir.path().join(format!("w{n}.db"))).unwrap(),
+                })
+            },
+            rounds,
+            &small,
+            &big,
+        );
+        println!("## {label}\n");
+        println!("| operation | native ms | vfs ms | ratio |");
+        println!("|---|---:|---:|---:|");
+        for (i, op) in OPS.iter().enumerate() {
+            let ratio = vfs[i].as_secs_f64() / native[i].as_secs_f64().max(1e-9);
+            println!("| {op} | {} | {} | {ratio:.2} |", ms(native[i]), ms(vfs[i]));
+        }
+        // Snapshots and forks of a 10,000-file workspace (no native equivalent).
+        let ws = Vfs::open(dir.path().join("snap.db")).unwrap();
+        let mut ws_target = Workspace { vfs: ws };
+        ws_target.create_files(&small);
+        let start = Instant::now();
+        ws_target.vfs.snapshot("s").unwrap();
+        let snap = start.elapsed();
+        let start = Instant::now();
+        ws_target.vfs.restore_snapshot("s").unwrap();
+        let restore = start.elapsed();
+        let start = Instant::now();
+        ws_target.vfs.fork("s", dir.path().join("fork.db")).unwrap();
+        let fork = start.elapsed();
+        println!("| snapshot of 10,000 files | | {} | |", ms(snap));
+        println!("| restore of 10,000 files | | {} | |", ms(restore));
+        println!(
+            "| fork of 10,000 files into a new file | | {} | |\n",
+            ms(fork)
+        );
+    }
+}

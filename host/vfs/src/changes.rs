@@ -18,9 +18,9 @@ impl Vfs {
             if rev < floor {
                 return Err(VfsError::ChangesTrimmed { floor });
             }
-            let mut stmt = tx
-                .conn
-                .prepare_cached("SELECT rev, kind, path FROM changes WHERE rev > ?1 ORDER BY id")?;
+            let mut stmt = tx.conn.prepare_cached(
+                "SELECT rev, kind, path FROM changes WHERE rev > ?1 ORDER BY rev, seq",
+            )?;
             let rows = stmt.query_map([rev], |r| {
                 Ok(Change {
                     rev: r.get(0)?,

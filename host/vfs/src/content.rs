@@ -26,7 +26,8 @@ impl Tx<'_> {
         let cs = self.chunk_size;
         let mut out = vec![0u8; (end - offset) as usize];
         let mut stmt = self.conn.prepare_cached(
-            "SELECT f.idx, c.data FROM file_chunks f JOIN chunks c ON c.id = f.chunk
+            // A join, not a scalar subquery: that would copy every blob once more.
+            "SELECT f.idx, c.data FROM file_chunks f CROSS JOIN chunks c ON c.id = f.chunk
              WHERE f.ino = ?1 AND f.idx BETWEEN ?2 AND ?3",
         )?;
         let mut rows = stmt.query((ino, offset / cs, (end - 1) / cs))?;
@@ -43,8 +44,8 @@ impl Tx<'_> {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT c.data FROM file_chunks f JOIN chunks c ON c.id = f.chunk
-                 WHERE f.ino = ?1 AND f.idx = ?2",
+                "SELECT data FROM chunks
+                 WHERE id = (SELECT chunk FROM file_chunks WHERE ino = ?1 AND idx = ?2)",
             )?
             .query_row((ino, idx), |r| r.get(0))
             .optional()?

@@ -225,7 +225,8 @@ impl Batch<'_, '_> {
 
     /// See [`Vfs::write_at`].
     pub fn write_at(&mut self, path: impl AsRef<Path>, offset: u64, data: &[u8]) -> Result<Stat> {
-        self.tx.path_write_at(bytes(path.as_ref()), Some(offset), data)
+        self.tx
+            .path_write_at(bytes(path.as_ref()), Some(offset), data)
     }
 
     /// See [`Vfs::create_dir_all`].

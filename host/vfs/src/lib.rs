@@ -38,6 +38,7 @@
 //! # Ok::<(), computer_vfs::VfsError>(())
 //! ```
 
+mod cache;
 mod changes;
 mod content;
 mod error;

@@ -222,7 +222,9 @@ impl Tx<'_> {
         check_name(name)?;
         check_name(new_name)?;
         self.dir_stat(parent)?;
-        self.dir_stat(new_parent)?;
+        if new_parent != parent {
+            self.dir_stat(new_parent)?;
+        }
         if is_dot(name) || is_dot(new_name) {
             return Err(VfsError::Busy);
         }
@@ -276,12 +278,15 @@ impl Tx<'_> {
         }
         self.delete_dentry(parent, name)?;
         self.insert_dentry(new_parent, new_name, src)?;
+        self.paths_moved();
         if src_is_dir && parent != new_parent {
             self.add_nlink(parent, -1)?;
             self.add_nlink(new_parent, 1)?;
         }
         self.touch(parent)?;
-        self.touch(new_parent)?;
+        if new_parent != parent {
+            self.touch(new_parent)?;
+        }
         self.touch_ctime(src)?;
         self.log(ChangeKind::Created, new_path)
     }
@@ -305,6 +310,7 @@ impl Tx<'_> {
         {
             return Err(VfsError::Invalid("cannot move a directory into itself"));
         }
+        self.paths_moved();
         self.conn
             .prepare_cached("UPDATE dentries SET ino = ?3 WHERE parent = ?1 AND name = ?2")?
             .execute((parent, name, dst))?;
@@ -331,7 +337,7 @@ impl Tx<'_> {
     pub(crate) fn readdir(&self, ino: Ino) -> Result<Vec<DirEntry>> {
         self.dir_stat(ino)?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
+            "SELECT d.name, d.ino, (SELECT mode FROM inodes WHERE ino = d.ino) FROM dentries d
              WHERE d.parent = ?1 ORDER BY d.name",
         )?;
         let rows = stmt.query_map([ino], |r| {

@@ -84,7 +84,7 @@ impl Tx<'_> {
             }
             check_name(&comp)?;
             let is_last = comps.is_empty();
-            let Some(ino) = self.lookup(dir, &comp)? else {
+            let Some(st) = self.lookup_entry(dir, &comp)? else {
                 if is_last {
                     return Ok(Resolved {
                         parent: dir,
@@ -95,7 +95,7 @@ impl Tx<'_> {
                 }
                 return Err(VfsError::NotFound);
             };
-            let st = self.stat(ino)?;
+            let ino = st.ino;
             match st.kind {
                 FileType::Symlink if !is_last || follow_last || trailing_slash => {
                     links += 1;

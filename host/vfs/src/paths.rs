@@ -148,7 +148,7 @@ impl Tx<'_> {
             .collect::<Vec<_>>()
             .join(", ");
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {cols}, d.name FROM dentries d JOIN inodes i ON i.ino = d.ino
+            "SELECT {cols}, d.name FROM dentries d CROSS JOIN inodes i ON i.ino = d.ino
              WHERE d.parent = ?1 ORDER BY d.name"
         ))?;
         let rows = stmt.query_map([ino], |r| Ok((r.get::<_, Vec<u8>>(9)?, stat_from_row(r)?)))?;
@@ -172,7 +172,8 @@ impl Tx<'_> {
         self.rename(parent, &name, r.parent, &new_name, Default::default())
     }
 
-    /// Copies a regular file's content and permissions (sharing chunks: no bytes are copied).
+    /// Copies a regular file's content and permissions, like `std::fs::copy` (sharing
+    /// chunks: no bytes are copied).
     pub(crate) fn path_copy_file(&mut self, from: &[u8], to: &[u8]) -> Result<Stat> {
         let src = self.resolve_ino(from)?;
         if src.kind == FileType::Dir {
@@ -185,8 +186,12 @@ impl Tx<'_> {
             ));
         }
         self.copy_content(src.ino, dst)?;
-        self.log_ino(ChangeKind::Modified, dst)?;
-        self.stat(dst)
+        // Like `std::fs::copy`, the destination takes the source's permission bits.
+        let perm = SetAttr {
+            perm: Some(src.perm),
+            ..Default::default()
+        };
+        self.setattr(dst, &perm)
     }
 
     /// `cp -r`: copies a tree (symlinks as symlinks, permissions kept) to a new path.

@@ -72,12 +72,12 @@ CREATE TABLE xattrs (
 ) WITHOUT ROWID;
 
 CREATE TABLE changes (
-    id   INTEGER PRIMARY KEY,
     rev  INTEGER NOT NULL,
+    seq  INTEGER NOT NULL,
     kind INTEGER NOT NULL,
-    path BLOB NOT NULL
-);
-CREATE INDEX changes_by_rev ON changes (rev);
+    path BLOB NOT NULL,
+    PRIMARY KEY (rev, seq)
+) WITHOUT ROWID;
 
 CREATE TABLE snapshots (
     id      INTEGER PRIMARY KEY,
@@ -128,6 +128,8 @@ END;
 /// transaction when a process dies (the tests kill writers with SIGKILL); only a power loss or
 /// kernel crash can drop the last transactions. `Durability::Full` gives `synchronous=FULL`.
 pub(crate) fn configure(conn: &Connection, full_sync: bool, read_only: bool) -> Result<()> {
+    // Every statement we run stays prepared (rusqlite's default of 16 is fewer than we use).
+    conn.set_prepared_statement_cache_capacity(256);
     if !read_only {
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {

@@ -1,11 +1,13 @@
 //! One transaction over the database, and the row-level operations every higher layer uses.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension, Row};
 
+use crate::cache::{self, CacheRef};
 use crate::error::{Result, VfsError};
-use crate::schema::{meta_get, meta_set};
+use crate::schema::meta_set;
 use crate::types::{ChangeKind, FileType, Ino, ROOT_INO, Stat};
 
 /// Who owns a new inode.
@@ -26,7 +28,11 @@ pub(crate) struct Tx<'c> {
     pub(crate) max_file_size: u64,
     /// Inodes with open handles in this process: they outlive their last link until released.
     pub(crate) is_open: &'c dyn Fn(Ino) -> bool,
+    /// Cached entries, in read transactions only.
+    cache: CacheRef<'c>,
     rev: Option<u64>,
+    /// Paths of directories looked up in this transaction (cleared by renames).
+    dir_paths: RefCell<HashMap<Ino, Vec<u8>>>,
     released: Vec<i64>,
     logged: HashSet<(ChangeKind, Vec<u8>)>,
 }
@@ -53,18 +59,22 @@ impl<'c> Tx<'c> {
     pub(crate) fn new(
         conn: &'c Connection,
         is_open: &'c dyn Fn(Ino) -> bool,
-        now: i64,
-    ) -> Result<Tx<'c>> {
-        Ok(Tx {
+        cache: CacheRef<'c>,
+        chunk_size: u64,
+        max_file_size: u64,
+    ) -> Tx<'c> {
+        Tx {
             conn,
-            now,
-            chunk_size: meta_get(conn, "chunk_size")? as u64,
-            max_file_size: meta_get(conn, "max_file_size")? as u64,
+            now: crate::util::now_ns(),
+            chunk_size,
+            max_file_size,
             is_open,
+            cache,
             rev: None,
+            dir_paths: RefCell::new(HashMap::new()),
             released: Vec::new(),
             logged: HashSet::new(),
-        })
+        }
     }
 
     /// The attributes of `ino`, or ENOENT.
@@ -74,6 +84,25 @@ impl<'c> Tx<'c> {
             .query_row([ino], stat_from_row)
             .optional()?
             .ok_or(VfsError::NotFound)
+    }
+
+    /// The attributes of the inode `name` names in directory `parent`, if any.
+    pub(crate) fn lookup_entry(&self, parent: Ino, name: &[u8]) -> Result<Option<Stat>> {
+        if let Some(st) = cache::get(self.cache, parent, name) {
+            return Ok(Some(st));
+        }
+        let found = self
+            .conn
+            .prepare_cached(
+                "SELECT ino, mode, uid, gid, nlink, size, atime, mtime, ctime FROM inodes
+                 WHERE ino = (SELECT ino FROM dentries WHERE parent = ?1 AND name = ?2)",
+            )?
+            .query_row((parent, name), stat_from_row)
+            .optional()?;
+        if let Some(st) = &found {
+            cache::put(self.cache, parent, name, st);
+        }
+        Ok(found)
     }
 
     /// The inode `name` names in directory `parent`, if any.
@@ -215,9 +244,25 @@ impl<'c> Tx<'c> {
         Ok(Some(path))
     }
 
+    /// Forgets cached directory paths (a rename may have moved any of them).
+    pub(crate) fn paths_moved(&self) {
+        self.dir_paths.borrow_mut().clear();
+    }
+
     /// The path of entry `name` in directory `parent`.
     pub(crate) fn child_path(&self, parent: Ino, name: &[u8]) -> Result<Option<Vec<u8>>> {
-        Ok(self.path_of(parent)?.map(|mut p| {
+        let cached = self.dir_paths.borrow().get(&parent).cloned();
+        let dir = match cached {
+            Some(path) => Some(path),
+            None => {
+                let path = self.path_of(parent)?;
+                if let Some(path) = &path {
+                    self.dir_paths.borrow_mut().insert(parent, path.clone());
+                }
+                path
+            }
+        };
+        Ok(dir.map(|mut p| {
             if p != b"/" {
                 p.push(b'/');
             }
@@ -247,8 +292,8 @@ impl<'c> Tx<'c> {
             return Ok(());
         }
         self.conn
-            .prepare_cached("INSERT INTO changes (rev, kind, path) VALUES (?1, ?2, ?3)")?
-            .execute((rev, kind.code(), path))?;
+            .prepare_cached("INSERT INTO changes (rev, seq, kind, path) VALUES (?1, ?2, ?3, ?4)")?
+            .execute((rev, self.logged.len(), kind.code(), path))?;
         Ok(())
     }
 

@@ -1,19 +1,20 @@
 //! The `Vfs` handle: opening a workspace file, running transactions, and the inode API.
 
+use std::cell::RefCell;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use rusqlite::{Connection, OpenFlags as DbFlags, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags as DbFlags};
 
+use crate::cache::LookupCache;
 use crate::error::{Result, VfsError};
 use crate::handles::OpenFiles;
 use crate::ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
 use crate::tx::{Owner, Tx};
 use crate::types::{DirEntry, Ino, NAME_MAX, SetAttr, Stat, StatFs};
-use crate::util::now_ns;
 
 /// How to open a workspace file.
 #[derive(Debug, Clone)]
@@ -46,12 +47,15 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 << 30;
 pub(crate) struct Inner {
     pub(crate) conn: Connection,
     pub(crate) files: OpenFiles,
+    pub(crate) cache: RefCell<LookupCache>,
 }
 
 /// A workspace filesystem stored in one SQLite database. Cheap to share between threads
 /// (`Arc<Vfs>`); several processes may open the same file.
 pub struct Vfs {
     inner: Mutex<Inner>,
+    /// Fixed when the workspace is created.
+    chunk_size: u64,
     read_only: bool,
     location: Option<PathBuf>,
 }
@@ -118,10 +122,13 @@ impl Vfs {
         // Identify the file (and create or migrate the schema) before changing any setting of it.
         schema::prepare(&mut conn, options.chunk_size, options.read_only)?;
         schema::configure(&conn, options.full_sync, options.read_only)?;
+        let chunk_size = meta_get(&conn, "chunk_size")? as u64;
         let vfs = Vfs {
+            chunk_size,
             inner: Mutex::new(Inner {
                 conn,
                 files: OpenFiles::default(),
+                cache: RefCell::default(),
             }),
             read_only: options.read_only,
             location,
@@ -162,17 +169,25 @@ impl Vfs {
         if self.read_only {
             return Err(VfsError::ReadOnly);
         }
-        let Inner { conn, files } = inner;
+        let Inner { conn, files, cache } = inner;
+        // Whatever happens, entries this transaction may have changed must not be served.
+        cache.get_mut().clear();
         let is_open = |ino: Ino| files.is_open(ino);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let quota = meta_get(&tx, "quota_bytes")? as u64;
+        let tx = Transaction::begin(conn, true)?;
+        let (quota, max_file_size) = tx
+            .conn
+            .prepare_cached(
+                "SELECT (SELECT value FROM meta WHERE key = 'quota_bytes'),
+                        (SELECT value FROM meta WHERE key = 'max_file_size')",
+            )?
+            .query_row([], |r| Ok((r.get::<_, u64>(0)?, r.get::<_, u64>(1)?)))?;
         let value = {
-            let mut t = Tx::new(&tx, &is_open, now_ns())?;
+            let mut t = Tx::new(tx.conn, &is_open, None, self.chunk_size, max_file_size);
             let value = f(&mut t)?;
             t.finish()?;
             value
         };
-        if quota > 0 && meta_get(&tx, "bytes_stored")? as u64 > quota {
+        if quota > 0 && meta_get(tx.conn, "bytes_stored")? as u64 > quota {
             return Err(VfsError::NoSpace { quota });
         }
         tx.commit()?;
@@ -182,11 +197,7 @@ impl Vfs {
     /// Runs `f` in a read transaction: it sees one consistent state.
     pub(crate) fn read_tx<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let mut inner = self.lock();
-        let Inner { conn, files } = &mut *inner;
-        let is_open = |ino: Ino| files.is_open(ino);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
-        let t = Tx::new(&tx, &is_open, now_ns())?;
-        f(&t)
+        self.read_locked(&mut inner, f)
     }
 
     /// Several changes in one transaction and one revision (e.g. an import batch). Nothing is
@@ -232,10 +243,12 @@ impl Vfs {
         inner: &mut Inner,
         f: impl FnOnce(&Tx<'_>) -> Result<T>,
     ) -> Result<T> {
-        let Inner { conn, files } = inner;
+        let Inner { conn, files, cache } = inner;
         let is_open = |ino: Ino| files.is_open(ino);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
-        let t = Tx::new(&tx, &is_open, now_ns())?;
+        let tx = Transaction::begin(conn, false)?;
+        cache.get_mut().validate(tx.conn)?;
+        // Reads never check the file-size limit.
+        let t = Tx::new(tx.conn, &is_open, Some(&*cache), self.chunk_size, u64::MAX);
         f(&t)
     }
 
@@ -396,4 +409,44 @@ impl Vfs {
 /// Changes made inside [`Vfs::batch`]: the path API, all in one transaction.
 pub struct Batch<'a, 'c> {
     pub(crate) tx: &'a mut Tx<'c>,
+}
+
+/// A transaction whose BEGIN, COMMIT and ROLLBACK are cached prepared statements (rusqlite's
+/// `Transaction` parses them anew each time, a measurable share of a small operation).
+/// Dropped without `commit`, it rolls back.
+struct Transaction<'c> {
+    conn: &'c Connection,
+    open: bool,
+}
+
+impl<'c> Transaction<'c> {
+    /// `immediate` takes the write lock at once, so that a read-then-write transaction never
+    /// fails to upgrade its lock when another connection wrote meanwhile.
+    fn begin(conn: &'c Connection, immediate: bool) -> Result<Transaction<'c>> {
+        let sql = if immediate {
+            "BEGIN IMMEDIATE"
+        } else {
+            "BEGIN"
+        };
+        conn.prepare_cached(sql)?.execute([])?;
+        Ok(Transaction { conn, open: true })
+    }
+
+    fn commit(mut self) -> Result<()> {
+        self.conn.prepare_cached("COMMIT")?.execute([])?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl Drop for Transaction<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // Nothing to report to: the caller already has the error that got us here.
+            let _ = self
+                .conn
+                .prepare_cached("ROLLBACK")
+                .and_then(|mut s| s.execute([]));
+        }
+    }
 }

@@ -1,0 +1,272 @@
+//! Tests of the `computer` binary as a user runs it: real workspace files, real host folders.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Runs `computer` in `dir` with a workspace file there.
+struct Cli {
+    dir: tempfile::TempDir,
+}
+
+impl Cli {
+    fn new() -> Cli {
+        Cli {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer"));
+        cmd.current_dir(self.dir.path())
+            .env_remove("COMPUTER_WORKSPACE")
+            .args(args);
+        cmd
+    }
+
+    fn run_with_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_no_panic(&out);
+        out
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_with_stdin(args, b"")
+    }
+
+    /// Runs and expects success; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "computer {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs and expects failure; returns stderr.
+    fn fails(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(!out.status.success(), "computer {args:?} should fail");
+        String::from_utf8(out.stderr).unwrap()
+    }
+}
+
+fn assert_no_panic(out: &Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn default_workspace_is_created_in_dot_computer() {
+    let cli = Cli::new();
+    cli.ok(&["fs", "ls"]);
+    assert!(cli.path(".computer/workspace.db").is_file());
+}
+
+#[test]
+fn write_cat_ls_and_relative_paths() {
+    let cli = Cli::new();
+    let out = cli.run_with_stdin(&["fs", "write", "notes.md"], b"# hi\n");
+    assert!(out.status.success());
+    assert_eq!(cli.ok(&["fs", "cat", "/workspace/notes.md"]), "# hi\n");
+    cli.ok(&["fs", "mkdir", "-p", "src/deep"]);
+    assert_eq!(cli.ok(&["fs", "ls"]), "notes.md\nsrc\n");
+    let long = cli.ok(&["fs", "ls", "-l", "/workspace"]);
+    assert!(
+        long.contains("-rw-r--r--   1     0     0          5 "),
+        "{long}"
+    );
+    assert!(
+        long.lines().nth(1).unwrap().starts_with("drwxr-xr-x"),
+        "{long}"
+    );
+    let out = cli.run_with_stdin(&["fs", "write", "-a", "notes.md"], b"more\n");
+    assert!(out.status.success());
+    assert_eq!(cli.ok(&["fs", "cat", "notes.md"]), "# hi\nmore\n");
+}
+
+#[test]
+fn mv_cp_rm_tree_and_stat() {
+    let cli = Cli::new();
+    cli.run_with_stdin(&["fs", "write", "a.txt"], b"A");
+    cli.ok(&["fs", "mkdir", "d"]);
+    cli.ok(&["fs", "mv", "a.txt", "d"]);
+    cli.ok(&["fs", "cp", "d/a.txt", "b.txt"]);
+    assert!(
+        cli.fails(&["fs", "cp", "d", "e"])
+            .contains("-r not specified")
+    );
+    cli.ok(&["fs", "cp", "-r", "d", "e"]);
+    assert_eq!(
+        cli.ok(&["fs", "tree"]),
+        "/workspace\n├── b.txt\n├── d\n│   └── a.txt\n└── e\n    └── a.txt\n\n2 directories, 3 files\n"
+    );
+    let stat = cli.ok(&["fs", "stat", "e/a.txt"]);
+    assert!(stat.contains("  File: /workspace/e/a.txt\n"), "{stat}");
+    assert!(stat.contains("Size: 1 "), "{stat}");
+    assert!(stat.contains("regular file"), "{stat}");
+    assert!(stat.contains("Access: (0644/-rw-r--r--)"), "{stat}");
+    assert!(
+        cli.fails(&["fs", "rm", "d"])
+            .contains("rm /workspace/d: Is a directory")
+    );
+    cli.ok(&["fs", "rm", "-r", "d", "e"]);
+    cli.ok(&["fs", "rm", "-f", "does-not-exist"]);
+    assert_eq!(cli.ok(&["fs", "ls"]), "b.txt\n");
+}
+
+#[test]
+fn errors_are_one_clear_line() {
+    let cli = Cli::new();
+    assert_eq!(
+        cli.fails(&["fs", "cat", "/x"]),
+        "computer: cat /x: No such file or directory\n"
+    );
+    assert_eq!(
+        cli.fails(&["fs", "mkdir", "/workspace"]),
+        "computer: mkdir /workspace: File exists\n"
+    );
+    let long = "n".repeat(300);
+    assert_eq!(
+        cli.fails(&["fs", "mkdir", &long]),
+        format!("computer: mkdir /workspace/{long}: File name too long\n")
+    );
+    std::fs::write(
+        cli.path("junk.db"),
+        b"not sqlite at all, certainly not a workspace",
+    )
+    .unwrap();
+    assert_eq!(
+        cli.fails(&["--workspace", "junk.db", "fs", "ls"]),
+        "computer: open workspace junk.db: not a computer workspace (file is not a database)\n"
+    );
+    let usage = cli.run(&["fs", "frobnicate"]);
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+#[test]
+fn workspace_from_env_and_memory_mode() {
+    let cli = Cli::new();
+    let out = cli
+        .command(&["fs", "mkdir", "from-env"])
+        .env("COMPUTER_WORKSPACE", cli.path("env.db"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(cli.path("env.db").is_file());
+    assert_eq!(cli.ok(&["--workspace", "env.db", "fs", "ls"]), "from-env\n");
+    cli.ok(&["--memory", "fs", "mkdir", "gone"]);
+    assert_eq!(cli.ok(&["--memory", "fs", "ls"]), "");
+    assert!(!cli.path(".computer").exists());
+}
+
+#[test]
+fn import_export_round_trip_of_this_repository() {
+    let cli = Cli::new();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = src.to_str().unwrap();
+    let out = cli.ok(&["import", src]);
+    assert!(
+        out.starts_with("imported ") && out.contains(" into /workspace/host "),
+        "{out}"
+    );
+    let exported = cli.path("out");
+    cli.ok(&["export", "host", exported.to_str().unwrap()]);
+    let diff = Command::new("diff")
+        .arg("-r")
+        .arg(src)
+        .arg(&exported)
+        .output()
+        .unwrap();
+    assert!(
+        diff.status.success(),
+        "{}",
+        String::from_utf8_lossy(&diff.stdout)
+    );
+    // An archive, and back into another folder of the workspace.
+    let tar = cli.path("host.tar.gz");
+    cli.ok(&["export", "host", tar.to_str().unwrap()]);
+    cli.ok(&["import", tar.to_str().unwrap(), "/workspace/again"]);
+    let again = cli.path("again");
+    cli.ok(&["export", "again", again.to_str().unwrap()]);
+    let diff = Command::new("diff")
+        .arg("-r")
+        .arg(src)
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(
+        diff.status.success(),
+        "{}",
+        String::from_utf8_lossy(&diff.stdout)
+    );
+    assert!(
+        cli.fails(&["import", "/nonexistent/folder"])
+            .contains("No such file or directory")
+    );
+}
+
+#[test]
+fn snapshots_from_the_command_line() {
+    let cli = Cli::new();
+    cli.run_with_stdin(&["fs", "write", "f"], b"v1");
+    assert!(
+        cli.ok(&["snapshot", "create", "one"])
+            .starts_with("created snapshot one")
+    );
+    cli.run_with_stdin(&["fs", "write", "f"], b"v2");
+    let list = cli.ok(&["snapshot", "list"]);
+    assert!(
+        list.starts_with("NAME") && list.lines().nth(1).unwrap().starts_with("one "),
+        "{list}"
+    );
+    cli.ok(&["snapshot", "fork", "one", "fork.db"]);
+    cli.ok(&["snapshot", "restore", "one"]);
+    assert_eq!(cli.ok(&["fs", "cat", "f"]), "v1");
+    assert_eq!(cli.ok(&["--workspace", "fork.db", "fs", "cat", "f"]), "v1");
+    assert!(
+        cli.fails(&["snapshot", "create", "one"])
+            .contains("exists already")
+    );
+    cli.ok(&["snapshot", "delete", "one"]);
+    assert_eq!(
+        cli.fails(&["snapshot", "restore", "one"]),
+        "computer: snapshot restore one: no snapshot named \"one\"\n"
+    );
+    assert!(
+        cli.fails(&["snapshot", "fork", "x", "fork.db"])
+            .contains("File exists")
+    );
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let cli = Cli::new();
+    cli.run_with_stdin(&["fs", "write", "big"], &vec![b'x'; 4 << 20]);
+    let mut child = cli
+        .command(&["fs", "cat", "big"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
