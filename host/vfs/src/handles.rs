@@ -11,6 +11,10 @@ use crate::tx::Tx;
 use crate::types::{ChangeKind, Fh, FileType, Ino, OpenFlags, Stat};
 use crate::vfs::{Inner, Vfs};
 
+/// The most one `read` call returns (a short read, as POSIX allows): callers such as guests
+/// may ask for any length, and a sparse file can be far larger than memory.
+pub const MAX_READ: u64 = 16 << 20;
+
 /// Buffered bytes of one inode above which they are committed without waiting for a flush.
 const DIRTY_LIMIT: usize = 32 << 20;
 
@@ -100,7 +104,7 @@ impl Vfs {
         Ok(self.lock().files.handle(fh)?.ino)
     }
 
-    /// Reads up to `len` bytes at `offset`, including writes still buffered.
+    /// Reads up to `len` bytes (at most [`MAX_READ`]) at `offset`, including writes still buffered.
     pub fn read(&self, fh: Fh, offset: u64, len: u64) -> Result<Vec<u8>> {
         let mut inner = self.lock();
         let handle = inner.files.handle(fh)?;
@@ -114,6 +118,7 @@ impl Vfs {
         }
         let db_size = st.size;
         inner.files.overlay(&mut st);
+        let len = len.min(MAX_READ);
         let end = st.size.min(offset.saturating_add(len));
         if offset >= end {
             return Ok(Vec::new());

@@ -55,6 +55,7 @@ mod util;
 mod vfs;
 
 pub use error::{Result, VfsError};
+pub use handles::MAX_READ;
 pub use ops::{RenameFlags, XattrMode};
 pub use paths::WalkEntry;
 pub use schema::{APPLICATION_ID, DEFAULT_CHUNK_SIZE, SCHEMA_VERSION};

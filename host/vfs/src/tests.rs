@@ -488,3 +488,15 @@ fn fork_is_an_independent_workspace() {
         Err(VfsError::Exists)
     ));
 }
+
+#[test]
+fn one_read_is_capped_so_a_sparse_file_cannot_exhaust_memory() {
+    let vfs = vfs();
+    let st = vfs.write_file("/workspace/sparse", "").unwrap();
+    vfs.truncate("/workspace/sparse", 3 << 30).unwrap();
+    let fh = vfs.open_file(st.ino, OpenFlags::READ).unwrap();
+    let data = vfs.read(fh, 0, u64::MAX).unwrap();
+    assert_eq!(data.len() as u64, MAX_READ);
+    assert!(data.iter().all(|b| *b == 0));
+    vfs.release(fh).unwrap();
+}
