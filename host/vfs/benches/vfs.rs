@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use computer_vfs::{OpenFlags, Vfs};
+use computer_vfs::{OpenFlags, Vfs, VfsOptions};
 
 const FILES: usize = 10_000;
 const RENAMES: usize = 1_000;
@@ -230,6 +230,45 @@ fn main() {
             let ratio = vfs[i].as_secs_f64() / native[i].as_secs_f64().max(1e-9);
             println!("| {op} | {} | {} | {ratio:.2} |", ms(native[i]), ms(vfs[i]));
         }
+        // The same 64 MiB write when it must be durable: fsync natively, `full_sync` for the VFS.
+        let native_sync = median(
+            (0..rounds)
+                .map(|_| {
+                    let start = Instant::now();
+                    let mut f = fs::File::create(native_root.join("durable")).unwrap();
+                    for piece in big.chunks(PIECE) {
+                        f.write_all(piece).unwrap();
+                    }
+                    f.sync_all().unwrap();
+                    let t = start.elapsed();
+                    fs::remove_file(native_root.join("durable")).unwrap();
+                    t
+                })
+                .collect(),
+        );
+        let options = VfsOptions {
+            full_sync: true,
+            ..Default::default()
+        };
+        let vfs_sync = median(
+            (0..rounds)
+                .map(|r| {
+                    let mut target = Workspace {
+                        vfs: Vfs::open_with(dir.path().join(format!("sync{r}.db")), &options)
+                            .unwrap(),
+                    };
+                    let start = Instant::now();
+                    target.write_big(&big);
+                    start.elapsed()
+                })
+                .collect(),
+        );
+        println!(
+            "| write one 64 MiB file durably (fsync / full_sync) | {} | {} | {:.2} |",
+            ms(native_sync),
+            ms(vfs_sync),
+            vfs_sync.as_secs_f64() / native_sync.as_secs_f64()
+        );
         // Snapshots and forks of a 10,000-file workspace (no native equivalent).
         let ws = Vfs::open(dir.path().join("snap.db")).unwrap();
         let mut ws_target = Workspace { vfs: ws };
