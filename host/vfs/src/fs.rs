@@ -6,7 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, VfsError};
-use crate::paths::{WalkEntry, normalize};
+use crate::paths::{OpenPath, WalkEntry, normalize};
 use crate::tx::{Owner, Tx};
 use crate::types::{DirEntry, SetAttr, Stat, TimeSet};
 use crate::vfs::{Batch, Vfs};
@@ -28,6 +28,24 @@ impl Vfs {
             self.flush_dirty(&mut inner)?;
         }
         self.read_locked(&mut inner, f)
+    }
+
+    /// Opens `path` as `open(2)` would (creating or truncating as asked) and returns what was
+    /// opened; pass its inode to [`Vfs::open_file`] for a handle.
+    pub fn open_path(&self, path: impl AsRef<Path>, opts: &OpenPath) -> Result<Stat> {
+        self.path_write(|tx| tx.path_open(bytes(path.as_ref()), opts))
+    }
+
+    /// Changes attributes of `path` (of the symlink itself unless `follow`).
+    pub fn setattr_path(&self, path: impl AsRef<Path>, follow: bool, attr: &SetAttr) -> Result<Stat> {
+        self.path_write(|tx| tx.path_setattr(bytes(path.as_ref()), follow, attr))
+    }
+
+    /// One current path of inode `ino` (any of its links), or `None` if it has none.
+    pub fn path_of(&self, ino: crate::types::Ino) -> Result<Option<PathBuf>> {
+        use std::os::unix::ffi::OsStringExt;
+        self.read_tx(|tx| tx.path_of(ino))
+            .map(|p| p.map(|p| PathBuf::from(std::ffi::OsString::from_vec(p))))
     }
 
     /// Attributes of `path`, following symlinks.

@@ -57,7 +57,7 @@ mod vfs;
 pub use error::{Result, VfsError};
 pub use handles::MAX_READ;
 pub use ops::{RenameFlags, XattrMode};
-pub use paths::WalkEntry;
+pub use paths::{OpenPath, WalkEntry};
 pub use schema::{APPLICATION_ID, DEFAULT_CHUNK_SIZE, SCHEMA_VERSION};
 pub use tx::Owner;
 pub use types::{

@@ -9,6 +9,36 @@ use crate::error::{Result, VfsError};
 use crate::tx::{Owner, STAT_COLUMNS, Tx, stat_from_row};
 use crate::types::{ChangeKind, FileType, Ino, PATH_MAX, SetAttr, Stat, TimeSet};
 
+/// How [`crate::Vfs::open_path`] opens (the `O_*` flags of `open(2)` that concern the path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenPath {
+    /// `O_CREAT`: create a regular file if missing.
+    pub create: bool,
+    /// `O_EXCL`: with `create`, fail if it exists.
+    pub exclusive: bool,
+    /// `O_TRUNC`: empty an existing regular file.
+    pub truncate: bool,
+    /// `O_DIRECTORY`: fail unless it is a directory.
+    pub directory: bool,
+    /// Follow a symlink in the last component (without: `O_NOFOLLOW`, ELOOP on a symlink).
+    pub follow: bool,
+    /// Permission bits of a created file.
+    pub perm: u32,
+}
+
+impl Default for OpenPath {
+    fn default() -> Self {
+        OpenPath {
+            create: false,
+            exclusive: false,
+            truncate: false,
+            directory: false,
+            follow: true,
+            perm: 0o644,
+        }
+    }
+}
+
 /// One entry found by [`crate::Vfs::walk`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalkEntry {
@@ -39,6 +69,38 @@ impl Tx<'_> {
             None => {
                 let (parent, name) = r.for_create()?;
                 Ok(self.create_file(parent, &name, perm, Owner::default())?.ino)
+            }
+        }
+    }
+
+    /// `open(2)` at the path level: resolves (following a last symlink only with `follow`),
+    /// creates, refuses or truncates as the options say, and returns what was opened.
+    pub(crate) fn path_open(&mut self, path: &[u8], opts: &OpenPath) -> Result<Stat> {
+        let r = self.resolve(path, opts.follow)?;
+        match r.found {
+            Some(st) => {
+                if opts.create && opts.exclusive {
+                    return Err(VfsError::Exists);
+                }
+                match st.kind {
+                    FileType::Symlink => Err(VfsError::Loop),
+                    FileType::Dir if opts.truncate => Err(VfsError::IsDir),
+                    FileType::Dir => Ok(st),
+                    FileType::File if opts.directory => Err(VfsError::NotDir),
+                    FileType::File if opts.truncate && st.size > 0 => {
+                        self.truncate_content(st.ino, st.size, 0)?;
+                        self.log_ino(ChangeKind::Modified, st.ino)?;
+                        self.stat(st.ino)
+                    }
+                    FileType::File => Ok(st),
+                }
+            }
+            None if !opts.create => Err(VfsError::NotFound),
+            None if opts.directory => Err(VfsError::Invalid("O_CREAT with O_DIRECTORY")),
+            None if r.trailing_slash => Err(VfsError::IsDir),
+            None => {
+                let (parent, name) = r.for_create()?;
+                self.create_file(parent, &name, opts.perm, Owner::default())
             }
         }
     }

@@ -1,0 +1,45 @@
+//! Calls `computer:host/exec`: run (collected) and spawn (streamed), as given on argv.
+use test_programs::computer::host::exec::{self, Command};
+
+fn command(argv: &[&str]) -> Command {
+    Command {
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        source: None,
+        cwd: None,
+        env: vec![("GREETING".into(), "hi".into())],
+        stdin: Some(b"input".to_vec()),
+        backend: None,
+        timeout_ms: None,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    match exec::run(&command(&argv)) {
+        Ok(out) => println!(
+            "run: status {} stdout {:?} stderr {:?}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => println!("run: error {e:?}"),
+    }
+    match exec::spawn(&command(&argv)) {
+        Ok(process) => {
+            let stdout = process.stdout();
+            let mut got = Vec::new();
+            loop {
+                match stdout.blocking_read(65536) {
+                    Ok(bytes) => got.extend(bytes),
+                    Err(_) => break,
+                }
+            }
+            process.subscribe().block();
+            println!("spawn: status {:?} stdout {:?}", process.status(), String::from_utf8_lossy(&got));
+        }
+        Err(e) => println!("spawn: error {e:?}"),
+    }
+    let empty = Command { argv: vec![], ..command(&[]) };
+    println!("empty: {:?}", exec::run(&empty).err());
+}

@@ -1,0 +1,13 @@
+//! Host bindings of our own interfaces (`computer:host/exec`, `git`, `workspace`), generated
+//! from the same `wit/` that guests generate theirs from.
+
+wasmtime::component::bindgen!({
+    path: "../../wit",
+    world: "computer:host/extensions",
+    imports: { default: trappable },
+    require_store_data_send: true,
+    with: {
+        "wasi:io": wasmtime_wasi_io::bindings::wasi::io,
+        "computer:host/exec.process": crate::exec::Process,
+    },
+});

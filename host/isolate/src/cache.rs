@@ -1,0 +1,61 @@
+//! Compiled components cached on disk in wasmtime's serialized form, keyed by the wasm's
+//! SHA-256 and the engine's compatibility hash (so a changed engine configuration or wasmtime
+//! version never loads a stale artifact).
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+/// The content hash of a wasm binary.
+pub(crate) fn wasm_hash(wasm: &[u8]) -> [u8; 32] {
+    Sha256::digest(wasm).into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where the artifact of `hash` for `engine` lives in `dir`.
+pub(crate) fn artifact_path(dir: &Path, engine: &Engine, hash: &[u8; 32]) -> PathBuf {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut h);
+    dir.join(format!("{}-{:016x}.cwasm", hex(hash), h.finish()))
+}
+
+/// Loads an artifact written by [`store`]; `None` if absent or unusable (it is then rebuilt).
+#[allow(unsafe_code)]
+pub(crate) fn load(engine: &Engine, path: &Path) -> Option<Component> {
+    // Read into memory rather than mmap the file: a mapped file truncated by someone else
+    // would kill this process with SIGBUS.
+    let bytes = std::fs::read(path).ok()?;
+    // SAFETY: deserializing trusts the bytes to be wasmtime's own output. We only read files we
+    // wrote into the cache directory, which we create private to this user (0700); anyone who
+    // can write there can already run code as this user. Damaged files fail wasmtime's header
+    // and version checks and are rebuilt.
+    unsafe { Component::deserialize(engine, &bytes) }.ok()
+}
+
+/// Writes an artifact atomically (a reader never sees half a file).
+pub(crate) fn store(dir: &Path, path: &Path, component: &Component) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    let bytes = component
+        .serialize()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(&bytes)?;
+    }
+    std::fs::rename(&tmp, path)
+}

@@ -1,0 +1,190 @@
+//! The runtime: one wasmtime `Engine` per process (pooling allocator, epoch interruption), a
+//! linker, compiled components kept in memory and on disk, and the ticker that drives
+//! timeouts.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime_wasi::p2::bindings::CommandPre;
+
+use crate::error::IsolateError;
+use crate::state::{State, linker};
+
+/// How often the epoch advances: the resolution of timeouts and cancellation.
+pub(crate) const TICK: Duration = Duration::from_millis(10);
+
+/// Configuration of a runtime.
+#[derive(Debug, Clone)]
+pub struct IsolateConfig {
+    /// Where compiled components are cached (`None`: compile in every process).
+    pub cache_dir: Option<PathBuf>,
+    /// Use the pooling allocator (fast instantiation, memory reserved up front).
+    pub pooling: bool,
+    /// Instances alive at once (pooling only).
+    pub max_instances: u32,
+    /// The largest memory limit any run may ask for (pooling reserves this per slot).
+    pub max_memory: u64,
+}
+
+impl Default for IsolateConfig {
+    fn default() -> Self {
+        IsolateConfig {
+            cache_dir: default_cache_dir(),
+            pooling: true,
+            max_instances: 64,
+            max_memory: 4 << 30,
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/computer/components` or `~/.cache/computer/components`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("computer").join("components"))
+}
+
+/// A compiled component, ready to instantiate.
+pub struct Program {
+    pub(crate) pre: CommandPre<State>,
+    /// SHA-256 of the wasm it came from.
+    pub hash: [u8; 32],
+}
+
+/// Runs WebAssembly components against workspaces. Create one per process and share it.
+pub struct Isolate {
+    pub(crate) engine: Engine,
+    linker: Linker<State>,
+    config: IsolateConfig,
+    programs: Mutex<HashMap<[u8; 32], Arc<Program>>>,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Isolate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Isolate").field("config", &self.config).finish()
+    }
+}
+
+impl Isolate {
+    /// A runtime with the given configuration.
+    pub fn new(config: IsolateConfig) -> Result<Isolate, IsolateError> {
+        let mut c = Config::new();
+        c.wasm_component_model(true);
+        c.epoch_interruption(true);
+        if config.pooling {
+            let mut pool = PoolingAllocationConfig::default();
+            let n = config.max_instances;
+            pool.total_component_instances(n)
+                .total_core_instances(n * 16)
+                .total_memories(n * 2)
+                .total_tables(n * 16)
+                .max_core_instances_per_component(64)
+                .max_memories_per_component(8)
+                .max_tables_per_component(64)
+                .max_component_instance_size(1 << 20)
+                .max_core_instance_size(8 << 20)
+                .table_elements(200_000)
+                .max_memory_size(config.max_memory as usize);
+            c.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        }
+        let engine = Engine::new(&c).map_err(IsolateError::engine)?;
+        let linker = linker(&engine).map_err(IsolateError::engine)?;
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        {
+            let (engine, stop) = (engine.clone(), Arc::clone(&ticker_stop));
+            std::thread::Builder::new()
+                .name("isolate-epoch".into())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(TICK);
+                        engine.increment_epoch();
+                    }
+                })
+                .map_err(|e| IsolateError::Engine(format!("starting the epoch ticker: {e}")))?;
+        }
+        Ok(Isolate {
+            engine,
+            linker,
+            config,
+            programs: Mutex::new(HashMap::new()),
+            ticker_stop,
+        })
+    }
+
+    /// Compiles a component (or takes it from the memory or disk cache) and links it.
+    pub fn load(&self, wasm: &[u8]) -> Result<Arc<Program>, IsolateError> {
+        let hash = crate::cache::wasm_hash(wasm);
+        if let Some(p) = self.programs.lock().unwrap_or_else(|e| e.into_inner()).get(&hash) {
+            return Ok(Arc::clone(p));
+        }
+        if !wasm.starts_with(b"\0asm") {
+            return Err(IsolateError::InvalidComponent(
+                "not a WebAssembly binary (no \\0asm header)".into(),
+            ));
+        }
+        let component = self.compile(wasm, &hash)?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| IsolateError::Link(format!("{e:#}")))?;
+        let pre = CommandPre::new(pre).map_err(|e| {
+            IsolateError::Link(format!(
+                "not a command component (it must export wasi:cli/run): {e:#}"
+            ))
+        })?;
+        let program = Arc::new(Program { pre, hash });
+        self.programs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(hash, Arc::clone(&program));
+        Ok(program)
+    }
+
+    fn compile(&self, wasm: &[u8], hash: &[u8; 32]) -> Result<Component, IsolateError> {
+        let cached = self
+            .config
+            .cache_dir
+            .as_ref()
+            .map(|dir| (dir, crate::cache::artifact_path(dir, &self.engine, hash)));
+        if let Some((_, path)) = &cached
+            && let Some(component) = crate::cache::load(&self.engine, path)
+        {
+            return Ok(component);
+        }
+        let component = Component::new(&self.engine, wasm).map_err(|e| {
+            let msg = format!("{e:#}");
+            if wasm.get(4..8) == Some(&[1, 0, 0, 0]) {
+                IsolateError::InvalidComponent(format!(
+                    "a core WebAssembly module, not a component (build for wasm32-wasip2): {msg}"
+                ))
+            } else {
+                IsolateError::InvalidComponent(msg)
+            }
+        })?;
+        if let Some((dir, path)) = cached {
+            // A cache that cannot be written only costs time later.
+            let _ = crate::cache::store(dir, &path, &component);
+        }
+        Ok(component)
+    }
+
+    /// Loads a component from a host file.
+    pub fn load_file(&self, path: &std::path::Path) -> Result<Arc<Program>, IsolateError> {
+        let wasm = std::fs::read(path)
+            .map_err(|e| IsolateError::InvalidComponent(format!("{}: {e}", path.display())))?;
+        self.load(&wasm)
+    }
+}
+
+impl Drop for Isolate {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,86 @@
+//! The `computer:host/workspace` interface (revisions, changes, snapshots) and the
+//! `computer:host/git` interface, whose operations this build does not provide yet.
+
+use computer_vfs::ChangeKind;
+
+use crate::bindings::computer::host::{git, workspace};
+use crate::state::State;
+
+impl workspace::Host for State {
+    fn revision(&mut self) -> wasmtime::Result<u64> {
+        Ok(self.fs.vfs.revision()?)
+    }
+
+    fn changes_since(&mut self, since: u64) -> wasmtime::Result<Result<Vec<workspace::Change>, String>> {
+        Ok(self
+            .fs
+            .vfs
+            .changes_since(since)
+            .map(|changes| {
+                changes
+                    .into_iter()
+                    .map(|c| workspace::Change {
+                        rev: c.rev,
+                        kind: match c.kind {
+                            ChangeKind::Created => workspace::ChangeKind::Created,
+                            ChangeKind::Modified => workspace::ChangeKind::Modified,
+                            ChangeKind::Deleted => workspace::ChangeKind::Deleted,
+                            ChangeKind::Reset => workspace::ChangeKind::Reset,
+                        },
+                        path: c.path.to_string_lossy().into_owned(),
+                    })
+                    .collect()
+            })
+            .map_err(|e| e.to_string()))
+    }
+
+    fn snapshot(&mut self, name: String) -> wasmtime::Result<Result<(), String>> {
+        Ok(self.fs.vfs.snapshot(&name).map(|_| ()).map_err(|e| e.to_string()))
+    }
+
+    fn snapshots(&mut self) -> wasmtime::Result<Vec<String>> {
+        Ok(self.fs.vfs.snapshots()?.into_iter().map(|s| s.name).collect())
+    }
+}
+
+fn unsupported<T>() -> wasmtime::Result<Result<T, git::Error>> {
+    Ok(Err(git::Error::Unsupported(
+        "git is not available in this build of computer yet".into(),
+    )))
+}
+
+impl git::Host for State {
+    fn clone(&mut self, _: git::CloneOptions) -> wasmtime::Result<Result<(), git::Error>> {
+        unsupported()
+    }
+    fn status(&mut self, _: String, _: bool) -> wasmtime::Result<Result<String, git::Error>> {
+        unsupported()
+    }
+    fn diff(
+        &mut self,
+        _: String,
+        _: bool,
+        _: Option<String>,
+        _: Option<String>,
+    ) -> wasmtime::Result<Result<String, git::Error>> {
+        unsupported()
+    }
+    fn add(&mut self, _: String, _: Vec<String>) -> wasmtime::Result<Result<(), git::Error>> {
+        unsupported()
+    }
+    fn commit(&mut self, _: String, _: String) -> wasmtime::Result<Result<String, git::Error>> {
+        unsupported()
+    }
+    fn log(&mut self, _: String, _: u32) -> wasmtime::Result<Result<Vec<git::CommitInfo>, git::Error>> {
+        unsupported()
+    }
+    fn checkout(&mut self, _: String, _: String, _: bool) -> wasmtime::Result<Result<(), git::Error>> {
+        unsupported()
+    }
+    fn branch(&mut self, _: String) -> wasmtime::Result<Result<Vec<String>, git::Error>> {
+        unsupported()
+    }
+    fn run(&mut self, _: String, _: Vec<String>) -> wasmtime::Result<Result<git::Output, git::Error>> {
+        unsupported()
+    }
+}

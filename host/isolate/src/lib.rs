@@ -1,0 +1,54 @@
+//! `computer-isolate`: the isolate backend. WebAssembly components (WASI 0.2) run by
+//! wasmtime against a workspace, in a fresh store per execution, with limits.
+//!
+//! # Architecture
+//! - [`Isolate`] owns the one `Engine` of the process (component model, pooling allocator,
+//!   epoch interruption driven by a 10 ms ticker), the linker, and compiled components:
+//!   [`Isolate::load`] compiles once, keeps the result in memory, and caches wasmtime's
+//!   serialized artifact on disk keyed by the wasm's hash and the engine's configuration.
+//! - [`Isolate::run`] makes a fresh `Store` per execution: args, env, cwd (`PWD`), stdin;
+//!   stdout/stderr streamed to [`RunRequest::on_output`] and collected; limits ([`Limits`]):
+//!   wall-clock timeout (epoch callback + an async timeout for guests waiting in the host),
+//!   memory (a `ResourceLimiter`), output bytes; cancellation through a [`CancelToken`].
+//!   The outcome says which limit stopped a guest, if one did.
+//! - The guest sees the workspace through `wasi:filesystem` ([`computer_wasi`]), wasmtime-wasi
+//!   for cli/clocks/random/io/sockets (no network granted), and our `computer:host` interfaces:
+//!   `exec` (through an [`ExecHandler`]), `workspace`, and `git` (not provided yet).
+//!
+//! # Example
+//! ```no_run
+//! use std::sync::Arc;
+//! use computer_isolate::{Isolate, IsolateConfig, RunRequest};
+//!
+//! let isolate = Isolate::new(IsolateConfig::default())?;
+//! let program = isolate.load(&std::fs::read("hello.wasm")?)?;
+//! let vfs = Arc::new(computer_vfs::Vfs::in_memory()?);
+//! let outcome = isolate.run(&program, vfs, RunRequest::default());
+//! print!("{}", String::from_utf8_lossy(&outcome.stdout));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#[allow(missing_docs)] // generated
+pub mod bindings;
+mod cache;
+mod components;
+mod engine;
+mod error;
+mod exec;
+mod extensions;
+mod limits;
+mod output;
+mod run;
+mod state;
+
+pub use components::WorkspaceComponents;
+pub use engine::{Isolate, IsolateConfig, Program, default_cache_dir};
+pub use error::IsolateError;
+pub use exec::{CancelToken, ExecCommand, ExecError, ExecHandler, NoBackends, Process};
+pub use limits::{LimitHit, Limits};
+pub use output::{OutputSink, Stream};
+pub use run::{RunOutcome, RunRequest, RunStatus};
+pub use state::State;
+
+/// Where guests start, and where relative paths resolve.
+pub const DEFAULT_CWD: &str = "/workspace";

@@ -1,0 +1,77 @@
+//! Limits of one execution: each has a default and a name that appears in the error when hit.
+
+use std::time::Duration;
+
+/// The limits of one execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Wall-clock time for the whole run. Default 60 s.
+    pub timeout: Duration,
+    /// Linear memory of the guest (all memories together), in bytes. Default 512 MiB.
+    pub memory: u64,
+    /// Bytes the guest may write to stdout and stderr (each). Default 16 MiB.
+    pub output: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(60),
+            memory: 512 << 20,
+            output: 16 << 20,
+        }
+    }
+}
+
+/// Which limit stopped a guest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitHit {
+    /// The wall-clock timeout.
+    Timeout(Duration),
+    /// The memory limit, in bytes.
+    Memory(u64),
+    /// The output limit, in bytes.
+    Output(u64),
+}
+
+impl std::fmt::Display for LimitHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LimitHit::Timeout(t) => write!(f, "time limit of {:.3} s exceeded", t.as_secs_f64()),
+            LimitHit::Memory(m) => write!(f, "memory limit of {} MiB exceeded", m >> 20),
+            LimitHit::Output(o) => write!(f, "output limit of {o} bytes exceeded"),
+        }
+    }
+}
+
+/// A `ResourceLimiter` that refuses memory growth past the limit and remembers that it did
+/// (a guest usually dies of the failed allocation, and we want to say why).
+#[derive(Debug)]
+pub(crate) struct MemoryLimiter {
+    pub(crate) limit: u64,
+    pub(crate) hit: bool,
+}
+
+impl wasmtime::ResourceLimiter for MemoryLimiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired as u64 > self.limit {
+            self.hit = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1_000_000)
+    }
+}

@@ -1,0 +1,155 @@
+//! The resources behind `descriptor` and `directory-entry-stream`, and the file streams.
+//! Each open file descriptor and each stream holds its own VFS handle, released on drop
+//! (which commits buffered writes).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use computer_vfs::{Fh, Ino, OpenFlags, Vfs};
+use wasmtime_wasi_io::poll::Pollable;
+use wasmtime_wasi_io::streams::{InputStream, OutputStream, StreamError, StreamResult};
+
+use crate::bindings::wasi::filesystem::types::{DescriptorFlags, DirectoryEntry};
+
+/// What a descriptor refers to.
+pub enum Kind {
+    /// A directory, by inode (its path is looked up when used, so renames are followed).
+    Dir(Ino),
+    /// A regular file with an open VFS handle.
+    File(FileHandle),
+    /// `/dev/null`: reads end at once, writes vanish.
+    Null,
+}
+
+/// A `wasi:filesystem` descriptor.
+pub struct Descriptor {
+    /// What it refers to.
+    pub kind: Kind,
+    /// The rights it was opened with.
+    pub flags: DescriptorFlags,
+}
+
+/// An open VFS handle that is released when dropped.
+pub struct FileHandle {
+    vfs: Arc<Vfs>,
+    /// The inode.
+    pub ino: Ino,
+    /// The VFS handle.
+    pub fh: Fh,
+}
+
+impl FileHandle {
+    /// Opens a handle on `ino`.
+    pub fn open(vfs: &Arc<Vfs>, ino: Ino, flags: OpenFlags) -> computer_vfs::Result<FileHandle> {
+        let fh = vfs.open_file(ino, flags)?;
+        Ok(FileHandle {
+            vfs: Arc::clone(vfs),
+            ino,
+            fh,
+        })
+    }
+}
+
+impl Drop for FileHandle {
+    fn drop(&mut self) {
+        // Like close(2) in Rust's std: an error here has no one to go to. `sync` reports them.
+        let _ = self.vfs.release(self.fh);
+    }
+}
+
+/// The entries of a directory, read when the stream was opened.
+pub struct DirStream {
+    /// Entries still to hand out.
+    pub entries: std::vec::IntoIter<DirectoryEntry>,
+}
+
+/// Reads a file from a position onward.
+pub struct FileReader {
+    pub(crate) handle: FileHandle,
+    pub(crate) pos: u64,
+}
+
+#[async_trait::async_trait]
+impl Pollable for FileReader {
+    async fn ready(&mut self) {}
+}
+
+impl InputStream for FileReader {
+    fn read(&mut self, size: usize) -> StreamResult<Bytes> {
+        let data = self
+            .handle
+            .vfs
+            .read(self.handle.fh, self.pos, size as u64)
+            .map_err(|e| StreamError::LastOperationFailed(e.into()))?;
+        if data.is_empty() && size > 0 {
+            return Err(StreamError::Closed);
+        }
+        self.pos += data.len() as u64;
+        Ok(Bytes::from(data))
+    }
+}
+
+/// Writes a file from a position onward, or at its end (`pos: None`, an append handle).
+pub struct FileWriter {
+    pub(crate) handle: FileHandle,
+    pub(crate) pos: Option<u64>,
+}
+
+/// How much one `write` may carry: the VFS buffers it, so this only bounds one call.
+const WRITE_BUDGET: usize = 1 << 20;
+
+#[async_trait::async_trait]
+impl Pollable for FileWriter {
+    async fn ready(&mut self) {}
+}
+
+impl OutputStream for FileWriter {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        let offset = self.pos.unwrap_or(0);
+        let n = self
+            .handle
+            .vfs
+            .write(self.handle.fh, offset, &bytes)
+            .map_err(|e| StreamError::LastOperationFailed(e.into()))?;
+        if let Some(pos) = &mut self.pos {
+            *pos += n as u64;
+        }
+        Ok(())
+    }
+
+    /// The VFS handle buffers and commits on close or `sync`; nothing to do here (committing
+    /// on every flush would make each `write` from a guest's std a transaction).
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(WRITE_BUDGET)
+    }
+}
+
+/// `/dev/null` as a stream: always ready, always empty, swallows everything.
+pub struct NullStream;
+
+#[async_trait::async_trait]
+impl Pollable for NullStream {
+    async fn ready(&mut self) {}
+}
+
+impl InputStream for NullStream {
+    fn read(&mut self, _size: usize) -> StreamResult<Bytes> {
+        Err(StreamError::Closed)
+    }
+}
+
+impl OutputStream for NullStream {
+    fn write(&mut self, _bytes: Bytes) -> StreamResult<()> {
+        Ok(())
+    }
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(WRITE_BUDGET)
+    }
+}

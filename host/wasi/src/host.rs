@@ -1,0 +1,529 @@
+//! `wasi:filesystem/types` and `wasi:filesystem/preopens` over the VFS. Thin: each method
+//! checks the descriptor's rights, turns the guest's relative path into a workspace path, and
+//! calls the VFS; the VFS owns resolution, limits and POSIX rules.
+
+use std::path::{Path, PathBuf};
+
+use computer_vfs::{FileType, OpenFlags as VfsOpenFlags, OpenPath, SetAttr, Stat, TimeSet, VfsError};
+use wasmtime::component::Resource;
+use wasmtime_wasi_io::streams::{DynInputStream, DynOutputStream};
+
+use crate::bindings::wasi::clocks::wall_clock::Datetime;
+use crate::bindings::wasi::filesystem::{preopens, types};
+use crate::descriptor::{Descriptor, DirStream, FileHandle, FileReader, FileWriter, Kind, NullStream};
+use crate::error::{FsError, FsResult, error_code};
+use crate::{ROOT_PREOPEN, WasiFsCtxView};
+use types::{
+    Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, Filesize,
+    MetadataHashValue, NewTimestamp, OpenFlags, PathFlags,
+};
+
+const DEV_NULL: &str = "/dev/null";
+
+fn descriptor_type(kind: FileType) -> DescriptorType {
+    match kind {
+        FileType::File => DescriptorType::RegularFile,
+        FileType::Dir => DescriptorType::Directory,
+        FileType::Symlink => DescriptorType::SymbolicLink,
+    }
+}
+
+fn datetime(ns: i64) -> Option<Datetime> {
+    Some(Datetime {
+        seconds: ns.div_euclid(1_000_000_000) as u64,
+        nanoseconds: ns.rem_euclid(1_000_000_000) as u32,
+    })
+}
+
+fn descriptor_stat(st: &Stat) -> DescriptorStat {
+    DescriptorStat {
+        type_: descriptor_type(st.kind),
+        link_count: st.nlink as u64,
+        size: st.size,
+        data_access_timestamp: datetime(st.atime),
+        data_modification_timestamp: datetime(st.mtime),
+        status_change_timestamp: datetime(st.ctime),
+    }
+}
+
+fn null_stat() -> DescriptorStat {
+    DescriptorStat {
+        type_: DescriptorType::CharacterDevice,
+        link_count: 1,
+        size: 0,
+        data_access_timestamp: None,
+        data_modification_timestamp: None,
+        status_change_timestamp: None,
+    }
+}
+
+fn time_set(t: NewTimestamp) -> Option<TimeSet> {
+    match t {
+        NewTimestamp::NoChange => None,
+        NewTimestamp::Now => Some(TimeSet::Now),
+        NewTimestamp::Timestamp(d) => Some(TimeSet::At(
+            (d.seconds as i64).saturating_mul(1_000_000_000) + d.nanoseconds as i64,
+        )),
+    }
+}
+
+fn hash(ino: u64) -> MetadataHashValue {
+    MetadataHashValue {
+        lower: ino,
+        upper: 0,
+    }
+}
+
+impl WasiFsCtxView<'_> {
+    fn get(&self, d: &Resource<Descriptor>) -> FsResult<&Descriptor> {
+        Ok(self.table.get(d)?)
+    }
+
+    /// The directory inode of `d`, or ENOTDIR.
+    fn dir(&self, d: &Resource<Descriptor>) -> FsResult<u64> {
+        match self.get(d)?.kind {
+            Kind::Dir(ino) => Ok(ino),
+            _ => Err(ErrorCode::NotDirectory.into()),
+        }
+    }
+
+    /// The file handle of `d`, or the error a directory or `/dev/null` gives.
+    fn file(&self, d: &Resource<Descriptor>) -> FsResult<&FileHandle> {
+        match &self.get(d)?.kind {
+            Kind::File(handle) => Ok(handle),
+            Kind::Dir(_) => Err(ErrorCode::IsDirectory.into()),
+            Kind::Null => Err(ErrorCode::Invalid.into()),
+        }
+    }
+
+    /// The workspace path of `path` relative to directory descriptor `d`. Absolute paths are
+    /// refused as WASI requires; `..` is resolved by the VFS and can never leave `/`.
+    fn at(&self, d: &Resource<Descriptor>, path: &str) -> FsResult<PathBuf> {
+        let dir = self.dir(d)?;
+        if path.starts_with('/') {
+            return Err(ErrorCode::NotPermitted.into());
+        }
+        let base = self.ctx.vfs.path_of(dir)?.ok_or(ErrorCode::NoEntry)?;
+        Ok(if path.is_empty() { base } else { base.join(path) })
+    }
+
+    /// Like `at`, for an operation that changes the directory: needs MUTATE_DIRECTORY.
+    fn mutate_at(&self, d: &Resource<Descriptor>, path: &str) -> FsResult<PathBuf> {
+        if !self.get(d)?.flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
+            return Err(ErrorCode::NotPermitted.into());
+        }
+        self.at(d, path)
+    }
+
+    fn push_input(&mut self, stream: DynInputStream) -> FsResult<Resource<DynInputStream>> {
+        Ok(self.table.push(stream)?)
+    }
+
+    fn push_output(&mut self, stream: DynOutputStream) -> FsResult<Resource<DynOutputStream>> {
+        Ok(self.table.push(stream)?)
+    }
+}
+
+fn is_dev_null(path: &Path) -> bool {
+    path == Path::new(DEV_NULL)
+}
+
+impl preopens::Host for WasiFsCtxView<'_> {
+    fn get_directories(&mut self) -> wasmtime::Result<Vec<(Resource<Descriptor>, String)>> {
+        let flags = if self.ctx.vfs.is_read_only() {
+            DescriptorFlags::READ
+        } else {
+            DescriptorFlags::READ | DescriptorFlags::MUTATE_DIRECTORY
+        };
+        let root = self.table.push(Descriptor {
+            kind: Kind::Dir(computer_vfs::ROOT_INO),
+            flags,
+        })?;
+        Ok(vec![(root, ROOT_PREOPEN.to_string())])
+    }
+}
+
+impl types::Host for WasiFsCtxView<'_> {
+    fn convert_error_code(&mut self, err: FsError) -> wasmtime::Result<ErrorCode> {
+        match err {
+            FsError::Code(code) => Ok(code),
+            FsError::Trap(e) => Err(e),
+        }
+    }
+
+    fn filesystem_error_code(
+        &mut self,
+        err: Resource<wasmtime::Error>,
+    ) -> wasmtime::Result<Option<ErrorCode>> {
+        let err = self.table.get(&err)?;
+        Ok(err.downcast_ref::<VfsError>().map(error_code))
+    }
+}
+
+impl types::HostDescriptor for WasiFsCtxView<'_> {
+    fn read_via_stream(
+        &mut self,
+        d: Resource<Descriptor>,
+        offset: Filesize,
+    ) -> FsResult<Resource<DynInputStream>> {
+        if let Kind::Null = self.get(&d)?.kind {
+            return self.push_input(Box::new(NullStream));
+        }
+        if !self.get(&d)?.flags.contains(DescriptorFlags::READ) {
+            return Err(ErrorCode::BadDescriptor.into());
+        }
+        let ino = self.file(&d)?.ino;
+        let handle = FileHandle::open(&self.ctx.vfs, ino, VfsOpenFlags::READ)?;
+        self.push_input(Box::new(FileReader { handle, pos: offset }))
+    }
+
+    fn write_via_stream(
+        &mut self,
+        d: Resource<Descriptor>,
+        offset: Filesize,
+    ) -> FsResult<Resource<DynOutputStream>> {
+        if let Kind::Null = self.get(&d)?.kind {
+            return self.push_output(Box::new(NullStream));
+        }
+        if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
+            return Err(ErrorCode::BadDescriptor.into());
+        }
+        let ino = self.file(&d)?.ino;
+        let handle = FileHandle::open(&self.ctx.vfs, ino, VfsOpenFlags::WRITE)?;
+        self.push_output(Box::new(FileWriter {
+            handle,
+            pos: Some(offset),
+        }))
+    }
+
+    fn append_via_stream(&mut self, d: Resource<Descriptor>) -> FsResult<Resource<DynOutputStream>> {
+        if let Kind::Null = self.get(&d)?.kind {
+            return self.push_output(Box::new(NullStream));
+        }
+        if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
+            return Err(ErrorCode::BadDescriptor.into());
+        }
+        let ino = self.file(&d)?.ino;
+        let flags = VfsOpenFlags {
+            write: true,
+            append: true,
+            ..Default::default()
+        };
+        let handle = FileHandle::open(&self.ctx.vfs, ino, flags)?;
+        self.push_output(Box::new(FileWriter { handle, pos: None }))
+    }
+
+    fn advise(&mut self, d: Resource<Descriptor>, _: Filesize, _: Filesize, _: Advice) -> FsResult<()> {
+        self.get(&d)?;
+        Ok(())
+    }
+
+    fn sync_data(&mut self, d: Resource<Descriptor>) -> FsResult<()> {
+        self.sync(d)
+    }
+
+    fn get_flags(&mut self, d: Resource<Descriptor>) -> FsResult<DescriptorFlags> {
+        Ok(self.get(&d)?.flags)
+    }
+
+    fn get_type(&mut self, d: Resource<Descriptor>) -> FsResult<DescriptorType> {
+        Ok(match &self.get(&d)?.kind {
+            Kind::Dir(_) => DescriptorType::Directory,
+            Kind::File(_) => DescriptorType::RegularFile,
+            Kind::Null => DescriptorType::CharacterDevice,
+        })
+    }
+
+    fn set_size(&mut self, d: Resource<Descriptor>, size: Filesize) -> FsResult<()> {
+        if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
+            return Err(ErrorCode::BadDescriptor.into());
+        }
+        let ino = self.file(&d)?.ino;
+        let attr = SetAttr {
+            size: Some(size),
+            ..Default::default()
+        };
+        self.ctx.vfs.setattr(ino, &attr)?;
+        Ok(())
+    }
+
+    fn set_times(
+        &mut self,
+        d: Resource<Descriptor>,
+        atime: NewTimestamp,
+        mtime: NewTimestamp,
+    ) -> FsResult<()> {
+        let ino = match &self.get(&d)?.kind {
+            Kind::Dir(ino) => *ino,
+            Kind::File(handle) => handle.ino,
+            Kind::Null => return Ok(()),
+        };
+        let attr = SetAttr {
+            atime: time_set(atime),
+            mtime: time_set(mtime),
+            ..Default::default()
+        };
+        self.ctx.vfs.setattr(ino, &attr)?;
+        Ok(())
+    }
+
+    fn read(&mut self, d: Resource<Descriptor>, len: Filesize, offset: Filesize) -> FsResult<(Vec<u8>, bool)> {
+        if let Kind::Null = self.get(&d)?.kind {
+            return Ok((Vec::new(), true));
+        }
+        if !self.get(&d)?.flags.contains(DescriptorFlags::READ) {
+            return Err(ErrorCode::BadDescriptor.into());
+        }
+        let handle = self.file(&d)?;
+        let data = self.ctx.vfs.read(handle.fh, offset, len)?;
+        let size = self.ctx.vfs.getattr(handle.ino)?.size;
+        let end = offset + data.len() as u64 >= size;
+        Ok((data, end))
+    }
+
+    fn write(&mut self, d: Resource<Descriptor>, buf: Vec<u8>, offset: Filesize) -> FsResult<Filesize> {
+        if let Kind::Null = self.get(&d)?.kind {
+            return Ok(buf.len() as u64);
+        }
+        if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
+            return Err(ErrorCode::BadDescriptor.into());
+        }
+        let handle = self.file(&d)?;
+        Ok(self.ctx.vfs.write(handle.fh, offset, &buf)? as u64)
+    }
+
+    fn read_directory(&mut self, d: Resource<Descriptor>) -> FsResult<Resource<DirStream>> {
+        let ino = self.dir(&d)?;
+        let entries: Vec<DirectoryEntry> = self
+            .ctx
+            .vfs
+            .readdir(ino)?
+            .into_iter()
+            .map(|e| DirectoryEntry {
+                type_: descriptor_type(e.kind),
+                name: e.name.to_string_lossy().into_owned(),
+            })
+            .collect();
+        Ok(self.table.push(DirStream {
+            entries: entries.into_iter(),
+        })?)
+    }
+
+    fn sync(&mut self, d: Resource<Descriptor>) -> FsResult<()> {
+        if let Kind::File(handle) = &self.get(&d)?.kind {
+            self.ctx.vfs.fsync(handle.fh)?;
+        }
+        Ok(())
+    }
+
+    fn create_directory_at(&mut self, d: Resource<Descriptor>, path: String) -> FsResult<()> {
+        let path = self.mutate_at(&d, &path)?;
+        self.ctx.vfs.create_dir(path)?;
+        Ok(())
+    }
+
+    fn stat(&mut self, d: Resource<Descriptor>) -> FsResult<DescriptorStat> {
+        let ino = match &self.get(&d)?.kind {
+            Kind::Dir(ino) => *ino,
+            Kind::File(handle) => handle.ino,
+            Kind::Null => return Ok(null_stat()),
+        };
+        Ok(descriptor_stat(&self.ctx.vfs.getattr(ino)?))
+    }
+
+    fn stat_at(&mut self, d: Resource<Descriptor>, flags: PathFlags, path: String) -> FsResult<DescriptorStat> {
+        let path = self.at(&d, &path)?;
+        if is_dev_null(&path) {
+            return Ok(null_stat());
+        }
+        let st = if flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            self.ctx.vfs.stat(path)?
+        } else {
+            self.ctx.vfs.lstat(path)?
+        };
+        Ok(descriptor_stat(&st))
+    }
+
+    fn set_times_at(
+        &mut self,
+        d: Resource<Descriptor>,
+        flags: PathFlags,
+        path: String,
+        atime: NewTimestamp,
+        mtime: NewTimestamp,
+    ) -> FsResult<()> {
+        let path = self.at(&d, &path)?;
+        let attr = SetAttr {
+            atime: time_set(atime),
+            mtime: time_set(mtime),
+            ..Default::default()
+        };
+        let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
+        self.ctx.vfs.setattr_path(path, follow, &attr)?;
+        Ok(())
+    }
+
+    fn link_at(
+        &mut self,
+        d: Resource<Descriptor>,
+        old_flags: PathFlags,
+        old_path: String,
+        new_d: Resource<Descriptor>,
+        new_path: String,
+    ) -> FsResult<()> {
+        let old = self.at(&d, &old_path)?;
+        let new = self.mutate_at(&new_d, &new_path)?;
+        if old_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            let target = self.ctx.vfs.stat(&old)?;
+            let parent = new.parent().ok_or(ErrorCode::Exist)?;
+            let name = new.file_name().ok_or(ErrorCode::Exist)?;
+            let parent = self.ctx.vfs.stat(parent)?;
+            self.ctx.vfs.link(target.ino, parent.ino, name)?;
+        } else {
+            self.ctx.vfs.hard_link(old, new)?;
+        }
+        Ok(())
+    }
+
+    fn open_at(
+        &mut self,
+        d: Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+        open_flags: OpenFlags,
+        flags: DescriptorFlags,
+    ) -> FsResult<Resource<Descriptor>> {
+        let path = self.at(&d, &path)?;
+        let parent_flags = self.get(&d)?.flags;
+        let writes = flags.contains(DescriptorFlags::WRITE)
+            || open_flags.contains(OpenFlags::CREATE)
+            || open_flags.contains(OpenFlags::TRUNCATE);
+        if writes && !parent_flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
+            return Err(ErrorCode::NotPermitted.into());
+        }
+        if is_dev_null(&path) {
+            return Ok(self.table.push(Descriptor {
+                kind: Kind::Null,
+                flags,
+            })?);
+        }
+        let opts = OpenPath {
+            create: open_flags.contains(OpenFlags::CREATE),
+            exclusive: open_flags.contains(OpenFlags::EXCLUSIVE),
+            truncate: open_flags.contains(OpenFlags::TRUNCATE),
+            directory: open_flags.contains(OpenFlags::DIRECTORY),
+            follow: path_flags.contains(PathFlags::SYMLINK_FOLLOW),
+            perm: 0o644,
+        };
+        let st = self.ctx.vfs.open_path(&path, &opts)?;
+        let kind = match st.kind {
+            FileType::Dir if flags.contains(DescriptorFlags::WRITE) => {
+                return Err(ErrorCode::IsDirectory.into());
+            }
+            FileType::Dir => {
+                // As in wasmtime-wasi, a directory inherits the right to change it from the
+                // directory it was opened from (std opens subdirectories read-only, then
+                // unlinks through them).
+                let inherited = parent_flags & DescriptorFlags::MUTATE_DIRECTORY;
+                return Ok(self.table.push(Descriptor {
+                    kind: Kind::Dir(st.ino),
+                    flags: flags | inherited,
+                })?);
+            }
+            FileType::Symlink => return Err(ErrorCode::Loop.into()),
+            FileType::File => {
+                let open = VfsOpenFlags {
+                    read: flags.contains(DescriptorFlags::READ),
+                    write: flags.contains(DescriptorFlags::WRITE),
+                    ..Default::default()
+                };
+                Kind::File(FileHandle::open(&self.ctx.vfs, st.ino, open)?)
+            }
+        };
+        Ok(self.table.push(Descriptor { kind, flags })?)
+    }
+
+    fn readlink_at(&mut self, d: Resource<Descriptor>, path: String) -> FsResult<String> {
+        let path = self.at(&d, &path)?;
+        let target = self.ctx.vfs.read_link(path)?;
+        target
+            .into_os_string()
+            .into_string()
+            .map_err(|_| ErrorCode::IllegalByteSequence.into())
+    }
+
+    fn remove_directory_at(&mut self, d: Resource<Descriptor>, path: String) -> FsResult<()> {
+        let path = self.mutate_at(&d, &path)?;
+        self.ctx.vfs.remove_dir(path)?;
+        Ok(())
+    }
+
+    fn rename_at(
+        &mut self,
+        d: Resource<Descriptor>,
+        old_path: String,
+        new_d: Resource<Descriptor>,
+        new_path: String,
+    ) -> FsResult<()> {
+        let old = self.mutate_at(&d, &old_path)?;
+        let new = self.mutate_at(&new_d, &new_path)?;
+        self.ctx.vfs.rename(old, new)?;
+        Ok(())
+    }
+
+    fn symlink_at(&mut self, d: Resource<Descriptor>, target: String, path: String) -> FsResult<()> {
+        let path = self.mutate_at(&d, &path)?;
+        self.ctx.vfs.symlink(target, path)?;
+        Ok(())
+    }
+
+    fn unlink_file_at(&mut self, d: Resource<Descriptor>, path: String) -> FsResult<()> {
+        let path = self.mutate_at(&d, &path)?;
+        self.ctx.vfs.remove_file(path)?;
+        Ok(())
+    }
+
+    fn is_same_object(&mut self, a: Resource<Descriptor>, b: Resource<Descriptor>) -> wasmtime::Result<bool> {
+        let ino = |d: &Descriptor| match &d.kind {
+            Kind::Dir(ino) => Some(*ino),
+            Kind::File(handle) => Some(handle.ino),
+            Kind::Null => None,
+        };
+        let (a, b) = (ino(self.table.get(&a)?), ino(self.table.get(&b)?));
+        Ok(a.is_some() && a == b)
+    }
+
+    fn metadata_hash(&mut self, d: Resource<Descriptor>) -> FsResult<MetadataHashValue> {
+        Ok(match &self.get(&d)?.kind {
+            Kind::Dir(ino) => hash(*ino),
+            Kind::File(handle) => hash(handle.ino),
+            Kind::Null => hash(0),
+        })
+    }
+
+    fn metadata_hash_at(&mut self, d: Resource<Descriptor>, flags: PathFlags, path: String) -> FsResult<MetadataHashValue> {
+        let path = self.at(&d, &path)?;
+        let st = if flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            self.ctx.vfs.stat(path)?
+        } else {
+            self.ctx.vfs.lstat(path)?
+        };
+        Ok(hash(st.ino))
+    }
+
+    fn drop(&mut self, d: Resource<Descriptor>) -> wasmtime::Result<()> {
+        self.table.delete(d)?;
+        Ok(())
+    }
+}
+
+impl types::HostDirectoryEntryStream for WasiFsCtxView<'_> {
+    fn read_directory_entry(&mut self, s: Resource<DirStream>) -> FsResult<Option<DirectoryEntry>> {
+        Ok(self.table.get_mut(&s)?.entries.next())
+    }
+
+    fn drop(&mut self, s: Resource<DirStream>) -> wasmtime::Result<()> {
+        self.table.delete(s)?;
+        Ok(())
+    }
+}
