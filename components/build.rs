@@ -35,7 +35,10 @@ fn main() {
         "/// The Rust example guest.\npub const RUST_HELLO: &[u8] = include_bytes!({:?});",
         wasm_dir.join("rust-hello.wasm")
     );
-    let _ = writeln!(code, "/// Every test program, by name.\npub const TEST_PROGRAMS: &[(&str, &[u8])] = &[");
+    let _ = writeln!(
+        code,
+        "/// Every test program, by name.\npub const TEST_PROGRAMS: &[(&str, &[u8])] = &["
+    );
     for name in &programs {
         let _ = writeln!(code, "    ({name:?}, {}),", name.to_uppercase());
     }
@@ -43,7 +46,10 @@ fn main() {
     let _ = writeln!(
         code,
         "/// Calls `$mac!(name)` for every test program, so that a program without a test fails to compile.\n#[macro_export]\nmacro_rules! foreach_test_program {{ ($mac:ident) => {{ {} }} }}",
-        programs.iter().map(|n| format!("$mac!({n});")).collect::<String>()
+        programs
+            .iter()
+            .map(|n| format!("$mac!({n});"))
+            .collect::<String>()
     );
     std::fs::write(out.join("components.rs"), code).expect("write components.rs");
 }
@@ -120,13 +126,19 @@ fn ensure_target() {
 
 /// Reruns this script when any source a guest was built from changes.
 fn track_dep_info(release: &Path) {
-    let Ok(dir) = std::fs::read_dir(release) else { return };
+    let Ok(dir) = std::fs::read_dir(release) else {
+        return;
+    };
     for entry in dir.filter_map(Result::ok) {
         let path = entry.path();
         if path.extension().is_some_and(|e| e == "d") {
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
             for line in text.lines() {
-                let Some((_, deps)) = line.split_once(": ") else { continue };
+                let Some((_, deps)) = line.split_once(": ") else {
+                    continue;
+                };
                 for dep in deps.split_whitespace() {
                     if !dep.contains("/.cargo/registry/") {
                         println!("cargo:rerun-if-changed={dep}");

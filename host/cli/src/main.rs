@@ -2,7 +2,9 @@
 //! workspace file (`--workspace`, default `./.computer/workspace.db`) or a throwaway
 //! in-memory one (`--memory`).
 
+mod cmd_exec;
 mod cmd_fs;
+mod cmd_run;
 mod cmd_snapshot;
 mod cmd_transfer;
 mod format;
@@ -45,6 +47,10 @@ enum Command {
     Import(cmd_transfer::ImportArgs),
     /// Copy a workspace folder out to a host folder or a .tar/.tar.gz archive.
     Export(cmd_transfer::ExportArgs),
+    /// Run a WebAssembly component (WASI 0.2) against the workspace.
+    Run(cmd_run::RunArgs),
+    /// Run a command on an execution backend.
+    Exec(cmd_exec::ExecArgs),
     /// Snapshots of the whole workspace: create, list, delete, restore, fork.
     #[command(subcommand)]
     Snapshot(cmd_snapshot::SnapshotCommand),
@@ -65,6 +71,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(args) => cmd_transfer::import(&ws, args),
         Command::Export(args) => cmd_transfer::export(&ws, args),
         Command::Snapshot(cmd) => cmd_snapshot::run(&ws, cmd),
+        Command::Run(args) => cmd_run::run(&ws, args),
+        Command::Exec(args) => cmd_exec::exec(&ws, args),
     }
 }
 

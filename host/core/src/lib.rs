@@ -25,6 +25,7 @@ mod import;
 mod transfer;
 mod workspace;
 
+pub use computer_isolate as isolate;
 pub use computer_vfs as vfs;
 pub use computer_vfs::{Vfs, VfsError, VfsOptions};
 pub use error::{Error, Result};

@@ -41,7 +41,10 @@ pub(crate) fn load(engine: &Engine, path: &Path) -> Option<Component> {
 /// Writes an artifact atomically (a reader never sees half a file).
 pub(crate) fn store(dir: &Path, path: &Path, component: &Component) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     let bytes = component
         .serialize()

@@ -38,7 +38,9 @@ impl WorkspaceComponents {
             return None;
         }
         let head = self.vfs.read_range(&path, 0, 4).ok()?;
-        (head == b"\0asm").then(|| self.vfs.read_file(&path).ok()).flatten()
+        (head == b"\0asm")
+            .then(|| self.vfs.read_file(&path).ok())
+            .flatten()
     }
 }
 

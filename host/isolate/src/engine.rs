@@ -68,7 +68,9 @@ pub struct Isolate {
 
 impl std::fmt::Debug for Isolate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Isolate").field("config", &self.config).finish()
+        f.debug_struct("Isolate")
+            .field("config", &self.config)
+            .finish()
     }
 }
 
@@ -121,7 +123,12 @@ impl Isolate {
     /// Compiles a component (or takes it from the memory or disk cache) and links it.
     pub fn load(&self, wasm: &[u8]) -> Result<Arc<Program>, IsolateError> {
         let hash = crate::cache::wasm_hash(wasm);
-        if let Some(p) = self.programs.lock().unwrap_or_else(|e| e.into_inner()).get(&hash) {
+        if let Some(p) = self
+            .programs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&hash)
+        {
             return Ok(Arc::clone(p));
         }
         if !wasm.starts_with(b"\0asm") {

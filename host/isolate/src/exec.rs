@@ -106,13 +106,10 @@ impl ExecHandler for NoBackends {
         _sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
         _cancel: &CancelToken,
     ) -> Result<i32, ExecError> {
-        let what = cmd
-            .argv
-            .first()
-            .cloned()
-            .or(cmd.source)
-            .unwrap_or_default();
-        Err(ExecError::NotFound(format!("{what}: no backend can run it")))
+        let what = cmd.argv.first().cloned().or(cmd.source).unwrap_or_default();
+        Err(ExecError::NotFound(format!(
+            "{what}: no backend can run it"
+        )))
     }
 }
 
@@ -198,7 +195,9 @@ impl State {
     /// Turns the guest's request into a command the handler can run.
     fn command(&self, cmd: wit::Command) -> Result<ExecCommand, wit::Error> {
         if cmd.argv.is_empty() && cmd.source.is_none() {
-            return Err(wit::Error::Invalid("empty command: give argv or source".into()));
+            return Err(wit::Error::Invalid(
+                "empty command: give argv or source".into(),
+            ));
         }
         let cwd = match cmd.cwd {
             Some(cwd) if cwd.starts_with('/') => cwd,
@@ -252,7 +251,8 @@ impl wit::Host for State {
                 .join()
                 .unwrap_or_else(|_| Err(ExecError::Unavailable("the backend crashed".into())))
         });
-        let (stdout, stderr) = std::mem::take(&mut *collected.lock().unwrap_or_else(|e| e.into_inner()));
+        let (stdout, stderr) =
+            std::mem::take(&mut *collected.lock().unwrap_or_else(|e| e.into_inner()));
         Ok(status
             .map(|status| wit::Output {
                 status,
@@ -262,7 +262,10 @@ impl wit::Host for State {
             .map_err(wit::Error::from))
     }
 
-    fn spawn(&mut self, cmd: wit::Command) -> wasmtime::Result<Result<Resource<Process>, wit::Error>> {
+    fn spawn(
+        &mut self,
+        cmd: wit::Command,
+    ) -> wasmtime::Result<Result<Resource<Process>, wit::Error>> {
         let cmd = match self.command(cmd) {
             Ok(cmd) => cmd,
             Err(e) => return Ok(Err(e)),
@@ -291,7 +294,9 @@ impl wit::Host for State {
                         sink(Stream::Stderr, format!("{m}\n").as_bytes());
                         127
                     }
-                    Err(ExecError::Unavailable(m) | ExecError::Limit(m) | ExecError::Invalid(m)) => {
+                    Err(
+                        ExecError::Unavailable(m) | ExecError::Limit(m) | ExecError::Invalid(m),
+                    ) => {
                         sink(Stream::Stderr, format!("{m}\n").as_bytes());
                         126
                     }

@@ -11,7 +11,10 @@ impl workspace::Host for State {
         Ok(self.fs.vfs.revision()?)
     }
 
-    fn changes_since(&mut self, since: u64) -> wasmtime::Result<Result<Vec<workspace::Change>, String>> {
+    fn changes_since(
+        &mut self,
+        since: u64,
+    ) -> wasmtime::Result<Result<Vec<workspace::Change>, String>> {
         Ok(self
             .fs
             .vfs
@@ -35,11 +38,22 @@ impl workspace::Host for State {
     }
 
     fn snapshot(&mut self, name: String) -> wasmtime::Result<Result<(), String>> {
-        Ok(self.fs.vfs.snapshot(&name).map(|_| ()).map_err(|e| e.to_string()))
+        Ok(self
+            .fs
+            .vfs
+            .snapshot(&name)
+            .map(|_| ())
+            .map_err(|e| e.to_string()))
     }
 
     fn snapshots(&mut self) -> wasmtime::Result<Vec<String>> {
-        Ok(self.fs.vfs.snapshots()?.into_iter().map(|s| s.name).collect())
+        Ok(self
+            .fs
+            .vfs
+            .snapshots()?
+            .into_iter()
+            .map(|s| s.name)
+            .collect())
     }
 }
 
@@ -71,16 +85,29 @@ impl git::Host for State {
     fn commit(&mut self, _: String, _: String) -> wasmtime::Result<Result<String, git::Error>> {
         unsupported()
     }
-    fn log(&mut self, _: String, _: u32) -> wasmtime::Result<Result<Vec<git::CommitInfo>, git::Error>> {
+    fn log(
+        &mut self,
+        _: String,
+        _: u32,
+    ) -> wasmtime::Result<Result<Vec<git::CommitInfo>, git::Error>> {
         unsupported()
     }
-    fn checkout(&mut self, _: String, _: String, _: bool) -> wasmtime::Result<Result<(), git::Error>> {
+    fn checkout(
+        &mut self,
+        _: String,
+        _: String,
+        _: bool,
+    ) -> wasmtime::Result<Result<(), git::Error>> {
         unsupported()
     }
     fn branch(&mut self, _: String) -> wasmtime::Result<Result<Vec<String>, git::Error>> {
         unsupported()
     }
-    fn run(&mut self, _: String, _: Vec<String>) -> wasmtime::Result<Result<git::Output, git::Error>> {
+    fn run(
+        &mut self,
+        _: String,
+        _: Vec<String>,
+    ) -> wasmtime::Result<Result<git::Output, git::Error>> {
         unsupported()
     }
 }

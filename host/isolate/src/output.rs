@@ -116,7 +116,11 @@ impl OutputStream for Capture {
 }
 
 impl tokio::io::AsyncWrite for Capture {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         Poll::Ready(
             self.push(buf)
                 .map(|()| buf.len())

@@ -120,7 +120,11 @@ impl Isolate {
         let started = Instant::now();
         let result = RUNTIME.with(|rt| match rt {
             Ok(rt) => rt.block_on(self.run_async(program, vfs, req)),
-            Err(e) => (RunStatus::Trapped(format!("no async runtime: {e}")), Vec::new(), Vec::new()),
+            Err(e) => (
+                RunStatus::Trapped(format!("no async runtime: {e}")),
+                Vec::new(),
+                Vec::new(),
+            ),
         });
         let (status, stdout, stderr) = result;
         RunOutcome {

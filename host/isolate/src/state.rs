@@ -81,7 +81,11 @@ pub(crate) fn linker(engine: &Engine) -> wasmtime::Result<Linker<State>> {
     cli::terminal_stderr::add_to_linker::<State, WasiCli>(&mut l, State::cli)?;
     sockets::tcp_create_socket::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
     sockets::instance_network::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
-    sockets::network::add_to_linker::<State, WasiSockets>(&mut l, &Default::default(), State::sockets)?;
+    sockets::network::add_to_linker::<State, WasiSockets>(
+        &mut l,
+        &Default::default(),
+        State::sockets,
+    )?;
     sockets::ip_name_lookup::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
     sockets::tcp::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
     sockets::udp::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;

@@ -37,7 +37,12 @@ impl Vfs {
     }
 
     /// Changes attributes of `path` (of the symlink itself unless `follow`).
-    pub fn setattr_path(&self, path: impl AsRef<Path>, follow: bool, attr: &SetAttr) -> Result<Stat> {
+    pub fn setattr_path(
+        &self,
+        path: impl AsRef<Path>,
+        follow: bool,
+        attr: &SetAttr,
+    ) -> Result<Stat> {
         self.path_write(|tx| tx.path_setattr(bytes(path.as_ref()), follow, attr))
     }
 

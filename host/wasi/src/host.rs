@@ -4,13 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
-use computer_vfs::{FileType, OpenFlags as VfsOpenFlags, OpenPath, SetAttr, Stat, TimeSet, VfsError};
+use computer_vfs::{
+    FileType, OpenFlags as VfsOpenFlags, OpenPath, SetAttr, Stat, TimeSet, VfsError,
+};
 use wasmtime::component::Resource;
 use wasmtime_wasi_io::streams::{DynInputStream, DynOutputStream};
 
 use crate::bindings::wasi::clocks::wall_clock::Datetime;
 use crate::bindings::wasi::filesystem::{preopens, types};
-use crate::descriptor::{Descriptor, DirStream, FileHandle, FileReader, FileWriter, Kind, NullStream};
+use crate::descriptor::{
+    Descriptor, DirStream, FileHandle, FileReader, FileWriter, Kind, NullStream,
+};
 use crate::error::{FsError, FsResult, error_code};
 use crate::{ROOT_PREOPEN, WasiFsCtxView};
 use types::{
@@ -104,12 +108,20 @@ impl WasiFsCtxView<'_> {
             return Err(ErrorCode::NotPermitted.into());
         }
         let base = self.ctx.vfs.path_of(dir)?.ok_or(ErrorCode::NoEntry)?;
-        Ok(if path.is_empty() { base } else { base.join(path) })
+        Ok(if path.is_empty() {
+            base
+        } else {
+            base.join(path)
+        })
     }
 
     /// Like `at`, for an operation that changes the directory: needs MUTATE_DIRECTORY.
     fn mutate_at(&self, d: &Resource<Descriptor>, path: &str) -> FsResult<PathBuf> {
-        if !self.get(d)?.flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
+        if !self
+            .get(d)?
+            .flags
+            .contains(DescriptorFlags::MUTATE_DIRECTORY)
+        {
             return Err(ErrorCode::NotPermitted.into());
         }
         self.at(d, path)
@@ -174,7 +186,10 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         }
         let ino = self.file(&d)?.ino;
         let handle = FileHandle::open(&self.ctx.vfs, ino, VfsOpenFlags::READ)?;
-        self.push_input(Box::new(FileReader { handle, pos: offset }))
+        self.push_input(Box::new(FileReader {
+            handle,
+            pos: offset,
+        }))
     }
 
     fn write_via_stream(
@@ -196,7 +211,10 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         }))
     }
 
-    fn append_via_stream(&mut self, d: Resource<Descriptor>) -> FsResult<Resource<DynOutputStream>> {
+    fn append_via_stream(
+        &mut self,
+        d: Resource<Descriptor>,
+    ) -> FsResult<Resource<DynOutputStream>> {
         if let Kind::Null = self.get(&d)?.kind {
             return self.push_output(Box::new(NullStream));
         }
@@ -213,7 +231,13 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         self.push_output(Box::new(FileWriter { handle, pos: None }))
     }
 
-    fn advise(&mut self, d: Resource<Descriptor>, _: Filesize, _: Filesize, _: Advice) -> FsResult<()> {
+    fn advise(
+        &mut self,
+        d: Resource<Descriptor>,
+        _: Filesize,
+        _: Filesize,
+        _: Advice,
+    ) -> FsResult<()> {
         self.get(&d)?;
         Ok(())
     }
@@ -267,7 +291,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         Ok(())
     }
 
-    fn read(&mut self, d: Resource<Descriptor>, len: Filesize, offset: Filesize) -> FsResult<(Vec<u8>, bool)> {
+    fn read(
+        &mut self,
+        d: Resource<Descriptor>,
+        len: Filesize,
+        offset: Filesize,
+    ) -> FsResult<(Vec<u8>, bool)> {
         if let Kind::Null = self.get(&d)?.kind {
             return Ok((Vec::new(), true));
         }
@@ -281,7 +310,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         Ok((data, end))
     }
 
-    fn write(&mut self, d: Resource<Descriptor>, buf: Vec<u8>, offset: Filesize) -> FsResult<Filesize> {
+    fn write(
+        &mut self,
+        d: Resource<Descriptor>,
+        buf: Vec<u8>,
+        offset: Filesize,
+    ) -> FsResult<Filesize> {
         if let Kind::Null = self.get(&d)?.kind {
             return Ok(buf.len() as u64);
         }
@@ -331,7 +365,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         Ok(descriptor_stat(&self.ctx.vfs.getattr(ino)?))
     }
 
-    fn stat_at(&mut self, d: Resource<Descriptor>, flags: PathFlags, path: String) -> FsResult<DescriptorStat> {
+    fn stat_at(
+        &mut self,
+        d: Resource<Descriptor>,
+        flags: PathFlags,
+        path: String,
+    ) -> FsResult<DescriptorStat> {
         let path = self.at(&d, &path)?;
         if is_dev_null(&path) {
             return Ok(null_stat());
@@ -471,7 +510,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         Ok(())
     }
 
-    fn symlink_at(&mut self, d: Resource<Descriptor>, target: String, path: String) -> FsResult<()> {
+    fn symlink_at(
+        &mut self,
+        d: Resource<Descriptor>,
+        target: String,
+        path: String,
+    ) -> FsResult<()> {
         let path = self.mutate_at(&d, &path)?;
         self.ctx.vfs.symlink(target, path)?;
         Ok(())
@@ -483,7 +527,11 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         Ok(())
     }
 
-    fn is_same_object(&mut self, a: Resource<Descriptor>, b: Resource<Descriptor>) -> wasmtime::Result<bool> {
+    fn is_same_object(
+        &mut self,
+        a: Resource<Descriptor>,
+        b: Resource<Descriptor>,
+    ) -> wasmtime::Result<bool> {
         let ino = |d: &Descriptor| match &d.kind {
             Kind::Dir(ino) => Some(*ino),
             Kind::File(handle) => Some(handle.ino),
@@ -501,7 +549,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         })
     }
 
-    fn metadata_hash_at(&mut self, d: Resource<Descriptor>, flags: PathFlags, path: String) -> FsResult<MetadataHashValue> {
+    fn metadata_hash_at(
+        &mut self,
+        d: Resource<Descriptor>,
+        flags: PathFlags,
+        path: String,
+    ) -> FsResult<MetadataHashValue> {
         let path = self.at(&d, &path)?;
         let st = if flags.contains(PathFlags::SYMLINK_FOLLOW) {
             self.ctx.vfs.stat(path)?

@@ -41,12 +41,27 @@ fn run_oracle(wasm: &[u8], base: &str) -> String {
     let mut b = WasiCtx::builder();
     b.args(&["guest", base])
         .stdout(stdout.clone())
-        .preopened_dir(dir.path(), "/", wasmtime_wasi::filesystem::FsPerms::ReadWrite)
+        .preopened_dir(
+            dir.path(),
+            "/",
+            wasmtime_wasi::filesystem::FsPerms::ReadWrite,
+        )
         .unwrap();
-    let mut store = Store::new(engine, Oracle { ctx: b.build(), table: ResourceTable::new() });
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut store = Store::new(
+        engine,
+        Oracle {
+            ctx: b.build(),
+            table: ResourceTable::new(),
+        },
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
-        let cmd = Command::instantiate_async(&mut store, &component, &linker).await.unwrap();
+        let cmd = Command::instantiate_async(&mut store, &component, &linker)
+            .await
+            .unwrap();
         let _ = cmd.wasi_cli_run().call_run(&mut store).await;
     });
     text(&stdout.contents())
@@ -55,7 +70,12 @@ fn run_oracle(wasm: &[u8], base: &str) -> String {
 fn conforms(wasm: &[u8]) {
     let (_, ours) = run(wasm, &["/workspace/case"]);
     let oracle = run_oracle(wasm, "/case");
-    assert_eq!(ours.status, computer_isolate::RunStatus::Exited(0), "{}", text(&ours.stderr));
+    assert_eq!(
+        ours.status,
+        computer_isolate::RunStatus::Exited(0),
+        "{}",
+        text(&ours.stderr)
+    );
     let ours = text(&ours.stdout);
     assert!(!ours.is_empty());
     if ours != oracle {
@@ -65,7 +85,10 @@ fn conforms(wasm: &[u8]) {
             .filter(|(a, b)| a != b)
             .map(|(a, b)| format!("  ours:   {a}\n  oracle: {b}"))
             .collect();
-        panic!("differs from wasmtime-wasi on a real directory:\n{}\n--- ours\n{ours}--- oracle\n{oracle}", diff.join("\n"));
+        panic!(
+            "differs from wasmtime-wasi on a real directory:\n{}\n--- ours\n{ours}--- oracle\n{oracle}",
+            diff.join("\n")
+        );
     }
 }
 

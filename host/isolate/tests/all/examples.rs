@@ -27,24 +27,40 @@ fn compiled_components_are_cached_on_disk_and_a_bad_cache_entry_is_rebuilt() {
     };
     let first = Isolate::new(config.clone()).unwrap();
     first.load(computer_components::HELLO).unwrap();
-    let entries: Vec<_> = std::fs::read_dir(dir.path().join("cache")).unwrap().collect();
+    let entries: Vec<_> = std::fs::read_dir(dir.path().join("cache"))
+        .unwrap()
+        .collect();
     assert_eq!(entries.len(), 1, "one artifact");
     let artifact = entries[0].as_ref().unwrap().path();
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(dir.path().join("cache")).unwrap().permissions().mode();
+    let mode = std::fs::metadata(dir.path().join("cache"))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o700, "the cache directory is private");
     // A second process (a new runtime) loads it from disk and runs it.
     let second = Isolate::new(config.clone()).unwrap();
     let program = second.load(computer_components::HELLO).unwrap();
-    let out = second.run(&program, Arc::new(Vfs::in_memory().unwrap()), RunRequest::default());
+    let out = second.run(
+        &program,
+        Arc::new(Vfs::in_memory().unwrap()),
+        RunRequest::default(),
+    );
     assert_eq!(text(&out.stdout), "hello from the isolate\n");
     // A damaged artifact is not trusted blindly: it fails to load and is rebuilt.
     std::fs::write(&artifact, b"garbage").unwrap();
     let third = Isolate::new(config).unwrap();
     let program = third.load(computer_components::HELLO).unwrap();
-    let out = third.run(&program, Arc::new(Vfs::in_memory().unwrap()), RunRequest::default());
+    let out = third.run(
+        &program,
+        Arc::new(Vfs::in_memory().unwrap()),
+        RunRequest::default(),
+    );
     assert_eq!(text(&out.stdout), "hello from the isolate\n");
-    assert!(std::fs::metadata(&artifact).unwrap().len() > 1000, "rebuilt");
+    assert!(
+        std::fs::metadata(&artifact).unwrap().len() > 1000,
+        "rebuilt"
+    );
 }
 
 #[test]
@@ -52,8 +68,19 @@ pub fn fs_bench() {
     let (vfs, out) = run(computer_components::FS_BENCH, &["/workspace/bench", "50"]);
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    for op in ["create", "stat", "read", "readdir", "write 16 MiB", "read 16 MiB", "remove tree"] {
-        assert!(stdout.lines().any(|l| l.starts_with(&format!("{op}\t"))), "{stdout}");
+    for op in [
+        "create",
+        "stat",
+        "read",
+        "readdir",
+        "write 16 MiB",
+        "read 16 MiB",
+        "remove tree",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&format!("{op}\t"))),
+            "{stdout}"
+        );
     }
     assert!(!vfs.exists("/workspace/bench").unwrap());
 }
@@ -64,11 +91,19 @@ fn rust_example_counts_lines_and_calls_the_host() {
     vfs.create_dir_all("/workspace/src").unwrap();
     vfs.write_file("/workspace/src/a.txt", "1\n2\n3\n").unwrap();
     vfs.write_file("/workspace/src/b.txt", "only\n").unwrap();
-    let out = run_on(&vfs, computer_components::RUST_HELLO, &["/workspace/src"], RunRequest::default());
+    let out = run_on(
+        &vfs,
+        computer_components::RUST_HELLO,
+        &["/workspace/src"],
+        RunRequest::default(),
+    );
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("     3 a.txt\n     1 b.txt\n"), "{stdout}");
-    assert!(stdout.contains("host could not run uname: Error::NotFound"), "{stdout}");
+    assert!(
+        stdout.contains("host could not run uname: Error::NotFound"),
+        "{stdout}"
+    );
     assert_eq!(
         vfs.read_file("/workspace/src/LINES.txt").unwrap(),
         b"     3 a.txt\n     1 b.txt\n"
@@ -77,7 +112,10 @@ fn rust_example_counts_lines_and_calls_the_host() {
 
 /// componentize-py, installed by the CI script from PyPI; skipped with a reason elsewhere.
 fn componentize_py() -> Option<String> {
-    let found = Command::new("componentize-py").arg("--version").output().is_ok_and(|o| o.status.success());
+    let found = Command::new("componentize-py")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if found {
         return Some("componentize-py".into());
     }
@@ -85,13 +123,17 @@ fn componentize_py() -> Option<String> {
         std::env::var_os("CI").is_none(),
         "componentize-py is missing in CI (.ci/run installs it with pip)"
     );
-    eprintln!("skipping the Python guest: componentize-py is not installed (pip install componentize-py==0.25.1)");
+    eprintln!(
+        "skipping the Python guest: componentize-py is not installed (pip install componentize-py==0.25.1)"
+    );
     None
 }
 
 #[test]
 fn python_example_reads_and_writes_the_workspace() {
-    let Some(tool) = componentize_py() else { return };
+    let Some(tool) = componentize_py() else {
+        return;
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out_dir = tempfile::tempdir().unwrap();
     let wasm = out_dir.path().join("app.wasm");
@@ -107,7 +149,8 @@ fn python_example_reads_and_writes_the_workspace() {
     assert!(status.success(), "componentize-py failed");
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     vfs.create_dir_all("/workspace/notes").unwrap();
-    vfs.write_file("/workspace/notes/todo.txt", "buy milk\nwrite tests\n").unwrap();
+    vfs.write_file("/workspace/notes/todo.txt", "buy milk\nwrite tests\n")
+        .unwrap();
     let wasm = std::fs::read(&wasm).unwrap();
     let out = run_on(&vfs, &wasm, &["/workspace/notes"], RunRequest::default());
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));

@@ -15,7 +15,10 @@ pub fn stdio_env() {
     let mut streamed: Vec<u8> = Vec::new();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let req = RunRequest {
-        env: vec![("GREETING".into(), "hello".into()), ("EXIT_CODE".into(), "7".into())],
+        env: vec![
+            ("GREETING".into(), "hello".into()),
+            ("EXIT_CODE".into(), "7".into()),
+        ],
         cwd: "/workspace/sub".into(),
         stdin: b"piped in".to_vec(),
         on_output: Some({
@@ -24,12 +27,20 @@ pub fn stdio_env() {
         }),
         ..RunRequest::default()
     };
-    let out = run_on(&vfs, computer_components::STDIO_ENV, &["one", "two words"], req);
+    let out = run_on(
+        &vfs,
+        computer_components::STDIO_ENV,
+        &["one", "two words"],
+        req,
+    );
     streamed.extend(seen.lock().unwrap().iter());
     let stdout = text(&out.stdout);
     // WASI 0.2's `exit` carries success or failure only: exit(7) arrives as 1.
     assert_eq!(out.status, RunStatus::Exited(1), "{}", text(&out.stderr));
-    assert!(stdout.contains(r#"args: ["guest", "one", "two words"]"#), "{stdout}");
+    assert!(
+        stdout.contains(r#"args: ["guest", "one", "two words"]"#),
+        "{stdout}"
+    );
     assert!(stdout.contains(r#"("GREETING", "hello")"#), "{stdout}");
     assert!(stdout.contains(r#"("PWD", "/workspace/sub")"#), "{stdout}");
     assert!(stdout.contains(r#"initial cwd: Ok("/")"#), "{stdout}");
@@ -39,7 +50,10 @@ pub fn stdio_env() {
     // Output streamed while running equals what was collected (stdout and stderr together).
     assert_eq!(streamed.len(), out.stdout.len() + out.stderr.len());
     // A relative path lands in the cwd, in the workspace, visible at once through the VFS.
-    assert_eq!(vfs.read_file("/workspace/sub/relative.txt").unwrap(), b"written relative to cwd");
+    assert_eq!(
+        vfs.read_file("/workspace/sub/relative.txt").unwrap(),
+        b"written relative to cwd"
+    );
 }
 
 #[test]
@@ -47,16 +61,34 @@ pub fn fs_escape() {
     // A host file that certainly exists; the guest must never see it.
     let host_file = std::env::current_exe().unwrap();
     let host_file = host_file.to_str().unwrap();
-    let (vfs, out) = run(computer_components::FS_ESCAPE, &["/workspace/esc", host_file]);
+    let (vfs, out) = run(
+        computer_components::FS_ESCAPE,
+        &["/workspace/esc", host_file],
+    );
     let stdout = text(&out.stdout);
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
-    for line in stdout.lines().filter(|l| l.contains("path") || l.contains("through")) {
-        assert!(line.contains("err NotFound"), "reached outside the workspace: {line}");
+    for line in stdout
+        .lines()
+        .filter(|l| l.contains("path") || l.contains("through"))
+    {
+        assert!(
+            line.contains("err NotFound"),
+            "reached outside the workspace: {line}"
+        );
     }
-    assert!(stdout.contains("root listing has workspace: ok true"), "{stdout}");
-    assert!(stdout.contains(r#"parent of root is root: ok "/""#), "{stdout}");
+    assert!(
+        stdout.contains("root listing has workspace: ok true"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"parent of root is root: ok "/""#),
+        "{stdout}"
+    );
     // The absolute symlink is stored as given and resolves inside the workspace.
-    assert_eq!(vfs.read_link("/workspace/esc/abs").unwrap().to_str(), Some(host_file));
+    assert_eq!(
+        vfs.read_link("/workspace/esc/abs").unwrap().to_str(),
+        Some(host_file)
+    );
 }
 
 #[test]
@@ -66,10 +98,20 @@ pub fn guest_writes_are_visible_to_the_host_and_back() {
     let guest_side = Arc::new(Vfs::open(dir.path().join("w.db")).unwrap());
     let other = Vfs::open(dir.path().join("w.db")).unwrap();
     other.create_dir_all("/workspace/data").unwrap();
-    other.write_file("/workspace/data/notes.txt", "one\ntwo\n").unwrap();
-    let out = run_on(&guest_side, computer_components::RUST_HELLO, &["/workspace/data"], RunRequest::default());
+    other
+        .write_file("/workspace/data/notes.txt", "one\ntwo\n")
+        .unwrap();
+    let out = run_on(
+        &guest_side,
+        computer_components::RUST_HELLO,
+        &["/workspace/data"],
+        RunRequest::default(),
+    );
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("     2 notes.txt"), "the guest did not see the host's file");
+    assert!(
+        text(&out.stdout).contains("     2 notes.txt"),
+        "the guest did not see the host's file"
+    );
     assert_eq!(
         other.read_file("/workspace/data/LINES.txt").unwrap(),
         b"     2 notes.txt\n",
@@ -81,7 +123,8 @@ pub fn guest_writes_are_visible_to_the_host_and_back() {
 pub fn host_exec() {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     vfs.create_dir_all("/workspace/bin").unwrap();
-    vfs.write_file("/workspace/bin/echo.wasm", computer_components::STDIO_ENV).unwrap();
+    vfs.write_file("/workspace/bin/echo.wasm", computer_components::STDIO_ENV)
+        .unwrap();
     let handler = Arc::new(WorkspaceComponents {
         isolate: Arc::clone(isolate()),
         vfs: Arc::clone(&vfs),
@@ -92,12 +135,20 @@ pub fn host_exec() {
         exec: handler,
         ..RunRequest::default()
     };
-    let out = run_on(&vfs, computer_components::HOST_EXEC, &["/workspace/bin/echo.wasm", "x"], req.clone());
+    let out = run_on(
+        &vfs,
+        computer_components::HOST_EXEC,
+        &["/workspace/bin/echo.wasm", "x"],
+        req.clone(),
+    );
     let stdout = text(&out.stdout);
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
     let run_line = stdout.lines().find(|l| l.starts_with("run:")).unwrap();
     assert!(run_line.contains("status 0"), "{run_line}");
-    assert!(run_line.contains(r#"args: [\"/workspace/bin/echo.wasm\", \"x\"]"#), "{run_line}");
+    assert!(
+        run_line.contains(r#"args: [\"/workspace/bin/echo.wasm\", \"x\"]"#),
+        "{run_line}"
+    );
     assert!(run_line.contains(r#"stdin: \"input\""#), "{run_line}");
     assert!(run_line.contains(r#"(\"GREETING\", \"hi\")"#), "{run_line}");
     assert!(run_line.contains(r#"stderr "to stderr\n""#), "{run_line}");
@@ -107,9 +158,17 @@ pub fn host_exec() {
     assert!(stdout.contains("empty: Some(Error::Invalid("), "{stdout}");
 
     // A program no backend has: not-found from `run`, status 127 from `spawn`.
-    let out = run_on(&vfs, computer_components::HOST_EXEC, &["python3", "-c", "1"], req);
+    let out = run_on(
+        &vfs,
+        computer_components::HOST_EXEC,
+        &["python3", "-c", "1"],
+        req,
+    );
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("run: error Error::NotFound(\"python3: no backend can run it\")"), "{stdout}");
+    assert!(
+        stdout.contains("run: error Error::NotFound(\"python3: no backend can run it\")"),
+        "{stdout}"
+    );
     assert!(stdout.contains("spawn: status Some(127)"), "{stdout}");
 }
 
@@ -119,7 +178,10 @@ pub fn host_workspace() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
     assert!(stdout.contains("revision advanced: true"), "{stdout}");
-    assert!(stdout.contains("change: ChangeKind::Created /workspace/from-guest.txt"), "{stdout}");
+    assert!(
+        stdout.contains("change: ChangeKind::Created /workspace/from-guest.txt"),
+        "{stdout}"
+    );
     assert!(stdout.contains("snapshot: Ok(())"), "{stdout}");
     assert!(stdout.contains(r#"snapshots: ["from-guest"]"#), "{stdout}");
     assert!(stdout.contains("git: Err(Error::Unsupported("), "{stdout}");

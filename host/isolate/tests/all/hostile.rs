@@ -29,10 +29,21 @@ pub fn hostile_loop() {
         timeout: Duration::from_millis(300),
         ..Limits::default()
     };
-    let out = run_on(&vfs, computer_components::HOSTILE_LOOP, &[], limited(limits));
-    assert_eq!(out.status, RunStatus::Limit(LimitHit::Timeout(limits.timeout)));
+    let out = run_on(
+        &vfs,
+        computer_components::HOSTILE_LOOP,
+        &[],
+        limited(limits),
+    );
+    assert_eq!(
+        out.status,
+        RunStatus::Limit(LimitHit::Timeout(limits.timeout))
+    );
     assert_eq!(out.exit_code(), 124);
-    assert_eq!(LimitHit::Timeout(limits.timeout).to_string(), "time limit of 0.300 s exceeded");
+    assert_eq!(
+        LimitHit::Timeout(limits.timeout).to_string(),
+        "time limit of 0.300 s exceeded"
+    );
     next_run_works();
 }
 
@@ -44,9 +55,20 @@ pub fn hostile_sleep() {
         ..Limits::default()
     };
     let started = Instant::now();
-    let out = run_on(&vfs, computer_components::HOSTILE_SLEEP, &[], limited(limits));
-    assert_eq!(out.status, RunStatus::Limit(LimitHit::Timeout(limits.timeout)));
-    assert!(started.elapsed() < Duration::from_secs(30), "a sleeping guest outlived its timeout");
+    let out = run_on(
+        &vfs,
+        computer_components::HOSTILE_SLEEP,
+        &[],
+        limited(limits),
+    );
+    assert_eq!(
+        out.status,
+        RunStatus::Limit(LimitHit::Timeout(limits.timeout))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "a sleeping guest outlived its timeout"
+    );
     next_run_works();
 }
 
@@ -75,10 +97,23 @@ pub fn hostile_memory() {
         memory: 64 << 20,
         ..Limits::default()
     };
-    let out = run_on(&vfs, computer_components::HOSTILE_MEMORY, &[], limited(limits));
-    assert_eq!(out.status, RunStatus::Limit(LimitHit::Memory(64 << 20)), "{}", text(&out.stderr));
+    let out = run_on(
+        &vfs,
+        computer_components::HOSTILE_MEMORY,
+        &[],
+        limited(limits),
+    );
+    assert_eq!(
+        out.status,
+        RunStatus::Limit(LimitHit::Memory(64 << 20)),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(text(&out.stdout).contains("holding 16 MiB"));
-    assert_eq!(LimitHit::Memory(64 << 20).to_string(), "memory limit of 64 MiB exceeded");
+    assert_eq!(
+        LimitHit::Memory(64 << 20).to_string(),
+        "memory limit of 64 MiB exceeded"
+    );
     next_run_works();
 }
 
@@ -89,9 +124,18 @@ pub fn hostile_output() {
         output: 100_000,
         ..Limits::default()
     };
-    let out = run_on(&vfs, computer_components::HOSTILE_OUTPUT, &[], limited(limits));
+    let out = run_on(
+        &vfs,
+        computer_components::HOSTILE_OUTPUT,
+        &[],
+        limited(limits),
+    );
     assert_eq!(out.status, RunStatus::Limit(LimitHit::Output(100_000)));
-    assert_eq!(out.stdout.len(), 100_000, "output is cut exactly at the cap");
+    assert_eq!(
+        out.stdout.len(),
+        100_000,
+        "output is cut exactly at the cap"
+    );
     next_run_works();
 }
 
@@ -102,7 +146,11 @@ pub fn trap_panic() {
         panic!("expected a trap, got {:?}", out.status)
     };
     assert_eq!(msg, "wasm trap: wasm `unreachable` instruction executed");
-    assert!(text(&out.stderr).contains("index out of bounds"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("index out of bounds"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(text(&out.stdout), "about to fail\n");
     assert_eq!(out.exit_code(), 134);
     next_run_works();
@@ -111,10 +159,17 @@ pub fn trap_panic() {
 #[test]
 fn invalid_binaries_get_clear_errors() {
     let err = isolate().load(b"not wasm at all").err().unwrap();
-    assert!(err.to_string().contains("not a WebAssembly binary"), "{err}");
+    assert!(
+        err.to_string().contains("not a WebAssembly binary"),
+        "{err}"
+    );
     let core_module = b"\0asm\x01\0\0\0";
     let err = isolate().load(core_module).err().unwrap();
-    assert!(err.to_string().contains("a core WebAssembly module, not a component"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("a core WebAssembly module, not a component"),
+        "{err}"
+    );
     let mut truncated = computer_components::HELLO.to_vec();
     truncated.truncate(truncated.len() / 2);
     let err = isolate().load(&truncated).err().unwrap();

@@ -30,7 +30,14 @@ pub fn run_on(vfs: &Arc<Vfs>, wasm: &[u8], args: &[&str], req: RunRequest) -> Ru
     let program = isolate().load(wasm).expect("load component");
     let mut args_v = vec!["guest".to_string()];
     args_v.extend(args.iter().map(|s| s.to_string()));
-    isolate().run(&program, Arc::clone(vfs), RunRequest { args: args_v, ..req })
+    isolate().run(
+        &program,
+        Arc::clone(vfs),
+        RunRequest {
+            args: args_v,
+            ..req
+        },
+    )
 }
 
 /// Runs `wasm` on a fresh in-memory workspace.
@@ -56,8 +63,12 @@ computer_components::foreach_test_program!(has_test);
 
 /// The test of each test program, by the program's name.
 mod tests_by_program {
-    pub use crate::conformance::{fs_create_read, fs_links, fs_metadata, fs_offsets, fs_readdir, fs_rename};
-    pub use crate::guests::{fs_escape, host_exec, host_workspace, stdio_env};
-    pub use crate::hostile::{hostile_loop, hostile_memory, hostile_output, hostile_sleep, trap_panic};
+    pub use crate::conformance::{
+        fs_create_read, fs_links, fs_metadata, fs_offsets, fs_readdir, fs_rename,
+    };
     pub use crate::examples::{fs_bench, hello};
+    pub use crate::guests::{fs_escape, host_exec, host_workspace, stdio_env};
+    pub use crate::hostile::{
+        hostile_loop, hostile_memory, hostile_output, hostile_sleep, trap_panic,
+    };
 }

@@ -1,0 +1,154 @@
+//! `computer run COMPONENT.wasm [-- ARGS...]`: runs any WASI 0.2 command component against the
+//! workspace, streaming its output; the exit status propagates.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use clap::Args;
+use computer::Workspace;
+use computer::isolate::{
+    Isolate, IsolateConfig, Limits, NoBackends, RunOutcome, RunRequest, RunStatus, Stream,
+    WorkspaceComponents,
+};
+
+/// Limits and environment shared by `run` and `exec`.
+#[derive(Debug, Args)]
+pub struct RunOptions {
+    /// Wall-clock limit in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    timeout: f64,
+    /// Memory limit of the guest in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 512)]
+    memory_limit: u64,
+    /// Output limit per stream in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 16)]
+    output_limit: u64,
+    /// Environment variable for the guest (repeatable); nothing else is passed from the host.
+    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// Working directory (absolute, or relative to /workspace).
+    #[arg(long, default_value = computer::DEFAULT_CWD)]
+    cwd: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A component file on the host, or a workspace path (tried when no host file has it).
+    component: PathBuf,
+    #[command(flatten)]
+    options: RunOptions,
+    /// Arguments for the component (after `--`).
+    #[arg(last = true)]
+    args: Vec<String>,
+}
+
+impl RunOptions {
+    pub fn limits(&self) -> Result<Limits> {
+        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
+            return Err(anyhow!("--timeout must be a positive number of seconds"));
+        }
+        Ok(Limits {
+            timeout: Duration::from_secs_f64(self.timeout),
+            memory: self.memory_limit << 20,
+            output: self.output_limit << 20,
+        })
+    }
+
+    pub fn env(&self) -> Result<Vec<(String, String)>> {
+        self.env
+            .iter()
+            .map(|kv| {
+                kv.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .ok_or_else(|| anyhow!("--env {kv}: expected KEY=VALUE"))
+            })
+            .collect()
+    }
+
+    pub fn cwd(&self, ws: &Workspace) -> String {
+        ws.resolve(&self.cwd).to_string_lossy().into_owned()
+    }
+}
+
+/// The runtime, with compiled components cached under the user's cache directory.
+pub fn isolate() -> Result<Arc<Isolate>> {
+    Ok(Arc::new(
+        Isolate::new(IsolateConfig::default()).context("start the wasm runtime")?,
+    ))
+}
+
+/// Standard input for the guest: ours, unless it is a terminal.
+pub fn stdin_bytes() -> Result<Vec<u8>> {
+    let mut stdin = std::io::stdin();
+    let mut data = Vec::new();
+    if !stdin.is_terminal() {
+        stdin
+            .read_to_end(&mut data)
+            .context("read standard input")?;
+    }
+    Ok(data)
+}
+
+/// Writes the guest's output to ours as it comes.
+pub fn forward_output() -> computer::isolate::OutputSink {
+    Arc::new(|stream, bytes| {
+        let _ = match stream {
+            Stream::Stdout => std::io::stdout().lock().write_all(bytes),
+            Stream::Stderr => std::io::stderr().lock().write_all(bytes),
+        };
+    })
+}
+
+pub fn run(ws: &Workspace, args: RunArgs) -> Result<ExitCode> {
+    let label = args.component.display().to_string();
+    let wasm = match std::fs::read(&args.component) {
+        Ok(bytes) => bytes,
+        Err(host_err) => ws
+            .fs()
+            .read_file(ws.resolve(&args.component))
+            .map_err(|_| anyhow!("run {label}: {host_err}"))?,
+    };
+    let isolate = isolate()?;
+    let program = isolate
+        .load(&wasm)
+        .with_context(|| format!("run {label}"))?;
+    let name = args
+        .component
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "main".into());
+    let limits = args.options.limits()?;
+    let req = RunRequest {
+        args: std::iter::once(name).chain(args.args).collect(),
+        env: args.options.env()?,
+        cwd: args.options.cwd(ws),
+        stdin: stdin_bytes()?,
+        limits,
+        on_output: Some(forward_output()),
+        exec: Arc::new(WorkspaceComponents {
+            isolate: Arc::clone(&isolate),
+            vfs: ws.vfs(),
+            limits,
+            next: Arc::new(NoBackends),
+        }),
+        ..RunRequest::default()
+    };
+    let outcome = isolate.run(&program, ws.vfs(), req);
+    Ok(report(&format!("run {label}"), &outcome))
+}
+
+/// Says why a run ended if it did not simply exit, and gives the status a shell would.
+pub fn report(what: &str, outcome: &RunOutcome) -> ExitCode {
+    let _ = std::io::stdout().flush();
+    match &outcome.status {
+        RunStatus::Exited(_) => {}
+        RunStatus::Limit(hit) => eprintln!("computer: {what}: {hit}"),
+        RunStatus::Trapped(msg) => eprintln!("computer: {what}: the component crashed: {msg}"),
+        RunStatus::Cancelled => eprintln!("computer: {what}: cancelled"),
+    }
+    ExitCode::from((outcome.exit_code() & 0xff) as u8)
+}
