@@ -159,7 +159,7 @@ impl Isolate {
         let state = State {
             wasi: wasi.build(),
             table: wasmtime::component::ResourceTable::new(),
-            fs: WasiFsCtx { vfs },
+            fs: WasiFsCtx::new(vfs),
             limiter: MemoryLimiter {
                 limit: limits.memory,
                 hit: false,

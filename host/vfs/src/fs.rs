@@ -33,7 +33,16 @@ impl Vfs {
     /// Opens `path` as `open(2)` would (creating or truncating as asked) and returns what was
     /// opened; pass its inode to [`Vfs::open_file`] for a handle.
     pub fn open_path(&self, path: impl AsRef<Path>, opts: &OpenPath) -> Result<Stat> {
-        self.path_write(|tx| tx.path_open(bytes(path.as_ref()), opts))
+        let path = bytes(path.as_ref());
+        if !opts.create && !opts.truncate {
+            // Nothing to change: a read transaction (most opens are this).
+            return self.path_read(|tx| {
+                let mut opts = *opts;
+                opts.create = false;
+                tx.path_open_existing(path, &opts)
+            });
+        }
+        self.path_write(|tx| tx.path_open(path, opts))
     }
 
     /// Changes attributes of `path` (of the symlink itself unless `follow`).

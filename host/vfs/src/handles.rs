@@ -41,11 +41,20 @@ pub(crate) struct OpenFiles {
     next_fh: Fh,
     handles: HashMap<Fh, Handle>,
     files: HashMap<Ino, OpenFile>,
+    /// Open inodes that lost their last link.
+    orphans: std::cell::RefCell<std::collections::HashSet<Ino>>,
 }
 
 impl OpenFiles {
-    pub(crate) fn is_open(&self, ino: Ino) -> bool {
-        self.files.contains_key(&ino)
+    /// Called when `ino` loses its last link: true (keep it) if a handle has it open, and then
+    /// it is remembered, so that closing the last handle deletes it without asking the database.
+    /// (A transaction that rolls back may leave a stale entry; the deletion re-checks the links.)
+    pub(crate) fn keep_if_open(&self, ino: Ino) -> bool {
+        let open = self.files.contains_key(&ino);
+        if open {
+            self.orphans.borrow_mut().insert(ino);
+        }
+        open
     }
 
     /// Applies buffered size and mtime to attributes read from the database.
@@ -234,12 +243,9 @@ impl Vfs {
         };
         if last {
             inner.files.files.remove(&ino);
-            if !self.is_read_only() {
-                self.write_locked(&mut inner, |tx| match tx.stat(ino) {
-                    Ok(_) => tx.drop_inode_if_unused(ino),
-                    Err(VfsError::NotFound) => Ok(()),
-                    Err(e) => Err(e),
-                })?;
+            let unlinked = inner.files.orphans.get_mut().remove(&ino);
+            if unlinked && !self.is_read_only() {
+                self.write_locked(&mut inner, |tx| tx.drop_inode_if_unused(ino))?;
             }
         }
         flushed

@@ -73,6 +73,16 @@ impl Tx<'_> {
         }
     }
 
+    /// `path_open` without creating or truncating (so it needs no write transaction).
+    pub(crate) fn path_open_existing(&self, path: &[u8], opts: &OpenPath) -> Result<Stat> {
+        let st = self.resolve(path, opts.follow)?.stat()?;
+        match st.kind {
+            FileType::Symlink => Err(VfsError::Loop),
+            FileType::File if opts.directory => Err(VfsError::NotDir),
+            _ => Ok(st),
+        }
+    }
+
     /// `open(2)` at the path level: resolves (following a last symlink only with `follow`),
     /// creates, refuses or truncates as the options say, and returns what was opened.
     pub(crate) fn path_open(&mut self, path: &[u8], opts: &OpenPath) -> Result<Stat> {

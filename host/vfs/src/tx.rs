@@ -26,7 +26,8 @@ pub(crate) struct Tx<'c> {
     pub(crate) now: i64,
     pub(crate) chunk_size: u64,
     pub(crate) max_file_size: u64,
-    /// Inodes with open handles in this process: they outlive their last link until released.
+    /// Whether an inode that lost its last link has handles open in this process (it then
+    /// lives on until they are released).
     pub(crate) is_open: &'c dyn Fn(Ino) -> bool,
     /// Cached entries, in read transactions only.
     cache: CacheRef<'c>,

@@ -172,7 +172,7 @@ impl Vfs {
         let Inner { conn, files, cache } = inner;
         // Whatever happens, entries this transaction may have changed must not be served.
         cache.get_mut().clear();
-        let is_open = |ino: Ino| files.is_open(ino);
+        let is_open = |ino: Ino| files.keep_if_open(ino);
         let tx = Transaction::begin(conn, true)?;
         let (quota, max_file_size) = tx
             .conn
@@ -244,7 +244,7 @@ impl Vfs {
         f: impl FnOnce(&Tx<'_>) -> Result<T>,
     ) -> Result<T> {
         let Inner { conn, files, cache } = inner;
-        let is_open = |ino: Ino| files.is_open(ino);
+        let is_open = |ino: Ino| files.keep_if_open(ino);
         let tx = Transaction::begin(conn, false)?;
         cache.get_mut().validate(tx.conn)?;
         // Reads never check the file-size limit.

@@ -15,8 +15,8 @@ use crate::bindings::wasi::filesystem::types::{DescriptorFlags, DirectoryEntry};
 pub enum Kind {
     /// A directory, by inode (its path is looked up when used, so renames are followed).
     Dir(Ino),
-    /// A regular file with an open VFS handle.
-    File(FileHandle),
+    /// A regular file with an open VFS handle (shared with the descriptor's streams).
+    File(Arc<FileHandle>),
     /// `/dev/null`: reads end at once, writes vanish.
     Null,
 }
@@ -65,7 +65,7 @@ pub struct DirStream {
 
 /// Reads a file from a position onward.
 pub struct FileReader {
-    pub(crate) handle: FileHandle,
+    pub(crate) handle: Arc<FileHandle>,
     pub(crate) pos: u64,
 }
 
@@ -91,7 +91,7 @@ impl InputStream for FileReader {
 
 /// Writes a file from a position onward, or at its end (`pos: None`, an append handle).
 pub struct FileWriter {
-    pub(crate) handle: FileHandle,
+    pub(crate) handle: Arc<FileHandle>,
     pub(crate) pos: Option<u64>,
 }
 

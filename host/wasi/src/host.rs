@@ -2,7 +2,9 @@
 //! checks the descriptor's rights, turns the guest's relative path into a workspace path, and
 //! calls the VFS; the VFS owns resolution, limits and POSIX rules.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use computer_vfs::{
     FileType, OpenFlags as VfsOpenFlags, OpenPath, SetAttr, Stat, TimeSet, VfsError,
@@ -92,7 +94,7 @@ impl WasiFsCtxView<'_> {
     }
 
     /// The file handle of `d`, or the error a directory or `/dev/null` gives.
-    fn file(&self, d: &Resource<Descriptor>) -> FsResult<&FileHandle> {
+    fn file(&self, d: &Resource<Descriptor>) -> FsResult<&Arc<FileHandle>> {
         match &self.get(d)?.kind {
             Kind::File(handle) => Ok(handle),
             Kind::Dir(_) => Err(ErrorCode::IsDirectory.into()),
@@ -107,7 +109,11 @@ impl WasiFsCtxView<'_> {
         if path.starts_with('/') {
             return Err(ErrorCode::NotPermitted.into());
         }
-        let base = self.ctx.vfs.path_of(dir)?.ok_or(ErrorCode::NoEntry)?;
+        let base = if dir == computer_vfs::ROOT_INO {
+            PathBuf::from("/")
+        } else {
+            self.ctx.vfs.path_of(dir)?.ok_or(ErrorCode::NoEntry)?
+        };
         Ok(if path.is_empty() {
             base
         } else {
@@ -115,8 +121,57 @@ impl WasiFsCtxView<'_> {
         })
     }
 
-    /// Like `at`, for an operation that changes the directory: needs MUTATE_DIRECTORY.
-    fn mutate_at(&self, d: &Resource<Descriptor>, path: &str) -> FsResult<PathBuf> {
+    /// For a path that is one plain name (the common case of std's `read_dir` and
+    /// `remove_dir_all`, which work through directory descriptors): the directory's inode and
+    /// the name, so the inode API can be used without computing the directory's path.
+    fn single_name<'p>(
+        &self,
+        d: &Resource<Descriptor>,
+        path: &'p str,
+    ) -> FsResult<Option<(u64, &'p OsStr)>> {
+        let dir = self.dir(d)?;
+        let plain = !path.is_empty() && !path.contains('/') && path != "." && path != "..";
+        Ok(plain.then(|| (dir, OsStr::new(path))))
+    }
+
+    /// The attributes of `path` relative to `d`.
+    fn stat_path(
+        &self,
+        d: &Resource<Descriptor>,
+        follow: bool,
+        path: &str,
+    ) -> FsResult<computer_vfs::Stat> {
+        if let Some((dir, name)) = self.single_name(d, path)? {
+            let st = self.ctx.vfs.lookup(dir, name)?;
+            if !(follow && st.kind == FileType::Symlink) {
+                return Ok(st);
+            }
+        }
+        let path = self.at(d, path)?;
+        Ok(if follow {
+            self.ctx.vfs.stat(path)?
+        } else {
+            self.ctx.vfs.lstat(path)?
+        })
+    }
+
+    fn recent(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<(u64, String, bool), u64>> {
+        self.ctx.recent.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn remember(&self, dir: u64, path: &str, follow: bool, ino: u64) {
+        let mut recent = self.recent();
+        if recent.len() >= 4096 {
+            recent.clear();
+        }
+        recent.insert((dir, path.to_string(), follow), ino);
+    }
+
+    fn can_mutate(&self, d: &Resource<Descriptor>) -> FsResult<()> {
+        // Whatever the guest changes next, entries it listed may not be what they were.
+        self.recent().clear();
         if !self
             .get(d)?
             .flags
@@ -124,6 +179,12 @@ impl WasiFsCtxView<'_> {
         {
             return Err(ErrorCode::NotPermitted.into());
         }
+        Ok(())
+    }
+
+    /// Like `at`, for an operation that changes the directory: needs MUTATE_DIRECTORY.
+    fn mutate_at(&self, d: &Resource<Descriptor>, path: &str) -> FsResult<PathBuf> {
+        self.can_mutate(d)?;
         self.at(d, path)
     }
 
@@ -184,8 +245,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         if !self.get(&d)?.flags.contains(DescriptorFlags::READ) {
             return Err(ErrorCode::BadDescriptor.into());
         }
-        let ino = self.file(&d)?.ino;
-        let handle = FileHandle::open(&self.ctx.vfs, ino, VfsOpenFlags::READ)?;
+        let handle = Arc::clone(self.file(&d)?);
         self.push_input(Box::new(FileReader {
             handle,
             pos: offset,
@@ -203,8 +263,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
             return Err(ErrorCode::BadDescriptor.into());
         }
-        let ino = self.file(&d)?.ino;
-        let handle = FileHandle::open(&self.ctx.vfs, ino, VfsOpenFlags::WRITE)?;
+        let handle = Arc::clone(self.file(&d)?);
         self.push_output(Box::new(FileWriter {
             handle,
             pos: Some(offset),
@@ -227,7 +286,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             append: true,
             ..Default::default()
         };
-        let handle = FileHandle::open(&self.ctx.vfs, ino, flags)?;
+        // Its own handle: appending is a property of the VFS handle.
+        let handle = Arc::new(FileHandle::open(&self.ctx.vfs, ino, flags)?);
         self.push_output(Box::new(FileWriter { handle, pos: None }))
     }
 
@@ -328,10 +388,19 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
 
     fn read_directory(&mut self, d: Resource<Descriptor>) -> FsResult<Resource<DirStream>> {
         let ino = self.dir(&d)?;
-        let entries: Vec<DirectoryEntry> = self
-            .ctx
-            .vfs
-            .readdir(ino)?
+        let listed = self.ctx.vfs.readdir(ino)?;
+        {
+            let mut recent = self.recent();
+            recent.clear();
+            for e in &listed {
+                let name = e.name.to_string_lossy().into_owned();
+                if e.kind != FileType::Symlink {
+                    recent.insert((ino, name.clone(), true), e.ino);
+                }
+                recent.insert((ino, name, false), e.ino);
+            }
+        }
+        let entries: Vec<DirectoryEntry> = listed
             .into_iter()
             .map(|e| DirectoryEntry {
                 type_: descriptor_type(e.kind),
@@ -371,15 +440,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         flags: PathFlags,
         path: String,
     ) -> FsResult<DescriptorStat> {
-        let path = self.at(&d, &path)?;
-        if is_dev_null(&path) {
+        if self.dir(&d)? == computer_vfs::ROOT_INO && is_dev_null(&Path::new("/").join(&path)) {
             return Ok(null_stat());
         }
-        let st = if flags.contains(PathFlags::SYMLINK_FOLLOW) {
-            self.ctx.vfs.stat(path)?
-        } else {
-            self.ctx.vfs.lstat(path)?
-        };
+        let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
+        let st = self.stat_path(&d, follow, &path)?;
+        self.remember(self.dir(&d)?, &path, follow, st.ino);
         Ok(descriptor_stat(&st))
     }
 
@@ -437,8 +503,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let writes = flags.contains(DescriptorFlags::WRITE)
             || open_flags.contains(OpenFlags::CREATE)
             || open_flags.contains(OpenFlags::TRUNCATE);
-        if writes && !parent_flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
-            return Err(ErrorCode::NotPermitted.into());
+        if writes {
+            self.can_mutate(&d)?;
         }
         if is_dev_null(&path) {
             return Ok(self.table.push(Descriptor {
@@ -476,7 +542,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
                     write: flags.contains(DescriptorFlags::WRITE),
                     ..Default::default()
                 };
-                Kind::File(FileHandle::open(&self.ctx.vfs, st.ino, open)?)
+                Kind::File(Arc::new(FileHandle::open(&self.ctx.vfs, st.ino, open)?))
             }
         };
         Ok(self.table.push(Descriptor { kind, flags })?)
@@ -492,7 +558,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
     }
 
     fn remove_directory_at(&mut self, d: Resource<Descriptor>, path: String) -> FsResult<()> {
-        let path = self.mutate_at(&d, &path)?;
+        self.can_mutate(&d)?;
+        if let Some((dir, name)) = self.single_name(&d, &path)? {
+            self.ctx.vfs.rmdir(dir, name)?;
+            return Ok(());
+        }
+        let path = self.at(&d, &path)?;
         self.ctx.vfs.remove_dir(path)?;
         Ok(())
     }
@@ -522,7 +593,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
     }
 
     fn unlink_file_at(&mut self, d: Resource<Descriptor>, path: String) -> FsResult<()> {
-        let path = self.mutate_at(&d, &path)?;
+        self.can_mutate(&d)?;
+        if let Some((dir, name)) = self.single_name(&d, &path)? {
+            self.ctx.vfs.unlink(dir, name)?;
+            return Ok(());
+        }
+        let path = self.at(&d, &path)?;
         self.ctx.vfs.remove_file(path)?;
         Ok(())
     }
@@ -555,12 +631,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         flags: PathFlags,
         path: String,
     ) -> FsResult<MetadataHashValue> {
-        let path = self.at(&d, &path)?;
-        let st = if flags.contains(PathFlags::SYMLINK_FOLLOW) {
-            self.ctx.vfs.stat(path)?
-        } else {
-            self.ctx.vfs.lstat(path)?
-        };
+        let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
+        let dir = self.dir(&d)?;
+        if let Some(ino) = self.recent().get(&(dir, path.clone(), follow)) {
+            return Ok(hash(*ino));
+        }
+        let st = self.stat_path(&d, follow, &path)?;
         Ok(hash(st.ino))
     }
 

@@ -34,10 +34,26 @@ pub use error::{FsError, FsResult};
 pub const ROOT_PREOPEN: &str = "/";
 
 /// The filesystem a store's guest sees.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct WasiFsCtx {
     /// The workspace.
     pub vfs: Arc<Vfs>,
+    /// Inode numbers of entries the guest just listed or stat'ed, keyed by (directory inode,
+    /// path, follow). wasi-libc asks `metadata-hash-at` right after `stat-at` and for every
+    /// `read_dir` entry; this answers those without another transaction. Any change the guest
+    /// makes clears it; a concurrent change elsewhere can make a number stale, the same race
+    /// `d_ino` has on POSIX.
+    pub(crate) recent: std::sync::Mutex<std::collections::HashMap<(u64, String, bool), u64>>,
+}
+
+impl WasiFsCtx {
+    /// The filesystem of `vfs`.
+    pub fn new(vfs: Arc<Vfs>) -> WasiFsCtx {
+        WasiFsCtx {
+            vfs,
+            recent: Default::default(),
+        }
+    }
 }
 
 /// What the host traits are implemented on: the context and the store's resource table
