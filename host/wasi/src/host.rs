@@ -188,6 +188,22 @@ impl WasiFsCtxView<'_> {
         self.at(d, path)
     }
 
+    /// The file handle of `d` if it has `right`; `None` for `/dev/null`.
+    fn file_for(
+        &self,
+        d: &Resource<Descriptor>,
+        right: DescriptorFlags,
+    ) -> FsResult<Option<Arc<FileHandle>>> {
+        let desc = self.get(d)?;
+        if let Kind::Null = desc.kind {
+            return Ok(None);
+        }
+        if !desc.flags.contains(right) {
+            return Err(ErrorCode::BadDescriptor.into());
+        }
+        Ok(Some(Arc::clone(self.file(d)?)))
+    }
+
     fn push_input(&mut self, stream: DynInputStream) -> FsResult<Resource<DynInputStream>> {
         Ok(self.table.push(stream)?)
     }
@@ -239,17 +255,13 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         d: Resource<Descriptor>,
         offset: Filesize,
     ) -> FsResult<Resource<DynInputStream>> {
-        if let Kind::Null = self.get(&d)?.kind {
-            return self.push_input(Box::new(NullStream));
+        match self.file_for(&d, DescriptorFlags::READ)? {
+            None => self.push_input(Box::new(NullStream)),
+            Some(handle) => self.push_input(Box::new(FileReader {
+                handle,
+                pos: offset,
+            })),
         }
-        if !self.get(&d)?.flags.contains(DescriptorFlags::READ) {
-            return Err(ErrorCode::BadDescriptor.into());
-        }
-        let handle = Arc::clone(self.file(&d)?);
-        self.push_input(Box::new(FileReader {
-            handle,
-            pos: offset,
-        }))
     }
 
     fn write_via_stream(
@@ -257,37 +269,29 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         d: Resource<Descriptor>,
         offset: Filesize,
     ) -> FsResult<Resource<DynOutputStream>> {
-        if let Kind::Null = self.get(&d)?.kind {
-            return self.push_output(Box::new(NullStream));
+        match self.file_for(&d, DescriptorFlags::WRITE)? {
+            None => self.push_output(Box::new(NullStream)),
+            Some(handle) => self.push_output(Box::new(FileWriter {
+                handle,
+                pos: Some(offset),
+            })),
         }
-        if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
-            return Err(ErrorCode::BadDescriptor.into());
-        }
-        let handle = Arc::clone(self.file(&d)?);
-        self.push_output(Box::new(FileWriter {
-            handle,
-            pos: Some(offset),
-        }))
     }
 
     fn append_via_stream(
         &mut self,
         d: Resource<Descriptor>,
     ) -> FsResult<Resource<DynOutputStream>> {
-        if let Kind::Null = self.get(&d)?.kind {
+        let Some(shared) = self.file_for(&d, DescriptorFlags::WRITE)? else {
             return self.push_output(Box::new(NullStream));
-        }
-        if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
-            return Err(ErrorCode::BadDescriptor.into());
-        }
-        let ino = self.file(&d)?.ino;
+        };
         let flags = VfsOpenFlags {
             write: true,
             append: true,
             ..Default::default()
         };
         // Its own handle: appending is a property of the VFS handle.
-        let handle = Arc::new(FileHandle::open(&self.ctx.vfs, ino, flags)?);
+        let handle = Arc::new(FileHandle::open(&self.ctx.vfs, shared.ino, flags)?);
         self.push_output(Box::new(FileWriter { handle, pos: None }))
     }
 
@@ -357,13 +361,9 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         len: Filesize,
         offset: Filesize,
     ) -> FsResult<(Vec<u8>, bool)> {
-        if let Kind::Null = self.get(&d)?.kind {
+        let Some(handle) = self.file_for(&d, DescriptorFlags::READ)? else {
             return Ok((Vec::new(), true));
-        }
-        if !self.get(&d)?.flags.contains(DescriptorFlags::READ) {
-            return Err(ErrorCode::BadDescriptor.into());
-        }
-        let handle = self.file(&d)?;
+        };
         let data = self.ctx.vfs.read(handle.fh, offset, len)?;
         let size = self.ctx.vfs.getattr(handle.ino)?.size;
         let end = offset + data.len() as u64 >= size;
@@ -376,13 +376,9 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         buf: Vec<u8>,
         offset: Filesize,
     ) -> FsResult<Filesize> {
-        if let Kind::Null = self.get(&d)?.kind {
+        let Some(handle) = self.file_for(&d, DescriptorFlags::WRITE)? else {
             return Ok(buf.len() as u64);
-        }
-        if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
-            return Err(ErrorCode::BadDescriptor.into());
-        }
-        let handle = self.file(&d)?;
+        };
         Ok(self.ctx.vfs.write(handle.fh, offset, &buf)? as u64)
     }
 

@@ -66,6 +66,21 @@ impl Cli {
 }
 
 /// The CLI itself never panics (a guest component may, and says so on its stderr).
+/// `diff -r` finds no difference.
+fn assert_same_tree(a: &Path, b: &Path) {
+    let diff = Command::new("diff")
+        .arg("-r")
+        .arg(a)
+        .arg(b)
+        .output()
+        .unwrap();
+    assert!(
+        diff.status.success(),
+        "{}",
+        String::from_utf8_lossy(&diff.stdout)
+    );
+}
+
 fn assert_no_panic(out: &Output) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let ours = stderr
@@ -190,34 +205,14 @@ fn import_export_round_trip_of_this_repository() {
     );
     let exported = cli.path("out");
     cli.ok(&["export", "host", exported.to_str().unwrap()]);
-    let diff = Command::new("diff")
-        .arg("-r")
-        .arg(src)
-        .arg(&exported)
-        .output()
-        .unwrap();
-    assert!(
-        diff.status.success(),
-        "{}",
-        String::from_utf8_lossy(&diff.stdout)
-    );
+    assert_same_tree(Path::new(src), &exported);
     // An archive, and back into another folder of the workspace.
     let tar = cli.path("host.tar.gz");
     cli.ok(&["export", "host", tar.to_str().unwrap()]);
     cli.ok(&["import", tar.to_str().unwrap(), "/workspace/again"]);
     let again = cli.path("again");
     cli.ok(&["export", "again", again.to_str().unwrap()]);
-    let diff = Command::new("diff")
-        .arg("-r")
-        .arg(src)
-        .arg(&again)
-        .output()
-        .unwrap();
-    assert!(
-        diff.status.success(),
-        "{}",
-        String::from_utf8_lossy(&diff.stdout)
-    );
+    assert_same_tree(Path::new(src), &again);
     assert!(
         cli.fails(&["import", "/nonexistent/folder"])
             .contains("No such file or directory")
