@@ -15,6 +15,12 @@ fn main() {
     let guests = root.join("guests");
     let out = PathBuf::from(env("OUT_DIR"));
     println!("cargo:rerun-if-env-changed=COMPUTER_GUESTS_DIR");
+    // Directories, so that a new program or source file is noticed (cargo scans them); the
+    // guests' own target directory is not among them.
+    for watched in ["Cargo.toml", "test-programs", "examples"] {
+        println!("cargo:rerun-if-changed={}", guests.join(watched).display());
+    }
+    println!("cargo:rerun-if-changed={}", root.join("wit").display());
     let wasm_dir = match std::env::var_os("COMPUTER_GUESTS_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => build_guests(&guests, &out),

@@ -82,8 +82,17 @@ impl OpenFiles {
 impl Vfs {
     /// Opens regular file `ino`. `truncate` (with `write`) empties it now.
     pub fn open_file(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
-        let mut inner = self.lock();
-        let st = self.read_locked(&mut inner, |tx| tx.stat(ino))?;
+        let st = {
+            let mut inner = self.lock();
+            self.read_locked(&mut inner, |tx| tx.stat(ino))?
+        };
+        self.open_stat(&st, flags)
+    }
+
+    /// Like [`Vfs::open_file`] for an inode whose attributes the caller just read (from
+    /// [`Vfs::open_path`]), saving a lookup.
+    pub fn open_stat(&self, st: &Stat, flags: OpenFlags) -> Result<Fh> {
+        let ino = st.ino;
         match st.kind {
             FileType::Dir if flags.write || flags.truncate => return Err(VfsError::IsDir),
             FileType::Symlink => return Err(VfsError::Loop),
@@ -92,6 +101,7 @@ impl Vfs {
         if (flags.write || flags.truncate) && self.is_read_only() {
             return Err(VfsError::ReadOnly);
         }
+        let mut inner = self.lock();
         if flags.truncate && flags.write && st.kind == FileType::File {
             self.flush_ino(&mut inner, ino)?;
             self.write_locked(&mut inner, |tx| {
@@ -121,20 +131,28 @@ impl Vfs {
             return Err(VfsError::BadHandle);
         }
         let ino = handle.ino;
-        let (mut st, cs) = self.read_locked(&mut inner, |tx| Ok((tx.stat(ino)?, tx.chunk_size)))?;
-        if st.kind == FileType::Dir {
-            return Err(VfsError::IsDir);
-        }
-        let db_size = st.size;
-        inner.files.overlay(&mut st);
         let len = len.min(MAX_READ);
+        let pending = inner.files.files.get(&ino).and_then(|f| f.size);
+        // One transaction: the size and the bytes are read from the same snapshot.
+        let (mut st, cs, mut out) = self.read_locked(&mut inner, |tx| {
+            let st = tx.stat(ino)?;
+            if st.kind == FileType::Dir {
+                return Err(VfsError::IsDir);
+            }
+            let size = pending.unwrap_or(st.size);
+            let end = size.min(offset.saturating_add(len));
+            let data = if offset < end {
+                tx.read_content(ino, st.size, offset, end - offset)?
+            } else {
+                Vec::new()
+            };
+            Ok((st, tx.chunk_size, data))
+        })?;
+        inner.files.overlay(&mut st);
         let end = st.size.min(offset.saturating_add(len));
         if offset >= end {
             return Ok(Vec::new());
         }
-        let mut out = self.read_locked(&mut inner, |tx| {
-            tx.read_content(ino, db_size, offset, end - offset)
-        })?;
         out.resize((end - offset) as usize, 0);
         if let Some(file) = inner.files.files.get(&ino) {
             for (idx, data) in file.dirty.range(offset / cs..=(end - 1) / cs) {

@@ -48,6 +48,20 @@ impl FileHandle {
             fh,
         })
     }
+
+    /// Opens a handle on the inode `st` describes (just read by the caller).
+    pub fn open_stat(
+        vfs: &Arc<Vfs>,
+        st: &computer_vfs::Stat,
+        flags: OpenFlags,
+    ) -> computer_vfs::Result<FileHandle> {
+        let fh = vfs.open_stat(st, flags)?;
+        Ok(FileHandle {
+            vfs: Arc::clone(vfs),
+            ino: st.ino,
+            fh,
+        })
+    }
 }
 
 impl Drop for FileHandle {
@@ -93,6 +107,8 @@ impl InputStream for FileReader {
 pub struct FileWriter {
     pub(crate) handle: Arc<FileHandle>,
     pub(crate) pos: Option<u64>,
+    /// Bumped on every write (see `WasiFsCtx::writes`).
+    pub(crate) writes: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// How much one `write` may carry: the VFS buffers it, so this only bounds one call.
@@ -105,6 +121,8 @@ impl Pollable for FileWriter {
 
 impl OutputStream for FileWriter {
     fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        self.writes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let offset = self.pos.unwrap_or(0);
         let n = self
             .handle

@@ -169,9 +169,16 @@ impl WasiFsCtxView<'_> {
         recent.insert((dir, path.to_string(), follow), ino);
     }
 
-    fn can_mutate(&self, d: &Resource<Descriptor>) -> FsResult<()> {
-        // Whatever the guest changes next, entries it listed may not be what they were.
+    /// Notes that the guest changes something: cached entries and stats are void.
+    fn changing(&self) {
         self.recent().clear();
+        self.ctx
+            .writes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn can_mutate(&self, d: &Resource<Descriptor>) -> FsResult<()> {
+        self.changing();
         if !self
             .get(d)?
             .flags
@@ -274,6 +281,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             Some(handle) => self.push_output(Box::new(FileWriter {
                 handle,
                 pos: Some(offset),
+                writes: Arc::clone(&self.ctx.writes),
             })),
         }
     }
@@ -292,7 +300,11 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         };
         // Its own handle: appending is a property of the VFS handle.
         let handle = Arc::new(FileHandle::open(&self.ctx.vfs, shared.ino, flags)?);
-        self.push_output(Box::new(FileWriter { handle, pos: None }))
+        self.push_output(Box::new(FileWriter {
+            handle,
+            pos: None,
+            writes: Arc::clone(&self.ctx.writes),
+        }))
     }
 
     fn advise(
@@ -323,6 +335,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
     }
 
     fn set_size(&mut self, d: Resource<Descriptor>, size: Filesize) -> FsResult<()> {
+        self.changing();
         if !self.get(&d)?.flags.contains(DescriptorFlags::WRITE) {
             return Err(ErrorCode::BadDescriptor.into());
         }
@@ -341,6 +354,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         atime: NewTimestamp,
         mtime: NewTimestamp,
     ) -> FsResult<()> {
+        self.changing();
         let ino = match &self.get(&d)?.kind {
             Kind::Dir(ino) => *ino,
             Kind::File(handle) => handle.ino,
@@ -376,6 +390,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         buf: Vec<u8>,
         offset: Filesize,
     ) -> FsResult<Filesize> {
+        self.changing();
         let Some(handle) = self.file_for(&d, DescriptorFlags::WRITE)? else {
             return Ok(buf.len() as u64);
         };
@@ -440,8 +455,21 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             return Ok(null_stat());
         }
         let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
-        let st = self.stat_path(&d, follow, &path)?;
-        self.remember(self.dir(&d)?, &path, follow, st.ino);
+        let key = (self.dir(&d)?, path, follow);
+        let last = self
+            .ctx
+            .last_stat
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(last) = last
+            && last.key == key
+            && last.writes == self.ctx.writes.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Ok(descriptor_stat(&last.stat));
+        }
+        let st = self.stat_path(&d, follow, &key.1)?;
+        self.remember(key.0, &key.1, follow, st.ino);
         Ok(descriptor_stat(&st))
     }
 
@@ -453,6 +481,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         atime: NewTimestamp,
         mtime: NewTimestamp,
     ) -> FsResult<()> {
+        self.changing();
         let path = self.at(&d, &path)?;
         let attr = SetAttr {
             atime: time_set(atime),
@@ -538,7 +567,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
                     write: flags.contains(DescriptorFlags::WRITE),
                     ..Default::default()
                 };
-                Kind::File(Arc::new(FileHandle::open(&self.ctx.vfs, st.ino, open)?))
+                Kind::File(Arc::new(FileHandle::open_stat(&self.ctx.vfs, &st, open)?))
             }
         };
         Ok(self.table.push(Descriptor { kind, flags })?)
@@ -633,7 +662,13 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             return Ok(hash(*ino));
         }
         let st = self.stat_path(&d, follow, &path)?;
-        Ok(hash(st.ino))
+        let ino = st.ino;
+        *self.ctx.last_stat.lock().unwrap_or_else(|e| e.into_inner()) = Some(crate::LastStat {
+            key: (dir, path, follow),
+            writes: self.ctx.writes.load(std::sync::atomic::Ordering::Relaxed),
+            stat: st,
+        });
+        Ok(hash(ino))
     }
 
     fn drop(&mut self, d: Resource<Descriptor>) -> wasmtime::Result<()> {
