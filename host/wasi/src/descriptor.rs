@@ -107,8 +107,6 @@ impl InputStream for FileReader {
 pub struct FileWriter {
     pub(crate) handle: Arc<FileHandle>,
     pub(crate) pos: Option<u64>,
-    /// Bumped on every write (see `WasiFsCtx::writes`).
-    pub(crate) writes: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// How much one `write` may carry: the VFS buffers it, so this only bounds one call.
@@ -121,8 +119,6 @@ impl Pollable for FileWriter {
 
 impl OutputStream for FileWriter {
     fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
-        self.writes
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let offset = self.pos.unwrap_or(0);
         let n = self
             .handle

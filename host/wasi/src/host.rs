@@ -169,12 +169,9 @@ impl WasiFsCtxView<'_> {
         recent.insert((dir, path.to_string(), follow), ino);
     }
 
-    /// Notes that the guest changes something: cached entries and stats are void.
+    /// Notes that the guest changes something: the entries it listed may not be what they were.
     fn changing(&self) {
         self.recent().clear();
-        self.ctx
-            .writes
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     fn can_mutate(&self, d: &Resource<Descriptor>) -> FsResult<()> {
@@ -281,7 +278,6 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             Some(handle) => self.push_output(Box::new(FileWriter {
                 handle,
                 pos: Some(offset),
-                writes: Arc::clone(&self.ctx.writes),
             })),
         }
     }
@@ -300,11 +296,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         };
         // Its own handle: appending is a property of the VFS handle.
         let handle = Arc::new(FileHandle::open(&self.ctx.vfs, shared.ino, flags)?);
-        self.push_output(Box::new(FileWriter {
-            handle,
-            pos: None,
-            writes: Arc::clone(&self.ctx.writes),
-        }))
+        self.push_output(Box::new(FileWriter { handle, pos: None }))
     }
 
     fn advise(
@@ -455,21 +447,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             return Ok(null_stat());
         }
         let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
-        let key = (self.dir(&d)?, path, follow);
-        let last = self
-            .ctx
-            .last_stat
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        if let Some(last) = last
-            && last.key == key
-            && last.writes == self.ctx.writes.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            return Ok(descriptor_stat(&last.stat));
-        }
-        let st = self.stat_path(&d, follow, &key.1)?;
-        self.remember(key.0, &key.1, follow, st.ino);
+        let st = self.stat_path(&d, follow, &path)?;
+        self.remember(self.dir(&d)?, &path, follow, st.ino);
         Ok(descriptor_stat(&st))
     }
 
@@ -661,14 +640,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         if let Some(ino) = self.recent().get(&(dir, path.clone(), follow)) {
             return Ok(hash(*ino));
         }
-        let st = self.stat_path(&d, follow, &path)?;
-        let ino = st.ino;
-        *self.ctx.last_stat.lock().unwrap_or_else(|e| e.into_inner()) = Some(crate::LastStat {
-            key: (dir, path, follow),
-            writes: self.ctx.writes.load(std::sync::atomic::Ordering::Relaxed),
-            stat: st,
-        });
-        Ok(hash(ino))
+        Ok(hash(self.stat_path(&d, follow, &path)?.ino))
     }
 
     fn drop(&mut self, d: Resource<Descriptor>) -> wasmtime::Result<()> {

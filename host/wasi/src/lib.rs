@@ -44,18 +44,6 @@ pub struct WasiFsCtx {
     /// makes clears it; a concurrent change elsewhere can make a number stale, the same race
     /// `d_ino` has on POSIX.
     pub(crate) recent: std::sync::Mutex<std::collections::HashMap<(u64, String, bool), u64>>,
-    /// Counts the guest's writes and changes. A stat taken for `metadata-hash-at` is handed to
-    /// the `stat-at` wasi-libc makes right after it (same path, no write in between).
-    pub(crate) writes: Arc<std::sync::atomic::AtomicU64>,
-    pub(crate) last_stat: std::sync::Mutex<Option<LastStat>>,
-}
-
-/// A stat taken for `metadata-hash-at`, for the `stat-at` that follows it.
-#[derive(Debug)]
-pub(crate) struct LastStat {
-    pub(crate) key: (u64, String, bool),
-    pub(crate) writes: u64,
-    pub(crate) stat: computer_vfs::Stat,
 }
 
 impl WasiFsCtx {
@@ -64,8 +52,6 @@ impl WasiFsCtx {
         WasiFsCtx {
             vfs,
             recent: Default::default(),
-            writes: Default::default(),
-            last_stat: Default::default(),
         }
     }
 }
