@@ -17,7 +17,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=COMPUTER_GUESTS_DIR");
     // Directories, so that a new program or source file is noticed (cargo scans them); the
     // guests' own target directory is not among them.
-    for watched in ["Cargo.toml", "test-programs", "examples"] {
+    for watched in ["Cargo.toml", "shell", "test-programs", "examples"] {
         println!("cargo:rerun-if-changed={}", guests.join(watched).display());
     }
     println!("cargo:rerun-if-changed={}", root.join("wit").display());
@@ -40,6 +40,11 @@ fn main() {
         code,
         "/// The Rust example guest.\npub const RUST_HELLO: &[u8] = include_bytes!({:?});",
         wasm_dir.join("rust-hello.wasm")
+    );
+    let _ = writeln!(
+        code,
+        "/// The shell interpreter of the isolate backend.\npub const SHELL: &[u8] = include_bytes!({:?});",
+        wasm_dir.join("shell.wasm")
     );
     let _ = writeln!(
         code,

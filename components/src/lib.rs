@@ -6,6 +6,7 @@
 //! - [`foreach_test_program!`] calls a macro for every test program; the runtime's tests use
 //!   it to refer to one test function per program, so a program without a test fails to compile.
 //! - [`RUST_HELLO`]: the Rust example guest (`guests/examples/rust-hello`).
+//! - [`SHELL`]: the shell interpreter (`guests/shell`).
 //!
 //! Set `COMPUTER_GUESTS_DIR` to a folder of prebuilt `.wasm` files to skip the nested build.
 

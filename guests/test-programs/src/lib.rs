@@ -31,7 +31,10 @@ pub fn base() -> std::path::PathBuf {
 }
 
 /// Creates a symlink (`std::os::wasi::fs::symlink_path` is unstable; this is the stable way).
-pub fn symlink(target: impl AsRef<std::path::Path>, link: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+pub fn symlink(
+    target: impl AsRef<std::path::Path>,
+    link: impl AsRef<std::path::Path>,
+) -> std::io::Result<()> {
     #[allow(deprecated)]
     std::fs::soft_link(target, link)
 }

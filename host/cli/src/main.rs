@@ -5,6 +5,7 @@
 mod cmd_exec;
 mod cmd_fs;
 mod cmd_run;
+mod cmd_sh;
 mod cmd_snapshot;
 mod cmd_transfer;
 mod format;
@@ -47,6 +48,8 @@ enum Command {
     Import(cmd_transfer::ImportArgs),
     /// Copy a workspace folder out to a host folder or a .tar/.tar.gz archive.
     Export(cmd_transfer::ExportArgs),
+    /// Run bash-compatible shell code in the isolate (like `bash`).
+    Sh(cmd_sh::ShArgs),
     /// Run a WebAssembly component (WASI 0.2) against the workspace.
     Run(cmd_run::RunArgs),
     /// Run a command on an execution backend.
@@ -72,6 +75,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(args) => cmd_transfer::export(&ws, args),
         Command::Snapshot(cmd) => cmd_snapshot::run(&ws, cmd),
         Command::Run(args) => cmd_run::run(&ws, args),
+        Command::Sh(args) => cmd_sh::sh(&ws, args),
         Command::Exec(args) => cmd_exec::exec(&ws, args),
     }
 }

@@ -1,9 +1,10 @@
-//! The `computer:host/workspace` interface (revisions, changes, snapshots) and the
+//! The `computer:host/process` interface (exit with a full status), the
+//! `computer:host/workspace` interface (revisions, changes, snapshots) and the
 //! `computer:host/git` interface, whose operations this build does not provide yet.
 
 use computer_vfs::ChangeKind;
 
-use crate::bindings::computer::host::{git, workspace};
+use crate::bindings::computer::host::{git, process, workspace};
 use crate::state::State;
 
 impl workspace::Host for State {
@@ -109,5 +110,12 @@ impl git::Host for State {
         _: Vec<String>,
     ) -> wasmtime::Result<Result<git::Output, git::Error>> {
         unsupported()
+    }
+}
+
+impl process::Host for State {
+    /// Ends the guest the way `wasi:cli/exit` does (the runner turns `I32Exit` into the status).
+    fn exit(&mut self, status: u8) -> wasmtime::Result<()> {
+        Err(wasmtime_wasi::I32Exit(status as i32).into())
     }
 }

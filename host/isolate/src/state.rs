@@ -91,7 +91,8 @@ pub(crate) fn linker(engine: &Engine) -> wasmtime::Result<Linker<State>> {
     sockets::udp::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
     sockets::udp_create_socket::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
     computer_wasi::add_to_linker(&mut l)?;
-    use crate::bindings::computer::host::{exec, git, workspace};
+    use crate::bindings::computer::host::{exec, git, process, workspace};
+    process::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     exec::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     git::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     workspace::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;

@@ -13,7 +13,9 @@ wit_bindgen::generate!({
 use computer::host::exec;
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "/workspace".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "/workspace".into());
     let mut report = String::new();
     let mut entries: Vec<_> = match std::fs::read_dir(&dir) {
         Ok(rd) => rd.filter_map(Result::ok).collect(),
@@ -25,7 +27,11 @@ fn main() {
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         if let Ok(text) = std::fs::read_to_string(entry.path()) {
-            report.push_str(&format!("{:6} {}\n", text.lines().count(), entry.file_name().to_string_lossy()));
+            report.push_str(&format!(
+                "{:6} {}\n",
+                text.lines().count(),
+                entry.file_name().to_string_lossy()
+            ));
         }
     }
     print!("{report}");

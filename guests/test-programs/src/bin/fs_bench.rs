@@ -36,7 +36,15 @@ fn main() {
     let t = Instant::now();
     fs::remove_dir_all(&base).unwrap();
     let remove = t.elapsed();
-    for (name, d) in [("create", create), ("stat", stat), ("read", read), ("readdir", readdir), ("write 16 MiB", write_big), ("read 16 MiB", read_big), ("remove tree", remove)] {
+    for (name, d) in [
+        ("create", create),
+        ("stat", stat),
+        ("read", read),
+        ("readdir", readdir),
+        ("write 16 MiB", write_big),
+        ("read 16 MiB", read_big),
+        ("remove tree", remove),
+    ] {
         println!("{name}\t{}", d.as_nanos());
     }
 }

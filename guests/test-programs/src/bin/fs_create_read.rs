@@ -12,7 +12,10 @@ fn main() {
     done("create_new fresh", fs::File::create_new(b.join("b.txt")));
     show("read empty", fs::read(b.join("b.txt")));
     show("read missing", fs::read(b.join("nope")));
-    done("write into missing dir", fs::write(b.join("no/such/file"), b"x"));
+    done(
+        "write into missing dir",
+        fs::write(b.join("no/such/file"), b"x"),
+    );
     done("write a directory", fs::write(&b, b"x"));
     show("read a directory", fs::read(&b));
     show("exists", fs::exists(b.join("a.txt")));

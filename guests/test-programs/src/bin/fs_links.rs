@@ -9,12 +9,21 @@ fn main() {
     done("write through hard link", fs::write(b.join("hard"), b"T2"));
     show("seen by other name", fs::read(b.join("target")));
     done("hard link to dir", fs::hard_link(&b, b.join("dirlink")));
-    done("hard link over existing", fs::hard_link(b.join("target"), b.join("hard")));
+    done(
+        "hard link over existing",
+        fs::hard_link(b.join("target"), b.join("hard")),
+    );
     done("symlink", symlink("target", b.join("sym")));
     show("read through symlink", fs::read(b.join("sym")));
     show("read_link", fs::read_link(b.join("sym")));
-    show("symlink_metadata is symlink", fs::symlink_metadata(b.join("sym")).map(|m| m.file_type().is_symlink()));
-    show("metadata follows", fs::metadata(b.join("sym")).map(|m| m.is_file()));
+    show(
+        "symlink_metadata is symlink",
+        fs::symlink_metadata(b.join("sym")).map(|m| m.file_type().is_symlink()),
+    );
+    show(
+        "metadata follows",
+        fs::metadata(b.join("sym")).map(|m| m.is_file()),
+    );
     done("dangling", symlink("missing", b.join("dangling")));
     show("read dangling", fs::read(b.join("dangling")));
     show("dangling exists", fs::exists(b.join("dangling")));

@@ -13,12 +13,22 @@ fn main() {
     let f = fs::File::options().write(true).open(b.join("f")).unwrap();
     done("set_modified", f.set_modified(when));
     drop(f);
-    show("modified", fs::metadata(b.join("f")).and_then(|m| m.modified()).map(|t| t.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs()));
+    show(
+        "modified",
+        fs::metadata(b.join("f"))
+            .and_then(|m| m.modified())
+            .map(|t| t.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs()),
+    );
     let recent = fs::metadata(b.join("f")).and_then(|m| m.accessed()).is_ok();
     println!("accessed available: {recent}");
     fs::write(b.join("new"), b"").unwrap();
-    let age = fs::metadata(b.join("new")).and_then(|m| m.modified()).map(|t| SystemTime::now().duration_since(t).unwrap_or_default());
-    println!("fresh mtime within a minute: {}", age.map(|a| a < Duration::from_secs(60)).unwrap_or(false));
+    let age = fs::metadata(b.join("new"))
+        .and_then(|m| m.modified())
+        .map(|t| SystemTime::now().duration_since(t).unwrap_or_default());
+    println!(
+        "fresh mtime within a minute: {}",
+        age.map(|a| a < Duration::from_secs(60)).unwrap_or(false)
+    );
     fs::create_dir_all(b.join("d/e")).unwrap();
     done("remove non-empty dir", fs::remove_dir(b.join("d")));
     done("remove_file on dir", fs::remove_file(b.join("d")));

@@ -6,7 +6,13 @@ use test_programs::{base, done, show};
 fn main() {
     let b = base();
     let p = b.join("f");
-    let mut f = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&p).unwrap();
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&p)
+        .unwrap();
     done("write", f.write_all(b"0123456789"));
     done("seek", f.seek(SeekFrom::Start(3)));
     done("overwrite middle", f.write_all(b"abc"));
@@ -31,11 +37,20 @@ fn main() {
     // Big writes across chunk boundaries.
     let big: Vec<u8> = (0..700_000u32).map(|i| (i % 251) as u8).collect();
     done("big write", fs::write(b.join("big"), &big));
-    show("big read matches", fs::read(b.join("big")).map(|d| d == big));
+    show(
+        "big read matches",
+        fs::read(b.join("big")).map(|d| d == big),
+    );
     let mut f = OpenOptions::new().write(true).open(b.join("big")).unwrap();
     done("seek big", f.seek(SeekFrom::Start(262_140)));
     done("write across boundary", f.write_all(&[7u8; 10]));
     drop(f);
-    show("boundary bytes", fs::read(b.join("big")).map(|d| d[262_138..262_152].to_vec()));
-    done("read-only write", fs::File::open(&p).and_then(|mut f| f.write_all(b"x")));
+    show(
+        "boundary bytes",
+        fs::read(b.join("big")).map(|d| d[262_138..262_152].to_vec()),
+    );
+    done(
+        "read-only write",
+        fs::File::open(&p).and_then(|mut f| f.write_all(b"x")),
+    );
 }

@@ -13,7 +13,10 @@ fn main() {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (e.file_name().into_string().unwrap(), e.file_type().unwrap().is_dir())
+            (
+                e.file_name().into_string().unwrap(),
+                e.file_type().unwrap().is_dir(),
+            )
         })
         .collect();
     names.sort();
@@ -22,8 +25,15 @@ fn main() {
     let dirs = names.iter().filter(|(_, d)| *d).count();
     println!("dirs: {dirs}");
     let expected: Vec<String> = (0..1000).map(|i| format!("f{i:04}")).collect();
-    let got: Vec<String> = names.iter().filter(|(_, d)| !d).map(|(n, _)| n.clone()).collect();
+    let got: Vec<String> = names
+        .iter()
+        .filter(|(_, d)| !d)
+        .map(|(n, _)| n.clone())
+        .collect();
     println!("all names: {}", got == expected);
-    show("read_dir of a file", fs::read_dir(b.join("big/f0001")).map(|_| ()));
+    show(
+        "read_dir of a file",
+        fs::read_dir(b.join("big/f0001")).map(|_| ()),
+    );
     show("read_dir missing", fs::read_dir(b.join("nope")).map(|_| ()));
 }

@@ -29,17 +29,21 @@ fn main() {
         Ok(process) => {
             let stdout = process.stdout();
             let mut got = Vec::new();
-            loop {
-                match stdout.blocking_read(65536) {
-                    Ok(bytes) => got.extend(bytes),
-                    Err(_) => break,
-                }
+            while let Ok(bytes) = stdout.blocking_read(65536) {
+                got.extend(bytes);
             }
             process.subscribe().block();
-            println!("spawn: status {:?} stdout {:?}", process.status(), String::from_utf8_lossy(&got));
+            println!(
+                "spawn: status {:?} stdout {:?}",
+                process.status(),
+                String::from_utf8_lossy(&got)
+            );
         }
         Err(e) => println!("spawn: error {e:?}"),
     }
-    let empty = Command { argv: vec![], ..command(&[]) };
+    let empty = Command {
+        argv: vec![],
+        ..command(&[])
+    };
     println!("empty: {:?}", exec::run(&empty).err());
 }

@@ -12,6 +12,11 @@ fn main() {
     }
     println!("snapshot: {:?}", workspace::snapshot("from-guest"));
     println!("snapshots: {:?}", workspace::snapshots());
-    println!("changes from the future: {}", workspace::changes_since(after + 1000).map(|c| c.len()).unwrap_or(0));
+    println!(
+        "changes from the future: {}",
+        workspace::changes_since(after + 1000)
+            .map(|c| c.len())
+            .unwrap_or(0)
+    );
     println!("git: {:?}", git::status("/workspace", true));
 }

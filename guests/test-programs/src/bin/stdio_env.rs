@@ -7,12 +7,18 @@ fn main() {
     let mut env: Vec<(String, String)> = std::env::vars().collect();
     env.sort();
     println!("env: {env:?}");
-    println!("initial cwd: {:?}", std::env::current_dir().map(|p| p.display().to_string()));
+    println!(
+        "initial cwd: {:?}",
+        std::env::current_dir().map(|p| p.display().to_string())
+    );
     // Rust's wasi-libc starts in `/` and ignores `initial-cwd`; `PWD` says where we are.
     if let Ok(pwd) = std::env::var("PWD") {
         std::env::set_current_dir(pwd).unwrap();
     }
-    println!("cwd: {:?}", std::env::current_dir().map(|p| p.display().to_string()));
+    println!(
+        "cwd: {:?}",
+        std::env::current_dir().map(|p| p.display().to_string())
+    );
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input).unwrap();
     println!("stdin: {input:?}");

@@ -376,3 +376,36 @@ fn exec_runs_workspace_components_and_reports_unknown_commands() {
             .contains("not available")
     );
 }
+
+#[test]
+fn sh_runs_bash_in_the_workspace_with_its_exit_status() {
+    let cli = Cli::new();
+    let out = cli.run(&["sh", "-c", "echo hi > f.txt; cat f.txt | cat; exit 7"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hi\n");
+    assert_eq!(
+        out.status.code(),
+        Some(7),
+        "the shell's status passes through whole"
+    );
+    assert_eq!(cli.ok(&["fs", "cat", "f.txt"]), "hi\n");
+    let out = cli.run_with_stdin(
+        &["sh", "-c", "read line; echo \"got $line\"", "name"],
+        b"input\n",
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "got input\n");
+    let out = cli.run_with_stdin(&["sh"], b"echo from stdin; nosuch");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "from stdin\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "computer: line 1: nosuch: command not found\n"
+    );
+    assert_eq!(out.status.code(), Some(127));
+    std::fs::write(cli.path("script.sh"), "echo \"$0 $1\"\n").unwrap();
+    assert_eq!(
+        cli.ok(&["sh", cli.path("script.sh").to_str().unwrap(), "arg"])
+            .trim_end()
+            .rsplit('/')
+            .next(),
+        Some("script.sh arg")
+    );
+}

@@ -5,6 +5,7 @@ mod conformance;
 mod examples;
 mod guests;
 mod hostile;
+mod shell;
 
 use std::sync::{Arc, OnceLock};
 

@@ -1,0 +1,150 @@
+//! Commands built into the shell (no processes in the isolate): each reads its input and
+//! writes its output through the shell's streams, so pipelines stream. The full set of
+//! coreutils is the next step; this module is where each one plugs in.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::exec::{Interp, io_message};
+
+/// A built-in command: runs with the shell's streams, returns its status.
+pub type CommandFn =
+    for<'a, 'b> fn(&'a mut Interp<'b>, &'a [String]) -> Pin<Box<dyn Future<Output = i32> + 'a>>;
+
+/// The command called `name`, if the shell has it built in.
+pub fn find(name: &str) -> Option<CommandFn> {
+    match name {
+        "cat" => Some(|sh, argv| Box::pin(cat(sh, argv))),
+        "head" => Some(|sh, argv| Box::pin(head(sh, argv))),
+        "yes" => Some(|sh, argv| Box::pin(yes(sh, argv))),
+        _ => None,
+    }
+}
+
+/// `cat [FILE|-]...`: copies files (or stdin) to stdout in pieces.
+async fn cat(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let files: Vec<String> = if argv.len() > 1 {
+        argv[1..].to_vec()
+    } else {
+        vec!["-".into()]
+    };
+    let mut status = 0;
+    for f in files {
+        let input = if f == "-" {
+            sh.io.stdin.clone()
+        } else {
+            match std::fs::File::open(sh.shell.path(&f)) {
+                Ok(file) => crate::io::Input::File(std::rc::Rc::new(std::cell::RefCell::new(file))),
+                Err(e) => {
+                    let _ = sh
+                        .io
+                        .stderr
+                        .write_all(format!("cat: {f}: {}\n", io_message(&e)).as_bytes())
+                        .await;
+                    status = 1;
+                    continue;
+                }
+            }
+        };
+        loop {
+            let chunk = match input.read().await {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = sh
+                        .io
+                        .stderr
+                        .write_all(format!("cat: {f}: {}\n", io_message(&e)).as_bytes())
+                        .await;
+                    status = 1;
+                    break;
+                }
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            if let Err(e) = sh.io.stdout.write_all(&chunk).await {
+                return if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    141
+                } else {
+                    1
+                };
+            }
+        }
+    }
+    status
+}
+
+/// `yes [STRING]`: writes the line until the reader goes away (then 141, as SIGPIPE).
+async fn yes(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let line = if argv.len() > 1 {
+        argv[1..].join(" ")
+    } else {
+        "y".into()
+    };
+    // Batch lines so that each write moves a useful amount.
+    let block = format!("{line}\n").repeat((8192 / (line.len() + 1)).max(1));
+    loop {
+        if sh.io.stdout.write_all(block.as_bytes()).await.is_err() {
+            return 141;
+        }
+    }
+}
+
+/// `head [-n N] [FILE]`: the first N lines (10), then stops reading.
+async fn head(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let mut n: usize = 10;
+    let mut files = Vec::new();
+    let mut args = argv[1..].iter();
+    while let Some(a) = args.next() {
+        if a == "-n" {
+            n = args.next().and_then(|v| v.parse().ok()).unwrap_or(10);
+        } else if let Some(v) = a
+            .strip_prefix("-n")
+            .or_else(|| a.strip_prefix('-'))
+            .filter(|v| !v.is_empty())
+        {
+            n = v.parse().unwrap_or(10);
+        } else {
+            files.push(a.clone());
+        }
+    }
+    let input = match files.first() {
+        None => sh.io.stdin.clone(),
+        Some(f) => match std::fs::File::open(sh.shell.path(f)) {
+            Ok(file) => crate::io::Input::File(std::rc::Rc::new(std::cell::RefCell::new(file))),
+            Err(e) => {
+                let _ = sh
+                    .io
+                    .stderr
+                    .write_all(
+                        format!("head: cannot open '{f}' for reading: {}\n", io_message(&e))
+                            .as_bytes(),
+                    )
+                    .await;
+                return 1;
+            }
+        },
+    };
+    let mut left = n;
+    while left > 0 {
+        let chunk = match input.read().await {
+            Ok(c) if !c.is_empty() => c,
+            _ => break,
+        };
+        let mut end = 0;
+        for (i, b) in chunk.iter().enumerate() {
+            if *b == b'\n' {
+                left -= 1;
+                if left == 0 {
+                    end = i + 1;
+                    break;
+                }
+            }
+            end = i + 1;
+        }
+        if sh.io.stdout.write_all(&chunk[..end]).await.is_err() {
+            return 141;
+        }
+    }
+    0
+}

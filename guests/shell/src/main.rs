@@ -1,0 +1,61 @@
+//! The isolate's shell: a bash-compatible interpreter over the `brush-parser` AST, compiled to
+//! a wasm32-wasip2 component. `shell -c SCRIPT [NAME [ARGS...]]`, `shell FILE [ARGS...]`, or a
+//! script on stdin. The exit status goes to the host whole (`computer:host/process.exit`).
+
+mod builtins;
+mod commands;
+mod exec;
+mod expand;
+mod io;
+mod runtime;
+mod state;
+
+mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "computer:host/extensions",
+        generate_all,
+    });
+}
+
+use std::io::Read;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (name, script, positional) = match args.get(1).map(String::as_str) {
+        Some("-c") => match args.get(2) {
+            Some(script) => (
+                args.get(3).cloned().unwrap_or_else(|| "computer".into()),
+                script.clone(),
+                args.get(4..).map(<[String]>::to_vec).unwrap_or_default(),
+            ),
+            None => fail("-c: option requires an argument", 2),
+        },
+        Some(file) => match std::fs::read_to_string(file) {
+            Ok(script) => (file.to_string(), script, args[2..].to_vec()),
+            Err(e) => fail(&format!("{file}: {}", exec::io_message(&e)), 127),
+        },
+        None => {
+            let mut script = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut script) {
+                fail(&format!("reading the script: {e}"), 2);
+            }
+            ("computer".into(), script, Vec::new())
+        }
+    };
+    let mut shell = state::Shell::new(name, positional);
+    let status = runtime::block_on(Box::pin(async {
+        let mut interp = exec::Interp::new(&mut shell, io::Io::standard());
+        interp.run_source(&script).await;
+        interp.shell.status
+    }));
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    bindings::computer::host::process::exit((status & 255) as u8);
+}
+
+fn fail(msg: &str, status: u8) -> ! {
+    eprintln!("computer: {msg}");
+    bindings::computer::host::process::exit(status);
+    std::process::exit(status as i32)
+}

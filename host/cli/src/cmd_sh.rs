@@ -1,0 +1,82 @@
+//! `computer sh`: the bash-compatible shell of the isolate, like `bash`: `-c SCRIPT [NAME
+//! [ARGS...]]`, `FILE [ARGS...]` (a host file, else a workspace path), or a script on stdin.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use computer::Workspace;
+use computer::isolate::{NoBackends, RunRequest, WorkspaceComponents};
+
+use crate::cmd_run::{RunOptions, forward_output, isolate, report, stdin_bytes};
+
+#[derive(Debug, Args)]
+pub struct ShArgs {
+    /// Run SCRIPT (then NAME becomes $0 and ARGS $1...).
+    #[arg(short = 'c', value_name = "SCRIPT")]
+    command: Option<String>,
+    #[command(flatten)]
+    options: RunOptions,
+    /// With -c: NAME and ARGS; without: FILE and ARGS.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+pub fn sh(ws: &Workspace, args: ShArgs) -> Result<ExitCode> {
+    let mut argv = vec!["sh".to_string()];
+    let mut stdin = Vec::new();
+    match (&args.command, args.args.split_first()) {
+        (Some(script), _) => {
+            argv.extend(["-c".to_string(), script.clone()]);
+            argv.extend(args.args.iter().cloned());
+            stdin = stdin_bytes()?;
+        }
+        (None, Some((file, rest))) => {
+            let host = PathBuf::from(file);
+            match std::fs::read_to_string(&host) {
+                // A script on the host runs in the workspace like any other.
+                Ok(script) => argv.extend(["-c".to_string(), script, file.clone()]),
+                Err(_) => argv.push(file.clone()),
+            }
+            argv.extend(rest.iter().cloned());
+            stdin = stdin_bytes()?;
+        }
+        (None, None) => {
+            if std::io::stdin().is_terminal() {
+                anyhow::bail!(
+                    "sh: no script: give -c SCRIPT, a FILE, or a script on stdin (interactive mode is not built yet)"
+                );
+            }
+            let script = stdin_bytes()?;
+            argv.extend([
+                "-c".to_string(),
+                String::from_utf8_lossy(&script).into_owned(),
+            ]);
+        }
+    }
+    let isolate = isolate()?;
+    let program = isolate
+        .load(computer_components::SHELL)
+        .context("sh: load the shell")?;
+    let limits = args.options.limits()?;
+    let req = RunRequest {
+        args: argv,
+        env: args.options.env()?,
+        cwd: args.options.cwd(ws),
+        stdin,
+        limits,
+        on_output: Some(forward_output()),
+        exec: Arc::new(WorkspaceComponents {
+            isolate: Arc::clone(&isolate),
+            vfs: ws.vfs(),
+            limits,
+            next: Arc::new(NoBackends),
+        }),
+        ..RunRequest::default()
+    };
+    let outcome = isolate.run(&program, ws.vfs(), req);
+    Ok(report("sh", &outcome))
+}
