@@ -160,6 +160,22 @@ async fn echo(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     out(sh, &text).await
 }
 
+/// The escapes `echo -e`, `printf` and `$'...'` share: `\n \t \r \a \b \e \f \v \\`.
+pub fn simple_escape(c: char) -> Option<char> {
+    Some(match c {
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        'a' => '\x07',
+        'b' => '\x08',
+        'e' => '\x1b',
+        'f' => '\x0c',
+        'v' => '\x0b',
+        '\\' => '\\',
+        _ => return None,
+    })
+}
+
 /// `\n`-style escapes of `echo -e` and `printf %b`; true if `\c` stopped the output.
 fn backslash_escapes(s: &str) -> (String, bool) {
     let mut out = String::new();
@@ -170,15 +186,7 @@ fn backslash_escapes(s: &str) -> (String, bool) {
             continue;
         }
         match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('e') => out.push('\x1b'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
+            Some(c) if simple_escape(c).is_some() => out.push(simple_escape(c).unwrap_or(c)),
             Some('c') => return (out, true),
             Some('0') => {
                 let mut v = 0u32;

@@ -746,15 +746,10 @@ fn ansi_c(s: &str) -> String {
             continue;
         }
         match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('e') | Some('E') => out.push('\x1b'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
-            Some('\\') => out.push('\\'),
+            Some(c) if crate::builtins::simple_escape(c).is_some() => {
+                out.push(crate::builtins::simple_escape(c).unwrap_or(c));
+            }
+            Some('E') => out.push('\x1b'),
             Some('\'') => out.push('\''),
             Some('"') => out.push('"'),
             Some(o) => {

@@ -112,21 +112,40 @@ pub fn run(ws: &Workspace, args: RunArgs) -> Result<ExitCode> {
             .read_file(ws.resolve(&args.component))
             .map_err(|_| anyhow!("run {label}: {host_err}"))?,
     };
-    let isolate = isolate()?;
-    let program = isolate
-        .load(&wasm)
-        .with_context(|| format!("run {label}"))?;
     let name = args
         .component
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "main".into());
-    let limits = args.options.limits()?;
+    let argv = std::iter::once(name).chain(args.args).collect();
+    run_component(
+        ws,
+        &wasm,
+        argv,
+        stdin_bytes()?,
+        &args.options,
+        &format!("run {label}"),
+    )
+}
+
+/// Runs a component against the workspace with the CLI's streams, limits and environment;
+/// workspace components it asks to exec run as nested isolates.
+pub fn run_component(
+    ws: &Workspace,
+    wasm: &[u8],
+    argv: Vec<String>,
+    stdin: Vec<u8>,
+    options: &RunOptions,
+    what: &str,
+) -> Result<ExitCode> {
+    let isolate = isolate()?;
+    let program = isolate.load(wasm).with_context(|| what.to_string())?;
+    let limits = options.limits()?;
     let req = RunRequest {
-        args: std::iter::once(name).chain(args.args).collect(),
-        env: args.options.env()?,
-        cwd: args.options.cwd(ws),
-        stdin: stdin_bytes()?,
+        args: argv,
+        env: options.env()?,
+        cwd: options.cwd(ws),
+        stdin,
         limits,
         on_output: Some(forward_output()),
         exec: Arc::new(WorkspaceComponents {
@@ -138,7 +157,7 @@ pub fn run(ws: &Workspace, args: RunArgs) -> Result<ExitCode> {
         ..RunRequest::default()
     };
     let outcome = isolate.run(&program, ws.vfs(), req);
-    Ok(report(&format!("run {label}"), &outcome))
+    Ok(report(what, &outcome))
 }
 
 /// Says why a run ended if it did not simply exit, and gives the status a shell would.

@@ -4,14 +4,12 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use computer::Workspace;
-use computer::isolate::{NoBackends, RunRequest, WorkspaceComponents};
 
-use crate::cmd_run::{RunOptions, forward_output, isolate, report, stdin_bytes};
+use crate::cmd_run::{RunOptions, run_component, stdin_bytes};
 
 #[derive(Debug, Args)]
 pub struct ShArgs {
@@ -57,26 +55,12 @@ pub fn sh(ws: &Workspace, args: ShArgs) -> Result<ExitCode> {
             ]);
         }
     }
-    let isolate = isolate()?;
-    let program = isolate
-        .load(computer_components::SHELL)
-        .context("sh: load the shell")?;
-    let limits = args.options.limits()?;
-    let req = RunRequest {
-        args: argv,
-        env: args.options.env()?,
-        cwd: args.options.cwd(ws),
+    run_component(
+        ws,
+        computer_components::SHELL,
+        argv,
         stdin,
-        limits,
-        on_output: Some(forward_output()),
-        exec: Arc::new(WorkspaceComponents {
-            isolate: Arc::clone(&isolate),
-            vfs: ws.vfs(),
-            limits,
-            next: Arc::new(NoBackends),
-        }),
-        ..RunRequest::default()
-    };
-    let outcome = isolate.run(&program, ws.vfs(), req);
-    Ok(report("sh", &outcome))
+        &args.options,
+        "sh",
+    )
 }
