@@ -36,7 +36,10 @@ fn main() {
     }
     print!("{report}");
     let out = format!("{dir}/LINES.txt");
-    std::fs::write(&out, &report).expect("write the report");
+    if let Err(e) = std::fs::write(&out, &report) {
+        eprintln!("rust-hello: {out}: {e}");
+        std::process::exit(1);
+    }
     println!("wrote {out}");
     let cmd = exec::Command {
         argv: vec!["uname".into(), "-a".into()],
