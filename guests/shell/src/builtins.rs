@@ -29,6 +29,12 @@ pub async fn run(sh: &mut Interp<'_>, argv: &[String]) -> Result<(), Flow> {
                     Some((n, v)) => (n, Some(v.to_string())),
                     None => (a.as_str(), None),
                 };
+                if argv[0] == "local" {
+                    sh.shell.make_local(name);
+                    if value.is_none() {
+                        sh.shell.vars.remove(name);
+                    }
+                }
                 if let Some(v) = value {
                     sh.shell.set(name, v);
                 } else if sh.shell.get(name).is_none() && argv[0] == "local" {

@@ -552,9 +552,11 @@ impl<'s> Interp<'s> {
                 self.shell.set(k, v.clone());
             }
             self.shell.call_depth += 1;
+            self.shell.push_locals();
             let result = self
                 .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
                 .await;
+            self.shell.pop_locals();
             self.shell.call_depth -= 1;
             self.shell.positional = saved_args;
             return match result {

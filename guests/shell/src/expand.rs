@@ -50,8 +50,18 @@ impl Field {
 pub struct ExpandError(pub String);
 
 impl Interp<'_> {
-    /// A word expanded to fields (splitting and globbing), as command arguments are.
+    /// A word expanded to fields (brace expansion, then the rest for each word, with
+    /// splitting and globbing), as command arguments are.
     pub async fn expand_fields(&mut self, raw: &str) -> Result<Vec<String>, ExpandError> {
+        let words = brace_expand(raw, &self.shell.parser)?;
+        let mut out = Vec::new();
+        for word in words {
+            out.extend(self.expand_one_word(&word).await?);
+        }
+        Ok(out)
+    }
+
+    async fn expand_one_word(&mut self, raw: &str) -> Result<Vec<String>, ExpandError> {
         let segs = self.expand_segs(raw, false).await?;
         let ifs = self.shell.ifs();
         let mut fields: Vec<Field> = Vec::new();
@@ -760,4 +770,81 @@ fn ansi_c(s: &str) -> String {
         }
     }
     out
+}
+
+/// Words one brace expansion may produce before it fails with a named error.
+const MAX_BRACE_WORDS: usize = 100_000;
+
+/// `a{b,c}d` → `abd acd`; `{1..5..2}` → `1 3 5`; `{a..c}` → `a b c`. Quoted braces stay.
+fn brace_expand(raw: &str, opts: &brush_parser::ParserOptions) -> Result<Vec<String>, ExpandError> {
+    if !raw.contains('{') {
+        return Ok(vec![raw.to_string()]);
+    }
+    match word::parse_brace_expansions(raw, opts) {
+        Ok(Some(pieces)) => brace_words(&pieces),
+        _ => Ok(vec![raw.to_string()]),
+    }
+}
+
+fn brace_limit() -> ExpandError {
+    ExpandError(format!(
+        "brace expansion limit of {MAX_BRACE_WORDS} words exceeded"
+    ))
+}
+
+fn brace_words(pieces: &[word::BraceExpressionOrText]) -> Result<Vec<String>, ExpandError> {
+    let mut words = vec![String::new()];
+    for piece in pieces {
+        let alternatives = match piece {
+            word::BraceExpressionOrText::Text(t) => vec![t.clone()],
+            word::BraceExpressionOrText::Expr(members) => {
+                let mut all = Vec::new();
+                for m in members {
+                    all.extend(brace_member(m)?);
+                }
+                all
+            }
+        };
+        if words.len().saturating_mul(alternatives.len()) > MAX_BRACE_WORDS {
+            return Err(brace_limit());
+        }
+        words = words
+            .iter()
+            .flat_map(|w| alternatives.iter().map(move |a| format!("{w}{a}")))
+            .collect();
+    }
+    Ok(words)
+}
+
+fn brace_member(m: &word::BraceExpressionMember) -> Result<Vec<String>, ExpandError> {
+    use word::BraceExpressionMember as M;
+    let steps = |start: i64, end: i64, inc: i64| -> Result<Vec<i64>, ExpandError> {
+        let step = inc.unsigned_abs().max(1) as i64;
+        let count = (end - start).unsigned_abs() / step as u64 + 1;
+        if count as usize > MAX_BRACE_WORDS {
+            return Err(brace_limit());
+        }
+        let dir = if end >= start { step } else { -step };
+        Ok((0..count as i64).map(|i| start + i * dir).collect())
+    };
+    Ok(match m {
+        M::NumberSequence {
+            start,
+            end,
+            increment,
+        } => steps(*start, *end, *increment)?
+            .into_iter()
+            .map(|n| n.to_string())
+            .collect(),
+        M::CharSequence {
+            start,
+            end,
+            increment,
+        } => steps(*start as i64, *end as i64, *increment)?
+            .into_iter()
+            .filter_map(|c| char::from_u32(c as u32))
+            .map(String::from)
+            .collect(),
+        M::Child(pieces) => brace_words(pieces)?,
+    })
 }

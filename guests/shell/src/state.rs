@@ -62,6 +62,8 @@ pub struct Shell {
     pub loop_depth: u32,
     /// Depth of function calls (limited against runaway recursion).
     pub call_depth: u32,
+    /// For each running function, the variables it made local and their values outside.
+    pub locals: Vec<Vec<(String, Option<Var>)>>,
 }
 
 /// Deepest function recursion allowed before failing with a named error.
@@ -118,6 +120,7 @@ impl Shell {
             parser: brush_parser::ParserOptions::default(),
             loop_depth: 0,
             call_depth: 0,
+            locals: Vec::new(),
         }
     }
 
@@ -139,6 +142,36 @@ impl Shell {
                         exported: false,
                     },
                 );
+            }
+        }
+    }
+
+    /// `local NAME`: remembers the outer value, to be restored when the function returns.
+    /// Outside a function it is an ordinary variable (bash refuses; we are lenient).
+    pub fn make_local(&mut self, name: &str) {
+        let outer = self.vars.get(name).cloned();
+        if let Some(frame) = self.locals.last_mut()
+            && !frame.iter().any(|(n, _)| n == name)
+        {
+            frame.push((name.to_string(), outer));
+        }
+    }
+
+    /// Enters a function call.
+    pub fn push_locals(&mut self) {
+        self.locals.push(Vec::new());
+    }
+
+    /// Leaves a function call, restoring what its `local`s hid.
+    pub fn pop_locals(&mut self) {
+        for (name, outer) in self.locals.pop().unwrap_or_default().into_iter().rev() {
+            match outer {
+                Some(v) => {
+                    self.vars.insert(name, v);
+                }
+                None => {
+                    self.vars.remove(&name);
+                }
             }
         }
     }
