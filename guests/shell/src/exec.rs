@@ -472,34 +472,57 @@ impl<'s> Interp<'s> {
                 Err(e) => return self.expansion_failed(e).await,
             }
         }
+        // Scalar assignments (the environment of a command); array ones apply at once.
         let mut values = Vec::new();
         for a in &assignments {
-            let name = match &a.name {
-                ast::AssignmentName::VariableName(n) => n.clone(),
-                ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+            let (name, index) = match &a.name {
+                ast::AssignmentName::VariableName(n) => (n.clone(), None),
+                ast::AssignmentName::ArrayElementName(n, i) => (n.clone(), Some(i.clone())),
             };
-            let value = match &a.value {
-                ast::AssignmentValue::Scalar(w) => match self.expand_string(&w.value).await {
-                    Ok(v) => v,
-                    Err(e) => return self.expansion_failed(e).await,
-                },
+            match &a.value {
+                ast::AssignmentValue::Scalar(w) => {
+                    let value = match self.expand_string(&w.value).await {
+                        Ok(v) => v,
+                        Err(e) => return self.expansion_failed(e).await,
+                    };
+                    if let Some(index) = index {
+                        let i = match self.arith_text(&index).await {
+                            Ok(i) => i,
+                            Err(e) => return self.expansion_failed(e).await,
+                        };
+                        let value = match (a.append, self.shell.element(&name, i)) {
+                            (true, Some(old)) => format!("{old}{value}"),
+                            _ => value,
+                        };
+                        self.shell.set_element(&name, i, value);
+                        continue;
+                    }
+                    let value = if a.append {
+                        format!("{}{value}", self.shell.get(&name).unwrap_or(""))
+                    } else {
+                        value
+                    };
+                    values.push((name, value));
+                }
                 ast::AssignmentValue::Array(items) => {
-                    let mut vals = Vec::new();
-                    for (_, w) in items {
+                    let mut elements = Vec::new();
+                    for (key, w) in items {
+                        let key = match key {
+                            Some(k) => match self.arith_text(&k.value).await {
+                                Ok(i) => Some(i),
+                                Err(e) => return self.expansion_failed(e).await,
+                            },
+                            None => None,
+                        };
                         match self.expand_fields(&w.value).await {
-                            Ok(v) => vals.extend(v),
+                            Ok(v) if key.is_some() => elements.push((key, v.join(" "))),
+                            Ok(v) => elements.extend(v.into_iter().map(|x| (None, x))),
                             Err(e) => return self.expansion_failed(e).await,
                         }
                     }
-                    vals.join(" ")
+                    self.shell.set_array(&name, elements, a.append);
                 }
-            };
-            let value = if a.append {
-                format!("{}{value}", self.shell.get(&name).unwrap_or(""))
-            } else {
-                value
-            };
-            values.push((name, value));
+            }
         }
         let subst_status = self.last_substitution.unwrap_or(0);
         let io = match self.redirect(&redirects).await {

@@ -262,9 +262,10 @@ impl Interp<'_> {
         out
     }
 
-    /// The values of a parameter: several for `$@`/`$*`, one otherwise, none when unset.
-    fn lookup(&self, p: &Parameter) -> Option<Vec<String>> {
-        match p {
+    /// The values of a parameter: several for `$@`, `$*` and `${a[@]}`, one otherwise, none
+    /// when unset.
+    async fn lookup(&mut self, p: &Parameter) -> Result<Option<Vec<String>>, ExpandError> {
+        Ok(match p {
             Parameter::Positional(0) => Some(vec![self.shell.name.clone()]),
             Parameter::Positional(n) => self
                 .shell
@@ -272,38 +273,21 @@ impl Interp<'_> {
                 .get(*n as usize - 1)
                 .map(|v| vec![v.clone()]),
             Parameter::Named(name) => self.shell.get(name).map(|v| vec![v.to_string()]),
-            Parameter::NamedWithIndex { name, index }
-                if index == "0" || index == "@" || index == "*" =>
-            {
-                if name == "PIPESTATUS" {
-                    return Some(
-                        self.shell
-                            .pipestatus
-                            .iter()
-                            .map(|s| s.to_string())
-                            .collect(),
-                    );
-                }
-                self.shell.get(name).map(|v| vec![v.to_string()])
+            Parameter::NamedWithIndex { name, index } if index == "@" || index == "*" => {
+                self.all_values(name)
             }
-            Parameter::NamedWithIndex { name, index } if name == "PIPESTATUS" => index
-                .parse::<usize>()
-                .ok()
-                .and_then(|i| self.shell.pipestatus.get(i))
-                .map(|s| vec![s.to_string()]),
-            Parameter::NamedWithIndex { .. } => None,
-            Parameter::NamedWithAllIndices { name, .. } => {
+            Parameter::NamedWithIndex { name, index } => {
+                let i = self.arith_text(index).await?;
                 if name == "PIPESTATUS" {
-                    return Some(
-                        self.shell
-                            .pipestatus
-                            .iter()
-                            .map(|s| s.to_string())
-                            .collect(),
-                    );
+                    usize::try_from(i)
+                        .ok()
+                        .and_then(|i| self.shell.pipestatus.get(i))
+                        .map(|s| vec![s.to_string()])
+                } else {
+                    self.shell.element(name, i).map(|v| vec![v])
                 }
-                self.shell.get(name).map(|v| vec![v.to_string()])
             }
+            Parameter::NamedWithAllIndices { name, .. } => self.all_values(name),
             Parameter::Special(s) => Some(match s {
                 SpecialParameter::AllPositionalParameters { .. } => self.shell.positional.clone(),
                 SpecialParameter::PositionalParameterCount => {
@@ -315,7 +299,20 @@ impl Interp<'_> {
                 SpecialParameter::LastBackgroundProcessId => vec![String::new()],
                 SpecialParameter::ShellName => vec![self.shell.name.clone()],
             }),
+        })
+    }
+
+    fn all_values(&self, name: &str) -> Option<Vec<String>> {
+        if name == "PIPESTATUS" {
+            return Some(
+                self.shell
+                    .pipestatus
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+            );
         }
+        self.shell.values(name)
     }
 
     fn option_flags(&self) -> String {
@@ -354,7 +351,7 @@ impl Interp<'_> {
         let join = |v: Option<Vec<String>>| v.map(|v| v.join(" ")).unwrap_or_default();
         Ok(match expr {
             ParameterExpr::Parameter { parameter, .. } => {
-                let v = self.lookup(&parameter);
+                let v = self.lookup(&parameter).await?;
                 if v.is_none()
                     && self.shell.options.nounset
                     && !matches!(parameter, Parameter::Special(_))
@@ -364,18 +361,7 @@ impl Interp<'_> {
                         name_of(&parameter)
                     )));
                 }
-                let all = matches!(
-                    parameter,
-                    Parameter::Special(SpecialParameter::AllPositionalParameters {
-                        concatenate: false
-                    })
-                );
-                let star = matches!(
-                    parameter,
-                    Parameter::Special(SpecialParameter::AllPositionalParameters {
-                        concatenate: true
-                    })
-                );
+                let (all, star) = is_all(&parameter);
                 match v {
                     Some(v) if all && in_quotes => Values::Fields(v),
                     Some(v) if star && in_quotes => {
@@ -398,7 +384,7 @@ impl Interp<'_> {
                 default_value,
                 ..
             } => {
-                let v = self.lookup(&parameter);
+                let v = self.lookup(&parameter).await?;
                 if unset_or_null(&v, &test_type) {
                     Values::One(
                         self.expand_string(&default_value.unwrap_or_default())
@@ -414,7 +400,7 @@ impl Interp<'_> {
                 default_value,
                 ..
             } => {
-                let v = self.lookup(&parameter);
+                let v = self.lookup(&parameter).await?;
                 if unset_or_null(&v, &test_type) {
                     let value = self
                         .expand_string(&default_value.unwrap_or_default())
@@ -431,7 +417,7 @@ impl Interp<'_> {
                 error_message,
                 ..
             } => {
-                let v = self.lookup(&parameter);
+                let v = self.lookup(&parameter).await?;
                 if unset_or_null(&v, &test_type) {
                     let msg = match error_message {
                         Some(m) => self.expand_string(&m).await?,
@@ -447,7 +433,7 @@ impl Interp<'_> {
                 alternative_value,
                 ..
             } => {
-                let v = self.lookup(&parameter);
+                let v = self.lookup(&parameter).await?;
                 if unset_or_null(&v, &test_type) {
                     Values::One(String::new())
                 } else {
@@ -458,12 +444,10 @@ impl Interp<'_> {
                 }
             }
             ParameterExpr::ParameterLength { parameter, .. } => {
-                let n = match (&parameter, self.lookup(&parameter)) {
-                    (
-                        Parameter::Special(SpecialParameter::AllPositionalParameters { .. }),
-                        Some(v),
-                    ) => v.len(),
-                    (_, v) => join(v).chars().count(),
+                let values = self.lookup(&parameter).await?;
+                let n = match values {
+                    Some(v) if is_all(&parameter) != (false, false) => v.len(),
+                    v => join(v).chars().count(),
                 };
                 Values::One(n.to_string())
             }
@@ -471,25 +455,41 @@ impl Interp<'_> {
                 parameter, pattern, ..
             } => {
                 let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_suffix(&join(self.lookup(&parameter)), &pat, false))
+                Values::One(trim_suffix(
+                    &join(self.lookup(&parameter).await?),
+                    &pat,
+                    false,
+                ))
             }
             ParameterExpr::RemoveLargestSuffixPattern {
                 parameter, pattern, ..
             } => {
                 let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_suffix(&join(self.lookup(&parameter)), &pat, true))
+                Values::One(trim_suffix(
+                    &join(self.lookup(&parameter).await?),
+                    &pat,
+                    true,
+                ))
             }
             ParameterExpr::RemoveSmallestPrefixPattern {
                 parameter, pattern, ..
             } => {
                 let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_prefix(&join(self.lookup(&parameter)), &pat, false))
+                Values::One(trim_prefix(
+                    &join(self.lookup(&parameter).await?),
+                    &pat,
+                    false,
+                ))
             }
             ParameterExpr::RemoveLargestPrefixPattern {
                 parameter, pattern, ..
             } => {
                 let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_prefix(&join(self.lookup(&parameter)), &pat, true))
+                Values::One(trim_prefix(
+                    &join(self.lookup(&parameter).await?),
+                    &pat,
+                    true,
+                ))
             }
             ParameterExpr::Substring {
                 parameter,
@@ -497,7 +497,7 @@ impl Interp<'_> {
                 length,
                 ..
             } => {
-                let value: Vec<char> = join(self.lookup(&parameter)).chars().collect();
+                let value: Vec<char> = join(self.lookup(&parameter).await?).chars().collect();
                 let len = value.len() as i64;
                 let mut start = self.arith_text(&offset.value).await?;
                 if start < 0 {
@@ -518,16 +518,16 @@ impl Interp<'_> {
                 Values::One(value[start as usize..end as usize].iter().collect())
             }
             ParameterExpr::UppercasePattern { parameter, .. } => {
-                Values::One(join(self.lookup(&parameter)).to_uppercase())
+                Values::One(join(self.lookup(&parameter).await?).to_uppercase())
             }
             ParameterExpr::LowercasePattern { parameter, .. } => {
-                Values::One(join(self.lookup(&parameter)).to_lowercase())
+                Values::One(join(self.lookup(&parameter).await?).to_lowercase())
             }
             ParameterExpr::UppercaseFirstChar { parameter, .. } => {
-                Values::One(first_char(&join(self.lookup(&parameter)), true))
+                Values::One(first_char(&join(self.lookup(&parameter).await?), true))
             }
             ParameterExpr::LowercaseFirstChar { parameter, .. } => {
-                Values::One(first_char(&join(self.lookup(&parameter)), false))
+                Values::One(first_char(&join(self.lookup(&parameter).await?), false))
             }
             ParameterExpr::ReplaceSubstring {
                 parameter,
@@ -536,10 +536,21 @@ impl Interp<'_> {
                 match_kind,
                 ..
             } => {
-                let value = join(self.lookup(&parameter));
+                let value = join(self.lookup(&parameter).await?);
                 let pat = self.expand_pattern(&pattern).await?;
                 let rep = self.expand_string(&replacement.unwrap_or_default()).await?;
                 Values::One(replace(&value, &pat, &rep, match_kind))
+            }
+            ParameterExpr::MemberKeys {
+                variable_name,
+                concatenate,
+            } => {
+                let keys = self.shell.keys(&variable_name).unwrap_or_default();
+                if in_quotes && !concatenate {
+                    Values::Fields(keys)
+                } else {
+                    Values::One(keys.join(" "))
+                }
             }
             other => {
                 return Err(ExpandError(format!(
@@ -847,4 +858,16 @@ fn brace_member(m: &word::BraceExpressionMember) -> Result<Vec<String>, ExpandEr
             .collect(),
         M::Child(pieces) => brace_words(pieces)?,
     })
+}
+
+/// Whether a parameter stands for all of a list: (`$@`/`${a[@]}`, `$*`/`${a[*]}`).
+fn is_all(p: &Parameter) -> (bool, bool) {
+    match p {
+        Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate }) => {
+            (!concatenate, *concatenate)
+        }
+        Parameter::NamedWithIndex { index, .. } => (index == "@", index == "*"),
+        Parameter::NamedWithAllIndices { concatenate, .. } => (!concatenate, *concatenate),
+        _ => (false, false),
+    }
 }

@@ -10,9 +10,27 @@ use brush_parser::ast;
 #[derive(Clone, Debug)]
 pub struct Var {
     /// Its value.
-    pub value: String,
-    /// Passed to commands' environments.
+    pub value: Value,
+    /// Passed to commands' environments (scalars only, as in bash).
     pub exported: bool,
+}
+
+/// A scalar or an indexed array (sparse, as bash's are).
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// A string.
+    Scalar(String),
+    /// Index → element.
+    Array(std::collections::BTreeMap<i64, String>),
+}
+
+impl Var {
+    fn scalar(value: impl Into<String>, exported: bool) -> Var {
+        Var {
+            value: Value::Scalar(value.into()),
+            exported,
+        }
+    }
 }
 
 /// `set -e`, `set -u`, `set -o pipefail`, `set -x`.
@@ -73,26 +91,19 @@ impl Shell {
     /// A new shell with bash's usual variables and the host's environment.
     pub fn new(name: String, positional: Vec<String>) -> Shell {
         let mut vars: HashMap<String, Var> = std::env::vars()
-            .map(|(k, v)| {
-                (
-                    k,
-                    Var {
-                        value: v,
-                        exported: true,
-                    },
-                )
-            })
+            .map(|(k, v)| (k, Var::scalar(v, true)))
             .collect();
         let cwd = vars
             .get("PWD")
-            .map(|v| v.value.clone())
+            .and_then(|v| match &v.value {
+                Value::Scalar(s) => Some(s.clone()),
+                Value::Array(_) => None,
+            })
             .filter(|p| p.starts_with('/'))
             .unwrap_or_else(|| "/workspace".into());
         let mut set_default = |k: &str, v: &str, exported: bool| {
-            vars.entry(k.to_string()).or_insert(Var {
-                value: v.into(),
-                exported,
-            });
+            vars.entry(k.to_string())
+                .or_insert(Var::scalar(v, exported));
         };
         set_default("HOME", "/home/user", true);
         set_default("PATH", "/usr/bin:/bin", true);
@@ -101,13 +112,7 @@ impl Shell {
         set_default("SHLVL", "1", true);
         set_default("IFS", " \t\n", false);
         set_default("PS1", "\\u@\\h:\\w\\$ ", false);
-        vars.insert(
-            "PWD".into(),
-            Var {
-                value: cwd.clone(),
-                exported: true,
-            },
-        );
+        vars.insert("PWD".into(), Var::scalar(cwd.clone(), true));
         Shell {
             vars,
             functions: HashMap::new(),
@@ -124,26 +129,98 @@ impl Shell {
         }
     }
 
-    /// A variable's value, if set.
+    /// A variable's value, if set (an array's element 0, as bash's `$a`).
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.vars.get(name).map(|v| v.value.as_str())
+        match &self.vars.get(name)?.value {
+            Value::Scalar(s) => Some(s),
+            Value::Array(m) => m.get(&0).map(String::as_str),
+        }
     }
 
-    /// Sets a variable (keeping its export flag).
+    /// All values of a variable (`${a[@]}`): an array's elements, or a scalar alone.
+    pub fn values(&self, name: &str) -> Option<Vec<String>> {
+        Some(match &self.vars.get(name)?.value {
+            Value::Scalar(s) => vec![s.clone()],
+            Value::Array(m) => m.values().cloned().collect(),
+        })
+    }
+
+    /// The indices of a variable (`${!a[@]}`).
+    pub fn keys(&self, name: &str) -> Option<Vec<String>> {
+        Some(match &self.vars.get(name)?.value {
+            Value::Scalar(_) => vec!["0".into()],
+            Value::Array(m) => m.keys().map(i64::to_string).collect(),
+        })
+    }
+
+    /// One element (`${a[i]}`; a negative index counts from the end).
+    pub fn element(&self, name: &str, index: i64) -> Option<String> {
+        match &self.vars.get(name)?.value {
+            Value::Scalar(s) => (index == 0 || index == -1).then(|| s.clone()),
+            Value::Array(m) => {
+                let index = if index < 0 {
+                    m.keys().next_back().map(|last| last + 1 + index)?
+                } else {
+                    index
+                };
+                m.get(&index).cloned()
+            }
+        }
+    }
+
+    /// Sets a variable (an array's element 0), keeping its export flag.
     pub fn set(&mut self, name: &str, value: impl Into<String>) {
         let value = value.into();
         match self.vars.get_mut(name) {
-            Some(v) => v.value = value,
+            Some(Var {
+                value: Value::Array(m),
+                ..
+            }) => {
+                m.insert(0, value);
+            }
+            Some(v) => v.value = Value::Scalar(value),
             None => {
-                self.vars.insert(
-                    name.to_string(),
-                    Var {
-                        value,
-                        exported: false,
-                    },
-                );
+                self.vars
+                    .insert(name.to_string(), Var::scalar(value, false));
             }
         }
+    }
+
+    /// `a[i]=v` (a scalar becomes element 0 of a new array).
+    pub fn set_element(&mut self, name: &str, index: i64, value: String) {
+        let var = self.vars.entry(name.to_string()).or_insert_with(|| Var {
+            value: Value::Array(Default::default()),
+            exported: false,
+        });
+        if let Value::Scalar(s) = &var.value {
+            var.value = Value::Array([(0, s.clone())].into_iter().collect());
+        }
+        if let Value::Array(m) = &mut var.value {
+            m.insert(index, value);
+        }
+    }
+
+    /// `a=(...)` or `a+=(...)`: elements with optional explicit indices.
+    pub fn set_array(&mut self, name: &str, items: Vec<(Option<i64>, String)>, append: bool) {
+        let mut map = match (append, self.vars.get(name).map(|v| &v.value)) {
+            (true, Some(Value::Array(m))) => m.clone(),
+            (true, Some(Value::Scalar(s))) => [(0, s.clone())].into_iter().collect(),
+            _ => Default::default(),
+        };
+        let mut next = map.keys().next_back().map(|k| k + 1).unwrap_or(0);
+        for (index, value) in items {
+            let i = index.unwrap_or(next);
+            map.insert(i, value);
+            next = i + 1;
+        }
+        let exported = self.vars.get(name).is_some_and(|v| v.exported);
+        self.vars.insert(
+            name.to_string(),
+            Var {
+                value: Value::Array(map),
+                exported,
+            },
+        );
     }
 
     /// `local NAME`: remembers the outer value, to be restored when the function returns.
@@ -182,7 +259,10 @@ impl Shell {
             .vars
             .iter()
             .filter(|(_, v)| v.exported)
-            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .filter_map(|(k, v)| match &v.value {
+                Value::Scalar(s) => Some((k.clone(), s.clone())),
+                Value::Array(_) => None,
+            })
             .collect();
         env.sort();
         env
