@@ -5,7 +5,8 @@ use crate::state::Flow;
 
 const BUILTINS: &[&str] = &[
     ":", "true", "false", "echo", "printf", "cd", "pwd", "export", "unset", "exit", "return",
-    "break", "continue", "shift", "set", "local", "test", "[", "eval", "read",
+    "break", "continue", "shift", "set", "local", "test", "[", "eval", "read", "declare",
+    "typeset", "let", "command", "type",
 ];
 
 /// Whether `name` is a builtin.
@@ -119,6 +120,54 @@ pub async fn run(sh: &mut Interp<'_>, argv: &[String]) -> Result<(), Flow> {
             };
         }
         "read" => read(sh, args).await,
+        "declare" | "typeset" => declare(sh, args).await,
+        "let" => {
+            let mut last = 0;
+            for a in args {
+                match sh.arith_text(a).await {
+                    Ok(v) => last = v,
+                    Err(e) => {
+                        sh.error(&format!("let: {}", e.0)).await;
+                        sh.shell.status = 1;
+                        return Ok(());
+                    }
+                }
+            }
+            (last == 0) as i32
+        }
+        "type" => type_of(sh, args).await,
+        "command" => match args.first().map(String::as_str) {
+            Some("-v") | Some("-V") => {
+                let verbose = args[0] == "-V";
+                let mut status = 0;
+                for name in &args[1..] {
+                    match kind_of(sh, name) {
+                        Some(kind) if verbose => {
+                            status |= out(sh, &describe(name, kind)).await;
+                        }
+                        Some(_) => status |= out(sh, &format!("{name}\n")).await,
+                        None => status = 1,
+                    }
+                }
+                status
+            }
+            // `command NAME ARGS`: run it skipping functions.
+            Some(_) => {
+                let rest = args.to_vec();
+                if is_builtin(&rest[0]) {
+                    return Box::pin(run(sh, &rest)).await;
+                }
+                sh.shell.status = match crate::commands::find(&rest[0]) {
+                    Some(cmd) => cmd(sh, &rest).await,
+                    None => {
+                        sh.error(&format!("{}: command not found", rest[0])).await;
+                        127
+                    }
+                };
+                return Ok(());
+            }
+            None => 0,
+        },
         _ => 127,
     };
     sh.shell.status = status;
@@ -588,4 +637,77 @@ async fn read(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         }
     }
     (eof && line.is_empty()) as i32 | (eof as i32)
+}
+
+/// What a name is to the shell: `function`, `builtin` or `file` (a built-in command stands
+/// where bash would find a file).
+fn kind_of(sh: &Interp<'_>, name: &str) -> Option<&'static str> {
+    if sh.shell.functions.contains_key(name) {
+        Some("function")
+    } else if is_builtin(name) {
+        Some("builtin")
+    } else if crate::commands::find(name).is_some() {
+        Some("file")
+    } else {
+        None
+    }
+}
+
+fn describe(name: &str, kind: &str) -> String {
+    match kind {
+        "function" => format!("{name} is a function\n"),
+        "builtin" => format!("{name} is a shell builtin\n"),
+        _ => format!("{name} is /usr/bin/{name}\n"),
+    }
+}
+
+/// `type [-t] NAME...`.
+async fn type_of(sh: &mut Interp<'_>, args: &[String]) -> i32 {
+    let terse = args.first().is_some_and(|a| a == "-t");
+    let mut status = 0;
+    for name in args.iter().filter(|a| !a.starts_with('-')) {
+        match kind_of(sh, name) {
+            Some(kind) if terse => status |= out(sh, &format!("{kind}\n")).await,
+            Some(kind) => status |= out(sh, &describe(name, kind)).await,
+            None => {
+                if !terse {
+                    sh.error(&format!("type: {name}: not found")).await;
+                }
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+/// `declare`/`typeset` with `-a` (array), `-x` (export); inside a function its variables are
+/// local, as in bash.
+async fn declare(sh: &mut Interp<'_>, args: &[String]) -> i32 {
+    let flags: String = args
+        .iter()
+        .filter(|a| a.starts_with('-'))
+        .flat_map(|a| a.chars().skip(1))
+        .collect();
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        let (name, value) = match a.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (a.as_str(), None),
+        };
+        if !sh.shell.locals.is_empty() {
+            sh.shell.make_local(name);
+        }
+        if let Some(v) = value {
+            sh.shell.set(name, v);
+        } else if flags.contains('a') && sh.shell.values(name).is_none() {
+            sh.shell.set_array(name, Vec::new(), false);
+        } else if sh.shell.get(name).is_none() && !flags.contains('a') {
+            sh.shell.set(name, "");
+        }
+        if flags.contains('x')
+            && let Some(var) = sh.shell.vars.get_mut(name)
+        {
+            var.exported = true;
+        }
+    }
+    0
 }

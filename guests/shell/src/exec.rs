@@ -41,13 +41,10 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// Writes a diagnostic to standard error, as `NAME: MESSAGE`.
+    /// Writes a diagnostic to standard error, as bash does: `NAME: line N: MESSAGE`.
     pub async fn error(&self, msg: &str) {
-        let _ = self
-            .io
-            .stderr
-            .write_all(format!("{}: {msg}\n", self.shell.name).as_bytes())
-            .await;
+        let text = format!("{}: line {}: {msg}\n", self.shell.name, self.line);
+        let _ = self.io.stderr.write_all(text.as_bytes()).await;
     }
 
     /// Parses and runs a script. A syntax error is reported and runs nothing (status 2).
@@ -431,7 +428,7 @@ impl<'s> Interp<'s> {
 
     /// Reports an expansion error; it ends a non-interactive shell with status 127, as in bash.
     async fn expansion_failed(&mut self, e: ExpandError) -> Outcome {
-        self.error(&format!("line {}: {}", self.line, e.0)).await;
+        self.error(&e.0).await;
         self.shell.status = 127;
         Err(Flow::Exit)
     }
@@ -547,19 +544,14 @@ impl<'s> Interp<'s> {
                 .await;
         }
         let saved = std::mem::replace(&mut self.io, io);
-        let result = self.dispatch(argv, values, line).await;
+        let result = self.dispatch(argv, values).await;
         self.io = saved;
         result?;
         self.check_errexit()
     }
 
     /// Function → builtin → built-in command → the host.
-    async fn dispatch(
-        &mut self,
-        argv: Vec<String>,
-        assignments: Vec<(String, String)>,
-        line: usize,
-    ) -> Outcome {
+    async fn dispatch(&mut self, argv: Vec<String>, assignments: Vec<(String, String)>) -> Outcome {
         let name = argv[0].clone();
         if let Some(body) = self.shell.functions.get(&name).cloned() {
             if self.shell.call_depth >= MAX_CALL_DEPTH {
@@ -576,9 +568,11 @@ impl<'s> Interp<'s> {
             }
             self.shell.call_depth += 1;
             self.shell.push_locals();
+            self.shell.funcname.push(name.clone());
             let result = self
                 .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
                 .await;
+            self.shell.funcname.pop();
             self.shell.pop_locals();
             self.shell.call_depth -= 1;
             self.shell.positional = saved_args;
@@ -597,17 +591,12 @@ impl<'s> Interp<'s> {
             self.shell.status = cmd(self, &argv).await;
             return Ok(());
         }
-        self.host_exec(argv, assignments, line).await;
+        self.host_exec(argv, assignments).await;
         Ok(())
     }
 
     /// Runs a command no builtin has through the host's `exec` import.
-    async fn host_exec(
-        &mut self,
-        argv: Vec<String>,
-        assignments: Vec<(String, String)>,
-        line: usize,
-    ) {
+    async fn host_exec(&mut self, argv: Vec<String>, assignments: Vec<(String, String)>) {
         use crate::bindings::computer::host::exec;
         let stdin = match &self.io.stdin {
             Input::Null => Vec::new(),
@@ -632,8 +621,7 @@ impl<'s> Interp<'s> {
                 self.shell.status = out.status;
             }
             Err(exec::Error::NotFound(_)) => {
-                self.error(&format!("line {line}: {}: command not found", argv[0]))
-                    .await;
+                self.error(&format!("{}: command not found", argv[0])).await;
                 self.shell.status = 127;
             }
             Err(exec::Error::Unavailable(m) | exec::Error::Limit(m) | exec::Error::Invalid(m)) => {

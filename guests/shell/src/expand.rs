@@ -272,7 +272,13 @@ impl Interp<'_> {
                 .positional
                 .get(*n as usize - 1)
                 .map(|v| vec![v.clone()]),
-            Parameter::Named(name) => self.shell.get(name).map(|v| vec![v.to_string()]),
+            Parameter::Named(name) => match name.as_str() {
+                "LINENO" => Some(vec![self.line.to_string()]),
+                "RANDOM" => Some(vec![self.shell.random().to_string()]),
+                "SECONDS" => Some(vec![self.shell.started.elapsed().as_secs().to_string()]),
+                "FUNCNAME" => self.shell.funcname.last().map(|f| vec![f.clone()]),
+                _ => self.shell.get(name).map(|v| vec![v.to_string()]),
+            },
             Parameter::NamedWithIndex { name, index } if index == "@" || index == "*" => {
                 self.all_values(name)
             }

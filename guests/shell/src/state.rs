@@ -82,6 +82,12 @@ pub struct Shell {
     pub call_depth: u32,
     /// For each running function, the variables it made local and their values outside.
     pub locals: Vec<Vec<(String, Option<Var>)>>,
+    /// Names of the running functions, innermost last (`$FUNCNAME`).
+    pub funcname: Vec<String>,
+    /// When the shell started (`$SECONDS`).
+    pub started: std::time::Instant,
+    /// State of `$RANDOM`'s generator.
+    random_state: u32,
 }
 
 /// Deepest function recursion allowed before failing with a named error.
@@ -126,6 +132,12 @@ impl Shell {
             loop_depth: 0,
             call_depth: 0,
             locals: Vec::new(),
+            funcname: Vec::new(),
+            started: std::time::Instant::now(),
+            random_state: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos() | 1)
+                .unwrap_or(1),
         }
     }
 
@@ -271,6 +283,16 @@ impl Shell {
     /// An absolute path for `path` (relative paths start at the shell's cwd).
     pub fn path(&self, path: &str) -> std::path::PathBuf {
         std::path::Path::new(&self.cwd).join(path)
+    }
+
+    /// `$RANDOM`: 0 to 32767 (xorshift; not for cryptography, like bash's).
+    pub fn random(&mut self) -> u32 {
+        let mut x = self.random_state;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.random_state = x;
+        x % 32768
     }
 
     /// `$IFS`.
