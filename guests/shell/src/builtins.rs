@@ -488,6 +488,7 @@ fn set(sh: &mut Interp<'_>, args: &[String]) -> i32 {
 }
 
 async fn test(sh: &mut Interp<'_>, args: &[String], bracket: bool) -> i32 {
+    let me = if bracket { "[" } else { "test" };
     let mut args = args.to_vec();
     if bracket {
         if args.last().map(String::as_str) != Some("]") {
@@ -514,11 +515,8 @@ async fn test(sh: &mut Interp<'_>, args: &[String], bracket: bool) -> i32 {
             }
             "-r" | "-w" | "-x" => std::fs::metadata(path(s)).is_ok(),
             _ => {
-                sh.error(&format!(
-                    "{}: {op}: unary operator expected",
-                    if bracket { "[" } else { "test" }
-                ))
-                .await;
+                sh.error(&format!("{me}: {op}: unary operator expected"))
+                    .await;
                 return 2;
             }
         },
@@ -537,37 +535,24 @@ async fn test(sh: &mut Interp<'_>, args: &[String], bracket: bool) -> i32 {
                     _ => x >= y,
                 },
                 (Err(_), _) => {
-                    sh.error(&format!(
-                        "{}: {a}: integer expression expected",
-                        if bracket { "[" } else { "test" }
-                    ))
-                    .await;
+                    sh.error(&format!("{me}: {a}: integer expression expected"))
+                        .await;
                     return 2;
                 }
                 (_, Err(_)) => {
-                    sh.error(&format!(
-                        "{}: {b}: integer expression expected",
-                        if bracket { "[" } else { "test" }
-                    ))
-                    .await;
+                    sh.error(&format!("{me}: {b}: integer expression expected"))
+                        .await;
                     return 2;
                 }
             },
             _ => {
-                sh.error(&format!(
-                    "{}: {op}: binary operator expected",
-                    if bracket { "[" } else { "test" }
-                ))
-                .await;
+                sh.error(&format!("{me}: {op}: binary operator expected"))
+                    .await;
                 return 2;
             }
         },
         _ => {
-            sh.error(&format!(
-                "{}: too many arguments",
-                if bracket { "[" } else { "test" }
-            ))
-            .await;
+            sh.error(&format!("{me}: too many arguments")).await;
             return 2;
         }
     };

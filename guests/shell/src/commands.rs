@@ -21,6 +21,12 @@ pub fn find(name: &str) -> Option<CommandFn> {
     }
 }
 
+/// Writes a command's error message to stderr; the status to return (1).
+async fn complain(sh: &Interp<'_>, msg: &str) -> i32 {
+    let _ = sh.io.stderr.write_all(format!("{msg}\n").as_bytes()).await;
+    1
+}
+
 /// `cat [FILE|-]...`: copies files (or stdin) to stdout in pieces.
 async fn cat(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let files: Vec<String> = if argv.len() > 1 {
@@ -36,12 +42,7 @@ async fn cat(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             match std::fs::File::open(sh.shell.path(&f)) {
                 Ok(file) => crate::io::Input::File(std::rc::Rc::new(std::cell::RefCell::new(file))),
                 Err(e) => {
-                    let _ = sh
-                        .io
-                        .stderr
-                        .write_all(format!("cat: {f}: {}\n", io_message(&e)).as_bytes())
-                        .await;
-                    status = 1;
+                    status = complain(sh, &format!("cat: {f}: {}", io_message(&e))).await;
                     continue;
                 }
             }
@@ -50,12 +51,7 @@ async fn cat(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             let chunk = match input.read().await {
                 Ok(c) => c,
                 Err(e) => {
-                    let _ = sh
-                        .io
-                        .stderr
-                        .write_all(format!("cat: {f}: {}\n", io_message(&e)).as_bytes())
-                        .await;
-                    status = 1;
+                    status = complain(sh, &format!("cat: {f}: {}", io_message(&e))).await;
                     break;
                 }
             };
@@ -113,15 +109,11 @@ async fn head(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         Some(f) => match std::fs::File::open(sh.shell.path(f)) {
             Ok(file) => crate::io::Input::File(std::rc::Rc::new(std::cell::RefCell::new(file))),
             Err(e) => {
-                let _ = sh
-                    .io
-                    .stderr
-                    .write_all(
-                        format!("head: cannot open '{f}' for reading: {}\n", io_message(&e))
-                            .as_bytes(),
-                    )
-                    .await;
-                return 1;
+                return complain(
+                    sh,
+                    &format!("head: cannot open '{f}' for reading: {}", io_message(&e)),
+                )
+                .await;
             }
         },
     };

@@ -355,6 +355,12 @@ impl Interp<'_> {
             ParameterTestType::Unset => v.is_none(),
         };
         let join = |v: Option<Vec<String>>| v.map(|v| v.join(" ")).unwrap_or_default();
+        let expr_kind = match &expr {
+            ParameterExpr::RemoveSmallestSuffixPattern { .. } => Trim::SmallestSuffix,
+            ParameterExpr::RemoveLargestSuffixPattern { .. } => Trim::LargestSuffix,
+            ParameterExpr::RemoveSmallestPrefixPattern { .. } => Trim::SmallestPrefix,
+            _ => Trim::LargestPrefix,
+        };
         Ok(match expr {
             ParameterExpr::Parameter { parameter, .. } => {
                 let v = self.lookup(&parameter).await?;
@@ -459,43 +465,25 @@ impl Interp<'_> {
             }
             ParameterExpr::RemoveSmallestSuffixPattern {
                 parameter, pattern, ..
-            } => {
-                let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_suffix(
-                    &join(self.lookup(&parameter).await?),
-                    &pat,
-                    false,
-                ))
             }
-            ParameterExpr::RemoveLargestSuffixPattern {
+            | ParameterExpr::RemoveLargestSuffixPattern {
+                parameter, pattern, ..
+            }
+            | ParameterExpr::RemoveSmallestPrefixPattern {
+                parameter, pattern, ..
+            }
+            | ParameterExpr::RemoveLargestPrefixPattern {
                 parameter, pattern, ..
             } => {
+                let suffix = matches!(expr_kind, Trim::SmallestSuffix | Trim::LargestSuffix);
+                let largest = matches!(expr_kind, Trim::LargestSuffix | Trim::LargestPrefix);
                 let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_suffix(
-                    &join(self.lookup(&parameter).await?),
-                    &pat,
-                    true,
-                ))
-            }
-            ParameterExpr::RemoveSmallestPrefixPattern {
-                parameter, pattern, ..
-            } => {
-                let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_prefix(
-                    &join(self.lookup(&parameter).await?),
-                    &pat,
-                    false,
-                ))
-            }
-            ParameterExpr::RemoveLargestPrefixPattern {
-                parameter, pattern, ..
-            } => {
-                let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                Values::One(trim_prefix(
-                    &join(self.lookup(&parameter).await?),
-                    &pat,
-                    true,
-                ))
+                let value = join(self.lookup(&parameter).await?);
+                Values::One(if suffix {
+                    trim_suffix(&value, &pat, largest)
+                } else {
+                    trim_prefix(&value, &pat, largest)
+                })
             }
             ParameterExpr::Substring {
                 parameter,
@@ -876,4 +864,12 @@ fn is_all(p: &Parameter) -> (bool, bool) {
         Parameter::NamedWithAllIndices { concatenate, .. } => (!concatenate, *concatenate),
         _ => (false, false),
     }
+}
+
+/// Which end of a value `${x%…}`, `${x%%…}`, `${x#…}`, `${x##…}` trim.
+enum Trim {
+    SmallestSuffix,
+    LargestSuffix,
+    SmallestPrefix,
+    LargestPrefix,
 }
