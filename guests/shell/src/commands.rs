@@ -17,6 +17,9 @@ pub fn find(name: &str) -> Option<CommandFn> {
         "cat" => Some(|sh, argv| Box::pin(cat(sh, argv))),
         "head" => Some(|sh, argv| Box::pin(head(sh, argv))),
         "yes" => Some(|sh, argv| Box::pin(yes(sh, argv))),
+        "touch" => Some(|sh, argv| Box::pin(touch(sh, argv))),
+        "mkdir" => Some(|sh, argv| Box::pin(mkdir(sh, argv))),
+        "rm" => Some(|sh, argv| Box::pin(rm(sh, argv))),
         _ => None,
     }
 }
@@ -139,4 +142,104 @@ async fn head(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
     }
     0
+}
+
+/// Splits `-abc` style flags from operands (until `--`).
+fn flags_and_operands(argv: &[String]) -> (String, Vec<String>) {
+    let mut flags = String::new();
+    let mut operands = Vec::new();
+    let mut done = false;
+    for a in &argv[1..] {
+        if !done && a == "--" {
+            done = true;
+        } else if !done && a.len() > 1 && a.starts_with('-') {
+            flags.push_str(a.trim_start_matches('-'));
+        } else {
+            operands.push(a.clone());
+        }
+    }
+    (flags, operands)
+}
+
+/// `touch FILE...`: creates missing files, sets the others' times to now.
+async fn touch(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (_, files) = flags_and_operands(argv);
+    if files.is_empty() {
+        return complain(sh, "touch: missing file operand").await;
+    }
+    let mut status = 0;
+    for f in files {
+        let path = sh.shell.path(&f);
+        let result = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|file| file.set_modified(std::time::SystemTime::now()));
+        if let Err(e) = result {
+            status = complain(
+                sh,
+                &format!("touch: cannot touch '{f}': {}", io_message(&e)),
+            )
+            .await;
+        }
+    }
+    status
+}
+
+/// `mkdir [-p] DIR...`.
+async fn mkdir(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (flags, dirs) = flags_and_operands(argv);
+    if dirs.is_empty() {
+        return complain(sh, "mkdir: missing operand").await;
+    }
+    let parents = flags.contains('p');
+    let mut status = 0;
+    for d in dirs {
+        let path = sh.shell.path(&d);
+        let result = if parents {
+            std::fs::create_dir_all(&path)
+        } else {
+            std::fs::create_dir(&path)
+        };
+        if let Err(e) = result {
+            status = complain(
+                sh,
+                &format!("mkdir: cannot create directory '{d}': {}", io_message(&e)),
+            )
+            .await;
+        }
+    }
+    status
+}
+
+/// `rm [-rf] FILE...`.
+async fn rm(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (flags, files) = flags_and_operands(argv);
+    let recursive = flags.contains('r') || flags.contains('R');
+    let force = flags.contains('f');
+    if files.is_empty() && !force {
+        return complain(sh, "rm: missing operand").await;
+    }
+    let mut status = 0;
+    for f in files {
+        let path = sh.shell.path(&f);
+        let result = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() && !recursive => {
+                status = complain(sh, &format!("rm: cannot remove '{f}': Is a directory")).await;
+                continue;
+            }
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+            Ok(_) => std::fs::remove_file(&path),
+            Err(e) => Err(e),
+        };
+        match result {
+            Err(e) if force && e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                status =
+                    complain(sh, &format!("rm: cannot remove '{f}': {}", io_message(&e))).await;
+            }
+            Ok(()) => {}
+        }
+    }
+    status
 }

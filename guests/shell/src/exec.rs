@@ -6,14 +6,17 @@
 use std::rc::Rc;
 
 use brush_parser::ast::{
-    self, Command, CompoundCommand, CompoundList, IoFileRedirectKind, IoFileRedirectTarget,
-    IoRedirect, SeparatorOperator,
+    self, Command, CompoundCommand, CompoundList, IoRedirect, SeparatorOperator,
 };
 
+use crate::assign::Pending;
+use crate::declare::DeclArg;
 use crate::expand::ExpandError;
 use crate::io::{Input, Io, Output};
+use crate::pattern::{MatchOptions, Pattern};
+use crate::redirect::Redirect;
 use crate::runtime::{Task, join_all, pipe};
-use crate::state::{Flow, MAX_CALL_DEPTH, Shell, pattern_match};
+use crate::state::{Flow, Shell};
 
 /// Runs code on a shell state with given streams.
 pub struct Interp<'s> {
@@ -26,6 +29,12 @@ pub struct Interp<'s> {
     pub last_substitution: Option<i32>,
     /// Line of the command being run (for messages).
     pub line: usize,
+    /// Depth of `source` (where `return` is allowed outside functions).
+    pub sourcing: u32,
+    /// Set by `exec` without a command: this command's redirections stay.
+    pub keep_redirections: bool,
+    /// Aliases being expanded (an alias is not expanded inside itself).
+    alias_stack: Vec<String>,
 }
 
 type Outcome = Result<(), Flow>;
@@ -38,27 +47,73 @@ impl<'s> Interp<'s> {
             condition: 0,
             last_substitution: None,
             line: 1,
+            sourcing: 0,
+            keep_redirections: false,
+            alias_stack: Vec::new(),
         }
     }
 
     /// Writes a diagnostic to standard error, as bash does: `NAME: line N: MESSAGE`.
     pub async fn error(&self, msg: &str) {
-        let text = format!("{}: line {}: {msg}\n", self.shell.name, self.line);
+        // bash -c names functions' errors after "environment", where it finds their text.
+        let name = if !self.shell.funcname.is_empty() && self.shell.origin.as_deref() == Some("-c")
+        {
+            "environment"
+        } else {
+            &self.shell.name
+        };
+        let text = format!("{name}: line {}: {msg}\n", self.line);
         let _ = self.io.stderr.write_all(text.as_bytes()).await;
+    }
+
+    /// Writes a line to standard error as it is (usage lines carry no prefix in bash).
+    pub async fn raw_error(&self, msg: &str) {
+        let _ = self
+            .io
+            .stderr
+            .write_all(format!("{msg}\n").as_bytes())
+            .await;
     }
 
     /// Parses and runs a script. A syntax error is reported and runs nothing (status 2).
     pub async fn run_source(&mut self, src: &str) -> Option<Flow> {
+        let origin = self.shell.origin.clone();
+        let Some(program) = self.parse(src, origin.as_deref()).await else {
+            return Some(Flow::Exit);
+        };
+        self.run_program(&program).await
+    }
+
+    /// `eval`'s text: a syntax error there fails the command (status 2), not the shell.
+    pub async fn run_eval(&mut self, src: &str) -> Option<Flow> {
+        let program = self.parse(src, Some("eval")).await?;
+        self.run_program(&program).await
+    }
+
+    /// Parses a script; a syntax error is reported (naming `origin`, as `-c` or `eval`)
+    /// and gives `None` with status 2.
+    async fn parse(&mut self, src: &str, origin: Option<&str>) -> Option<ast::Program> {
         let mut parser =
             brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &self.shell.parser);
-        let program = match parser.parse_program() {
-            Ok(p) => p,
+        match parser.parse_program() {
+            Ok(p) => Some(p),
             Err(e) => {
-                self.error(&format!("syntax error: {e}")).await;
+                let origin = match origin {
+                    Some(o) => format!("{}: {o}", self.shell.name),
+                    None => self.shell.name.clone(),
+                };
+                let text: String = crate::syntax::messages(src, &e)
+                    .into_iter()
+                    .map(|(line, msg)| format!("{origin}: line {line}: {msg}\n"))
+                    .collect();
+                let _ = self.io.stderr.write_all(text.as_bytes()).await;
                 self.shell.status = 2;
-                return Some(Flow::Exit);
+                None
             }
-        };
+        }
+    }
+
+    async fn run_program(&mut self, program: &ast::Program) -> Option<Flow> {
         for list in &program.complete_commands {
             if let Err(flow) = self.run_list(list).await {
                 return Some(flow);
@@ -70,9 +125,21 @@ impl<'s> Interp<'s> {
     pub fn run_list<'a>(&'a mut self, list: &'a CompoundList) -> Task<'a, Outcome> {
         Box::pin(async move {
             for item in &list.0 {
+                if self.shell.options.noexec {
+                    return Ok(());
+                }
                 if matches!(item.1, SeparatorOperator::Async) {
-                    // No processes: a background job runs to completion now (documented).
-                    self.run_and_or(&item.0).await?;
+                    // No processes: a background job runs to completion now, in a subshell
+                    // (documented); `$!` and `wait` see it as finished.
+                    let list = CompoundList(vec![ast::CompoundListItem(
+                        item.0.clone(),
+                        SeparatorOperator::Sequence,
+                    )]);
+                    let status = self.run_in_subshell(&list, self.io.clone()).await;
+                    let id = 1000 + self.shell.jobs.len() as u32;
+                    self.shell.jobs.push((id, status));
+                    self.shell.last_job = Some(id);
+                    self.shell.status = 0;
                     continue;
                 }
                 self.run_and_or(&item.0).await?;
@@ -111,12 +178,62 @@ impl<'s> Interp<'s> {
         Ok(())
     }
 
-    /// Ends the shell on failure under `set -e` (outside conditions).
-    fn check_errexit(&self) -> Outcome {
-        if self.shell.options.errexit && self.shell.status != 0 && self.condition == 0 {
+    /// After a pipeline: on failure outside conditions, runs the `ERR` trap and ends the
+    /// shell under `set -e`.
+    async fn after_pipeline(&mut self) -> Outcome {
+        if self.shell.status == 0 || self.condition > 0 {
+            return Ok(());
+        }
+        if let Some(action) = self.shell.traps.get("ERR").cloned()
+            && !self.shell.in_trap
+        {
+            self.run_trap(&action).await?;
+        }
+        if self.shell.options.errexit {
             return Err(Flow::Exit);
         }
         Ok(())
+    }
+
+    /// Runs a trap's action; `$?` is kept around it.
+    pub async fn run_trap(&mut self, action: &str) -> Outcome {
+        let status = self.shell.status;
+        let was = std::mem::replace(&mut self.shell.in_trap, true);
+        let flow = self.run_source(action).await;
+        self.shell.in_trap = was;
+        match flow {
+            Some(Flow::Exit) => Err(Flow::Exit),
+            _ => {
+                self.shell.status = status;
+                Ok(())
+            }
+        }
+    }
+
+    /// Runs the `EXIT` trap, once, as the shell ends.
+    pub async fn run_exit_trap(&mut self) {
+        if let Some(action) = self.shell.traps.remove("EXIT") {
+            let status = self.shell.status;
+            let was = std::mem::replace(&mut self.shell.in_trap, true);
+            let flow = self.run_source(&action).await;
+            self.shell.in_trap = was;
+            if flow != Some(Flow::Exit) {
+                self.shell.status = status;
+            }
+        }
+    }
+
+    /// Runs a list in a copy of the shell (a subshell: its variables, cwd and traps stay
+    /// inside); returns its status.
+    pub async fn run_in_subshell(&mut self, list: &CompoundList, io: Io) -> i32 {
+        let mut sub = self.shell.clone();
+        sub.traps.clear();
+        sub.subshell = true;
+        let mut interp = Interp::new(&mut sub, io);
+        interp.line = self.line;
+        let _ = interp.run_list(list).await;
+        interp.run_exit_trap().await;
+        interp.shell.status
     }
 
     async fn run_pipeline(&mut self, p: &ast::Pipeline) -> Outcome {
@@ -138,7 +255,7 @@ impl<'s> Interp<'s> {
             return result;
         }
         result?;
-        self.check_errexit()
+        self.after_pipeline().await
     }
 
     /// Runs pipeline stages concurrently, joined by pipes.
@@ -156,9 +273,10 @@ impl<'s> Interp<'s> {
             let io = Io {
                 stdin: std::mem::replace(&mut next_input, reader.unwrap_or(Input::Null)),
                 stdout,
-                stderr: self.io.stderr.clone(),
+                ..self.io.clone()
             };
             let mut sub = self.shell.clone();
+            sub.subshell = true;
             tasks.push(Box::pin(async move {
                 let mut interp = Interp::new(&mut sub, io);
                 let _ = interp.run_command(cmd).await;
@@ -189,7 +307,14 @@ impl<'s> Interp<'s> {
                 Command::Compound(cc, redirects) => {
                     let saved = self.io.clone();
                     if let Some(r) = redirects {
-                        match self.redirect(&r.0).await {
+                        let list: Vec<Redirect> =
+                            r.0.iter()
+                                .map(|r| Redirect {
+                                    redirect: r.clone(),
+                                    var: None,
+                                })
+                                .collect();
+                        match self.redirect(&list).await {
                             Ok(io) => self.io = io,
                             Err(msg) => {
                                 self.error(&msg).await;
@@ -210,11 +335,17 @@ impl<'s> Interp<'s> {
                     Ok(())
                 }
                 Command::ExtendedTest(test, _) => {
+                    if let Some(line) = test_line(&test.expr) {
+                        self.line = line;
+                    }
+                    self.count_command().await?;
                     self.shell.status = match self.extended_test(&test.expr).await {
                         Ok(true) => 0,
                         Ok(false) => 1,
                         Err(e) => {
-                            self.error(&e.0).await;
+                            if !e.0.is_empty() {
+                                self.error(&e.0).await;
+                            }
                             2
                         }
                     };
@@ -228,14 +359,8 @@ impl<'s> Interp<'s> {
         match cc {
             CompoundCommand::BraceGroup(g) => self.run_list(&g.list).await,
             CompoundCommand::Subshell(s) => {
-                let mut sub = self.shell.clone();
-                let status = {
-                    let mut interp = Interp::new(&mut sub, self.io.clone());
-                    let _ = interp.run_list(&s.list).await;
-                    interp.shell.status
-                };
-                self.shell.status = status;
-                self.check_errexit()
+                self.shell.status = self.run_in_subshell(&s.list, self.io.clone()).await;
+                Ok(())
             }
             CompoundCommand::IfClause(c) => {
                 self.condition += 1;
@@ -266,7 +391,11 @@ impl<'s> Interp<'s> {
                 let until = matches!(cc, CompoundCommand::UntilClause(_));
                 let mut last = 0;
                 self.shell.loop_depth += 1;
+                let mut iterations = 0;
                 let result = loop {
+                    if let Err(f) = self.loop_tick(&mut iterations).await {
+                        break Err(f);
+                    }
                     self.condition += 1;
                     let r = self.run_list(&w.0).await;
                     self.condition -= 1;
@@ -279,7 +408,10 @@ impl<'s> Interp<'s> {
                     match self.run_list(&w.1.list).await {
                         Ok(()) => last = self.shell.status,
                         Err(Flow::Break(n)) if n > 1 => break Err(Flow::Break(n - 1)),
-                        Err(Flow::Break(_)) => break Ok(()),
+                        Err(Flow::Break(_)) => {
+                            last = 0;
+                            break Ok(());
+                        }
                         Err(Flow::Continue(n)) if n > 1 => break Err(Flow::Continue(n - 1)),
                         Err(Flow::Continue(_)) => last = 0,
                         Err(f) => break Err(f),
@@ -306,7 +438,12 @@ impl<'s> Interp<'s> {
                 self.shell.loop_depth += 1;
                 self.shell.status = 0;
                 let mut result = Ok(());
+                let mut iterations = 0;
                 for v in values {
+                    if let Err(f) = self.loop_tick(&mut iterations).await {
+                        result = Err(f);
+                        break;
+                    }
                     self.shell.set(&f.variable_name, v);
                     match self.run_list(&f.body.list).await {
                         Ok(()) => {}
@@ -337,7 +474,12 @@ impl<'s> Interp<'s> {
                 }
                 self.shell.loop_depth += 1;
                 let mut result = Ok(());
+                let mut iterations = 0;
                 loop {
+                    if let Err(f) = self.loop_tick(&mut iterations).await {
+                        result = Err(f);
+                        break;
+                    }
                     if let Some(cond) = &f.condition {
                         match self.arith_text(&cond.value).await {
                             Ok(0) => break,
@@ -386,7 +528,16 @@ impl<'s> Interp<'s> {
                     if !matched {
                         for p in &item.patterns {
                             match self.expand_pattern(&p.value).await {
-                                Ok(pat) if pattern_match(&pat, &value) => {
+                                Ok(pat)
+                                    if Pattern::new(
+                                        &pat,
+                                        MatchOptions {
+                                            extglob: true,
+                                            nocase: self.shell.shopt.nocasematch,
+                                        },
+                                    )
+                                    .matches(&value) =>
+                                {
                                     matched = true;
                                     break;
                                 }
@@ -414,9 +565,12 @@ impl<'s> Interp<'s> {
             CompoundCommand::Arithmetic(a) => {
                 match self.arith_text(&a.expr.value).await {
                     Ok(v) => self.shell.status = (v == 0) as i32,
-                    Err(e) => return self.expansion_failed(e).await,
+                    Err(e) => {
+                        self.error(&e.message).await;
+                        self.shell.status = 1;
+                    }
                 }
-                self.check_errexit()
+                Ok(())
             }
             CompoundCommand::Coprocess(_) => {
                 self.error("coproc: not supported").await;
@@ -426,99 +580,129 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// Reports an expansion error; it ends a non-interactive shell with status 127, as in bash.
-    async fn expansion_failed(&mut self, e: ExpandError) -> Outcome {
-        self.error(&e.0).await;
-        self.shell.status = 127;
+    /// Reports an expansion error; it ends a non-interactive shell, as in bash (status 127
+    /// for parameter errors, 1 for arithmetic ones).
+    pub async fn expansion_failed(&mut self, e: ExpandError) -> Outcome {
+        self.error(&e.message).await;
+        self.shell.status = if self.shell.subshell { 1 } else { e.status };
         Err(Flow::Exit)
     }
 
     async fn run_simple(&mut self, sc: &ast::SimpleCommand) -> Outcome {
+        enum Item<'w> {
+            Word(&'w ast::Word),
+            Assign(&'w ast::Assignment, &'w ast::Word),
+            ProcSub(&'w ast::ProcessSubstitutionKind, &'w ast::SubshellCommand),
+        }
         let mut assignments = Vec::new();
-        let mut words: Vec<&ast::Word> = Vec::new();
+        let mut items: Vec<Item> = Vec::new();
         let mut redirects = Vec::new();
+        let mut pending_fd_var = None;
         for item in sc.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => assignments.push(a),
-                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r.clone()),
-                ast::CommandPrefixOrSuffixItem::Word(w) => words.push(w),
-                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {}
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(Redirect {
+                    redirect: r.clone(),
+                    var: None,
+                }),
+                ast::CommandPrefixOrSuffixItem::Word(w) => items.push(Item::Word(w)),
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(k, s) => {
+                    items.push(Item::ProcSub(k, s))
+                }
             }
         }
-        words.extend(sc.word_or_name.iter());
-        for item in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+        items.extend(sc.word_or_name.iter().map(Item::Word));
+        let suffix: Vec<&ast::CommandPrefixOrSuffixItem> =
+            sc.suffix.iter().flat_map(|s| s.0.iter()).collect();
+        for (i, item) in suffix.iter().enumerate() {
             match item {
-                ast::CommandPrefixOrSuffixItem::Word(w) => words.push(w),
-                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r.clone()),
-                ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => words.push(w),
-                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {}
+                // `{var}>file`: the word names the variable that gets the new descriptor.
+                ast::CommandPrefixOrSuffixItem::Word(w)
+                    if fd_variable(&w.value).is_some()
+                        && matches!(
+                            suffix.get(i + 1),
+                            Some(ast::CommandPrefixOrSuffixItem::IoRedirect(
+                                IoRedirect::File(None, ..)
+                            ))
+                        ) =>
+                {
+                    pending_fd_var = fd_variable(&w.value);
+                }
+                ast::CommandPrefixOrSuffixItem::Word(w) => items.push(Item::Word(w)),
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(Redirect {
+                    redirect: r.clone(),
+                    var: pending_fd_var.take(),
+                }),
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+                    items.push(Item::Assign(a, w))
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(k, s) => {
+                    items.push(Item::ProcSub(k, s))
+                }
             }
         }
-        let line = sc
+        if let Some(line) = sc
             .word_or_name
             .as_ref()
             .and_then(|w| w.loc.as_ref())
             .map(|l| l.start.line)
-            .unwrap_or(self.line);
-        self.line = line;
+        {
+            self.line = line;
+        }
+        self.count_command().await?;
+        if let Some(text) = self.alias_for(sc) {
+            let name = sc
+                .word_or_name
+                .as_ref()
+                .map(|w| w.value.clone())
+                .unwrap_or_default();
+            return self.run_source_inline(&text, &name).await;
+        }
         self.last_substitution = None;
-        let mut argv = Vec::new();
-        for w in &words {
-            match self.expand_fields(&w.value).await {
-                Ok(f) => argv.extend(f),
+        let mut argv: Vec<String> = Vec::new();
+        let mut decl_args: Vec<DeclArg> = Vec::new();
+        let mut declaring = false;
+        let mut substituted = Vec::new();
+        for item in &items {
+            let expanded = match item {
+                Item::Word(w) => self.expand_fields(&w.value).await,
+                Item::Assign(a, _) if declaring => match self.expand_assignment(a).await {
+                    Ok(p) => {
+                        decl_args.push(DeclArg::Assign(p));
+                        continue;
+                    }
+                    Err(e) => Err(e),
+                },
+                Item::Assign(_, w) => self.expand_fields(&w.value).await,
+                Item::ProcSub(kind, sub) => match self.process_substitution(kind, sub).await {
+                    Ok(s) => {
+                        let path = s.path.clone();
+                        substituted.push(s);
+                        Ok(vec![path])
+                    }
+                    Err(e) => Err(e),
+                },
+            };
+            match expanded {
+                Ok(fields) => {
+                    let first = argv.is_empty();
+                    argv.extend(fields.iter().cloned());
+                    if first && !argv.is_empty() {
+                        declaring = crate::builtins::is_declaration(&argv[0])
+                            && !self.shell.functions.contains_key(&argv[0]);
+                        decl_args.extend(fields.into_iter().skip(1).map(DeclArg::Word));
+                    } else if declaring {
+                        decl_args.extend(fields.into_iter().map(DeclArg::Word));
+                    }
+                }
                 Err(e) => return self.expansion_failed(e).await,
             }
         }
-        // Scalar assignments (the environment of a command); array ones apply at once.
-        let mut values = Vec::new();
+        let mut pending = Vec::new();
         for a in &assignments {
-            let (name, index) = match &a.name {
-                ast::AssignmentName::VariableName(n) => (n.clone(), None),
-                ast::AssignmentName::ArrayElementName(n, i) => (n.clone(), Some(i.clone())),
-            };
-            match &a.value {
-                ast::AssignmentValue::Scalar(w) => {
-                    let value = match self.expand_string(&w.value).await {
-                        Ok(v) => v,
-                        Err(e) => return self.expansion_failed(e).await,
-                    };
-                    if let Some(index) = index {
-                        let i = match self.arith_text(&index).await {
-                            Ok(i) => i,
-                            Err(e) => return self.expansion_failed(e).await,
-                        };
-                        let value = match (a.append, self.shell.element(&name, i)) {
-                            (true, Some(old)) => format!("{old}{value}"),
-                            _ => value,
-                        };
-                        self.shell.set_element(&name, i, value);
-                        continue;
-                    }
-                    let value = if a.append {
-                        format!("{}{value}", self.shell.get(&name).unwrap_or(""))
-                    } else {
-                        value
-                    };
-                    values.push((name, value));
-                }
-                ast::AssignmentValue::Array(items) => {
-                    let mut elements = Vec::new();
-                    for (key, w) in items {
-                        let key = match key {
-                            Some(k) => match self.arith_text(&k.value).await {
-                                Ok(i) => Some(i),
-                                Err(e) => return self.expansion_failed(e).await,
-                            },
-                            None => None,
-                        };
-                        match self.expand_fields(&w.value).await {
-                            Ok(v) if key.is_some() => elements.push((key, v.join(" "))),
-                            Ok(v) => elements.extend(v.into_iter().map(|x| (None, x))),
-                            Err(e) => return self.expansion_failed(e).await,
-                        }
-                    }
-                    self.shell.set_array(&name, elements, a.append);
-                }
+            match self.expand_assignment(a).await {
+                Ok(p) => pending.push(p),
+                Err(e) => return self.expansion_failed(e).await,
             }
         }
         let subst_status = self.last_substitution.unwrap_or(0);
@@ -527,84 +711,235 @@ impl<'s> Interp<'s> {
             Err(msg) => {
                 self.error(&msg).await;
                 self.shell.status = 1;
-                return self.check_errexit();
+                self.finish_substitutions(substituted).await;
+                return Ok(());
             }
         };
         if argv.is_empty() {
-            for (name, value) in values {
-                self.shell.set(&name, value);
+            if self.shell.options.xtrace {
+                let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
+                let text: String = pending
+                    .iter()
+                    .map(|p| match &p.value {
+                        crate::assign::Assigned::Scalar(v) => {
+                            format!(
+                                "{ps4}{}{}={}\n",
+                                p.name,
+                                if p.append { "+" } else { "" },
+                                xtrace_word(v)
+                            )
+                        }
+                        crate::assign::Assigned::Array(items) => {
+                            let items: Vec<String> =
+                                items.iter().map(|(_, v)| xtrace_word(v)).collect();
+                            format!("{ps4}{}=({})\n", p.name, items.join(" "))
+                        }
+                    })
+                    .collect();
+                let _ = io.stderr.write_all(text.as_bytes()).await;
+            }
+            for p in pending {
+                if let Err(msg) = self.apply_assignment(p) {
+                    self.error(&msg).await;
+                    self.shell.status = 1;
+                    return Err(Flow::Exit);
+                }
             }
             self.shell.status = subst_status;
             return Ok(());
         }
         if self.shell.options.xtrace {
+            let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
+            let words: Vec<String> = argv.iter().map(|a| xtrace_word(a)).collect();
             let _ = io
                 .stderr
-                .write_all(format!("+ {}\n", argv.join(" ")).as_bytes())
+                .write_all(format!("{ps4}{}\n", words.join(" ")).as_bytes())
                 .await;
         }
         let saved = std::mem::replace(&mut self.io, io);
-        let result = self.dispatch(argv, values).await;
-        self.io = saved;
-        result?;
-        self.check_errexit()
+        if self.shell.options.allexport && declaring {
+            self.shell.status = 0;
+        }
+        let result = if declaring {
+            let status = crate::builtins::declare(self, &argv[0], decl_args).await;
+            self.shell.status = status;
+            Ok(())
+        } else {
+            self.dispatch(argv, pending).await
+        };
+        if !std::mem::take(&mut self.keep_redirections) {
+            self.io = saved;
+        }
+        self.finish_substitutions(substituted).await;
+        result
     }
 
-    /// Function → builtin → built-in command → the host.
-    async fn dispatch(&mut self, argv: Vec<String>, assignments: Vec<(String, String)>) -> Outcome {
+    /// Counts a loop iteration against the limit.
+    async fn loop_tick(&mut self, iterations: &mut u64) -> Outcome {
+        *iterations += 1;
+        let limit = self.shell.limits.loop_iterations;
+        if *iterations > limit {
+            self.error(&format!(
+                "loop iteration limit of {limit} exceeded (COMPUTER_SH_MAX_LOOP_ITERATIONS)"
+            ))
+            .await;
+            self.shell.status = 1;
+            return Err(Flow::Exit);
+        }
+        Ok(())
+    }
+
+    /// Counts a command against the limit.
+    async fn count_command(&mut self) -> Outcome {
+        let run = self.shell.commands_run.get() + 1;
+        self.shell.commands_run.set(run);
+        if run > self.shell.limits.commands {
+            self.error(&format!(
+                "command limit of {} exceeded (COMPUTER_SH_MAX_COMMANDS)",
+                self.shell.limits.commands
+            ))
+            .await;
+            self.shell.status = 1;
+            return Err(Flow::Exit);
+        }
+        Ok(())
+    }
+
+    /// Function → builtin → built-in command → the host. Assignments before the command
+    /// hold for it only (exported to it).
+    async fn dispatch(&mut self, argv: Vec<String>, assignments: Vec<Pending>) -> Outcome {
         let name = argv[0].clone();
-        if let Some(body) = self.shell.functions.get(&name).cloned() {
-            if self.shell.call_depth >= MAX_CALL_DEPTH {
-                self.error(&format!(
-                    "{name}: maximum function nesting level exceeded ({MAX_CALL_DEPTH})"
-                ))
-                .await;
-                self.shell.status = 1;
-                return Err(Flow::Exit);
+        let mut saved = Vec::new();
+        for p in assignments {
+            let target = self.shell.resolve(&p.name);
+            saved.push((target.clone(), self.shell.vars.get(&target).cloned()));
+            if let Err(msg) = self.apply_assignment(p) {
+                // bash reports it and runs the command anyway.
+                self.error(&msg).await;
+                continue;
             }
-            let saved_args = std::mem::replace(&mut self.shell.positional, argv[1..].to_vec());
-            for (k, v) in &assignments {
-                self.shell.set(k, v.clone());
+            if let Some(v) = self.shell.vars.get_mut(&target) {
+                v.attrs.exported = true;
             }
-            self.shell.call_depth += 1;
-            self.shell.push_locals();
-            self.shell.funcname.push(name.clone());
-            let result = self
-                .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
-                .await;
-            self.shell.funcname.pop();
-            self.shell.pop_locals();
-            self.shell.call_depth -= 1;
-            self.shell.positional = saved_args;
-            return match result {
-                Err(Flow::Return) => Ok(()),
-                other => other,
+        }
+        let result = self.invoke(argv, &name).await;
+        self.restore(saved);
+        result
+    }
+
+    fn restore(&mut self, saved: Vec<(String, Option<crate::vars::Var>)>) {
+        for (name, old) in saved.into_iter().rev() {
+            match old {
+                Some(v) => self.shell.vars.insert(name, v),
+                None => self.shell.vars.remove(&name),
             };
         }
+    }
+
+    /// Runs a command line already expanded (`exec`, `command`).
+    pub async fn run_argv(&mut self, argv: Vec<String>) -> Outcome {
+        let name = argv[0].clone();
+        self.invoke(argv, &name).await
+    }
+
+    /// Runs a command skipping shell functions (`command NAME`).
+    pub async fn run_argv_skipping_functions(&mut self, argv: Vec<String>) -> Outcome {
+        let name = argv[0].clone();
         if crate::builtins::is_builtin(&name) {
-            for (k, v) in &assignments {
-                self.shell.set(k, v.clone());
-            }
-            return crate::builtins::run(self, &argv).await;
+            return Box::pin(crate::builtins::run(self, &argv)).await;
         }
         if let Some(cmd) = crate::commands::find(&name) {
             self.shell.status = cmd(self, &argv).await;
             return Ok(());
         }
-        self.host_exec(argv, assignments).await;
+        self.host_exec(argv).await;
         Ok(())
     }
 
+    /// The text to run instead of a simple command whose name is an alias (with
+    /// `expand_aliases` on): the alias's value followed by the rest of the command.
+    fn alias_for(&self, sc: &ast::SimpleCommand) -> Option<String> {
+        if !self.shell.shopt.expand_aliases || sc.prefix.is_some() {
+            return None;
+        }
+        let word = &sc.word_or_name.as_ref()?.value;
+        let value = self.shell.aliases.get(word)?;
+        if self.alias_stack.contains(word) {
+            return None;
+        }
+        let text = sc.to_string();
+        let rest = text.strip_prefix(word.as_str())?;
+        Some(format!("{value}{rest}"))
+    }
+
+    /// Runs source text in place of a command (alias expansion).
+    async fn run_source_inline(&mut self, src: &str, alias: &str) -> Outcome {
+        self.alias_stack.push(alias.to_string());
+        let flow = self.run_source(src).await;
+        self.alias_stack.pop();
+        match flow {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+
+    async fn invoke(&mut self, argv: Vec<String>, name: &str) -> Outcome {
+        if let Some(body) = self.shell.functions.get(name).cloned() {
+            return self.call_function(name, body, argv[1..].to_vec()).await;
+        }
+        if crate::builtins::is_builtin(name) {
+            return crate::builtins::run(self, &argv).await;
+        }
+        if let Some(cmd) = crate::commands::find(name) {
+            self.shell.status = cmd(self, &argv).await;
+            return Ok(());
+        }
+        self.host_exec(argv).await;
+        Ok(())
+    }
+
+    /// Calls a shell function with its own positional parameters and local scope.
+    pub async fn call_function(
+        &mut self,
+        name: &str,
+        body: Rc<ast::FunctionBody>,
+        args: Vec<String>,
+    ) -> Outcome {
+        let limit = self.shell.limits.call_depth;
+        if self.shell.call_depth >= limit {
+            self.error(&format!(
+                "{name}: maximum function nesting level exceeded ({limit}, COMPUTER_SH_MAX_CALL_DEPTH)"
+            ))
+            .await;
+            self.shell.status = 1;
+            return Err(Flow::Exit);
+        }
+        let saved_args = std::mem::replace(&mut self.shell.positional, args);
+        self.shell.call_depth += 1;
+        self.shell.push_locals();
+        self.shell.funcname.push(name.to_string());
+        let result = self
+            .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
+            .await;
+        let result = match result {
+            Err(Flow::Return) => Ok(()),
+            other => other,
+        };
+        self.shell.funcname.pop();
+        self.shell.pop_locals();
+        self.shell.call_depth -= 1;
+        self.shell.positional = saved_args;
+        result
+    }
+
     /// Runs a command no builtin has through the host's `exec` import.
-    async fn host_exec(&mut self, argv: Vec<String>, assignments: Vec<(String, String)>) {
+    async fn host_exec(&mut self, argv: Vec<String>) {
         use crate::bindings::computer::host::exec;
         let stdin = match &self.io.stdin {
             Input::Null => Vec::new(),
             input => input.read_all().await.unwrap_or_default(),
         };
-        let mut env = self.shell.environment();
-        env.retain(|(k, _)| !assignments.iter().any(|(a, _)| a == k));
-        env.extend(assignments);
+        let env = self.shell.environment();
         let cmd = exec::Command {
             argv: argv.clone(),
             source: None,
@@ -631,115 +966,9 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// Applies redirections to a copy of the current streams.
-    async fn redirect(&mut self, redirects: &[IoRedirect]) -> Result<Io, String> {
-        let mut io = self.io.clone();
-        for r in redirects {
-            match r {
-                IoRedirect::File(fd, kind, target) => {
-                    let fd = fd.unwrap_or(match kind {
-                        IoFileRedirectKind::Read
-                        | IoFileRedirectKind::ReadAndWrite
-                        | IoFileRedirectKind::DuplicateInput => 0,
-                        _ => 1,
-                    });
-                    let word = match target {
-                        IoFileRedirectTarget::Filename(w) | IoFileRedirectTarget::Duplicate(w) => {
-                            self.expand_string(&w.value).await.map_err(|e| e.0)?
-                        }
-                        IoFileRedirectTarget::Fd(n) => n.to_string(),
-                        IoFileRedirectTarget::ProcessSubstitution(..) => {
-                            return Err("process substitution: not supported yet".into());
-                        }
-                    };
-                    let dup = matches!(
-                        kind,
-                        IoFileRedirectKind::DuplicateOutput | IoFileRedirectKind::DuplicateInput
-                    ) || matches!(target, IoFileRedirectTarget::Fd(_));
-                    if dup {
-                        match (fd, word.as_str()) {
-                            (1, "2") => io.stdout = io.stderr.clone(),
-                            (2, "1") => io.stderr = io.stdout.clone(),
-                            (_, "-") => set_output(&mut io, fd, Output::Null)?,
-                            (0, "0") | (1, "1") | (2, "2") => {}
-                            _ => return Err(format!("{word}: Bad file descriptor")),
-                        }
-                        continue;
-                    }
-                    let path = if word == "/dev/null" {
-                        std::path::PathBuf::from("/dev/null")
-                    } else {
-                        self.shell.path(&word)
-                    };
-                    let file = match kind {
-                        IoFileRedirectKind::Read => std::fs::File::open(&path),
-                        IoFileRedirectKind::Append => std::fs::OpenOptions::new()
-                            .append(true)
-                            .create(true)
-                            .open(&path),
-                        IoFileRedirectKind::ReadAndWrite => std::fs::OpenOptions::new()
-                            .read(true)
-                            .write(true)
-                            .create(true)
-                            .truncate(false)
-                            .open(&path),
-                        _ => std::fs::File::create(&path),
-                    }
-                    .map_err(|e| format!("{word}: {}", io_message(&e)))?;
-                    let file = Rc::new(std::cell::RefCell::new(file));
-                    match kind {
-                        IoFileRedirectKind::Read => io.stdin = Input::File(file),
-                        IoFileRedirectKind::ReadAndWrite if fd == 0 => io.stdin = Input::File(file),
-                        _ => set_output(&mut io, fd, Output::File(file))?,
-                    }
-                }
-                IoRedirect::OutputAndError(w, append) => {
-                    let word = self.expand_string(&w.value).await.map_err(|e| e.0)?;
-                    let path = self.shell.path(&word);
-                    let file = if *append {
-                        std::fs::OpenOptions::new()
-                            .append(true)
-                            .create(true)
-                            .open(&path)
-                    } else {
-                        std::fs::File::create(&path)
-                    }
-                    .map_err(|e| format!("{word}: {}", io_message(&e)))?;
-                    let out = Output::File(Rc::new(std::cell::RefCell::new(file)));
-                    io.stdout = out.clone();
-                    io.stderr = out;
-                }
-                IoRedirect::HereString(_, w) => {
-                    let text = self.expand_string(&w.value).await.map_err(|e| e.0)?;
-                    io.stdin = Input::Bytes(Rc::new(std::cell::RefCell::new(
-                        std::io::Cursor::new(format!("{text}\n").into_bytes()),
-                    )));
-                }
-                IoRedirect::HereDocument(_, doc) => {
-                    let mut body = doc.doc.value.clone();
-                    if doc.remove_tabs {
-                        body = body
-                            .lines()
-                            .map(|l| l.trim_start_matches('\t'))
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                            + if body.ends_with('\n') { "\n" } else { "" };
-                    }
-                    if doc.requires_expansion {
-                        body = self.expand_heredoc(&body).await.map_err(|e| e.0)?;
-                    }
-                    io.stdin = Input::Bytes(Rc::new(std::cell::RefCell::new(
-                        std::io::Cursor::new(body.into_bytes()),
-                    )));
-                }
-            }
-        }
-        Ok(io)
-    }
-
-    async fn expand_heredoc(&mut self, body: &str) -> Result<String, ExpandError> {
+    pub async fn expand_heredoc(&mut self, body: &str) -> Result<String, ExpandError> {
         let pieces = brush_parser::word::parse_heredoc(body, &self.shell.parser)
-            .map_err(|e| ExpandError(format!("bad substitution: {e}")))?;
+            .map_err(|e| ExpandError::new(format!("bad substitution: {e}")))?;
         let mut out = String::new();
         for p in pieces {
             // Re-render each piece as a double-quoted word so quotes stay literal.
@@ -751,93 +980,6 @@ impl<'s> Interp<'s> {
         }
         Ok(out)
     }
-
-    async fn extended_test(&mut self, e: &ast::ExtendedTestExpr) -> Result<bool, ExpandError> {
-        use ast::{BinaryPredicate as B, ExtendedTestExpr as E, UnaryPredicate as U};
-        Ok(match e {
-            E::And(a, b) => {
-                Box::pin(self.extended_test(a)).await? && Box::pin(self.extended_test(b)).await?
-            }
-            E::Or(a, b) => {
-                Box::pin(self.extended_test(a)).await? || Box::pin(self.extended_test(b)).await?
-            }
-            E::Not(a) => !Box::pin(self.extended_test(a)).await?,
-            E::Parenthesized(a) => Box::pin(self.extended_test(a)).await?,
-            E::UnaryTest(op, w) => {
-                let v = self.expand_string(&w.value).await?;
-                let meta = || std::fs::metadata(self.shell.path(&v));
-                match op {
-                    U::StringHasZeroLength => v.is_empty(),
-                    U::StringHasNonZeroLength => !v.is_empty(),
-                    U::FileExists => meta().is_ok(),
-                    U::FileExistsAndIsDir => meta().is_ok_and(|m| m.is_dir()),
-                    U::FileExistsAndIsRegularFile => meta().is_ok_and(|m| m.is_file()),
-                    U::FileExistsAndIsSymlink => std::fs::symlink_metadata(self.shell.path(&v))
-                        .is_ok_and(|m| m.file_type().is_symlink()),
-                    U::FileExistsAndIsNotZeroLength => meta().is_ok_and(|m| m.len() > 0),
-                    U::FileExistsAndIsReadable
-                    | U::FileExistsAndIsWritable
-                    | U::FileExistsAndIsExecutable => meta().is_ok(),
-                    U::ShellVariableIsSetAndAssigned => self.shell.get(&v).is_some(),
-                    _ => return Err(ExpandError(format!("{op:?}: test not supported yet"))),
-                }
-            }
-            E::BinaryTest(op, l, r) => {
-                let left = self.expand_string(&l.value).await?;
-                let num = |s: &str| {
-                    s.trim()
-                        .parse::<i64>()
-                        .map_err(|_| ExpandError(format!("{s}: integer expression expected")))
-                };
-                match op {
-                    B::StringExactlyMatchesPattern => {
-                        pattern_match(&self.expand_pattern(&r.value).await?, &left)
-                    }
-                    B::StringDoesNotExactlyMatchPattern => {
-                        !pattern_match(&self.expand_pattern(&r.value).await?, &left)
-                    }
-                    B::StringExactlyMatchesString => left == self.expand_string(&r.value).await?,
-                    B::StringDoesNotExactlyMatchString => {
-                        left != self.expand_string(&r.value).await?
-                    }
-                    B::LeftSortsBeforeRight => left < self.expand_string(&r.value).await?,
-                    B::LeftSortsAfterRight => left > self.expand_string(&r.value).await?,
-                    B::ArithmeticEqualTo => {
-                        num(&left)? == num(&self.expand_string(&r.value).await?)?
-                    }
-                    B::ArithmeticNotEqualTo => {
-                        num(&left)? != num(&self.expand_string(&r.value).await?)?
-                    }
-                    B::ArithmeticLessThan => {
-                        num(&left)? < num(&self.expand_string(&r.value).await?)?
-                    }
-                    B::ArithmeticLessThanOrEqualTo => {
-                        num(&left)? <= num(&self.expand_string(&r.value).await?)?
-                    }
-                    B::ArithmeticGreaterThan => {
-                        num(&left)? > num(&self.expand_string(&r.value).await?)?
-                    }
-                    B::ArithmeticGreaterThanOrEqualTo => {
-                        num(&left)? >= num(&self.expand_string(&r.value).await?)?
-                    }
-                    _ => return Err(ExpandError(format!("{op:?}: test not supported yet"))),
-                }
-            }
-        })
-    }
-}
-
-fn set_output(io: &mut Io, fd: i32, out: Output) -> Result<(), String> {
-    match fd {
-        1 => io.stdout = out,
-        2 => io.stderr = out,
-        n => {
-            return Err(format!(
-                "{n}: redirection of this descriptor not supported yet"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The C library's wording for an I/O error.
@@ -852,4 +994,32 @@ pub fn io_message(e: &std::io::Error) -> String {
         K::DirectoryNotEmpty => "Directory not empty".into(),
         _ => e.to_string(),
     }
+}
+
+/// The line a `[[ ]]` starts on.
+fn test_line(e: &ast::ExtendedTestExpr) -> Option<usize> {
+    use ast::ExtendedTestExpr as E;
+    match e {
+        E::And(a, _) | E::Or(a, _) | E::Not(a) | E::Parenthesized(a) => test_line(a),
+        E::UnaryTest(_, w) | E::BinaryTest(_, w, _) => w.loc.as_ref().map(|l| l.start.line),
+    }
+}
+
+/// How `set -x` shows a word: quoted when the shell would not read it back as it is.
+fn xtrace_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,+@%^".contains(c))
+    {
+        word.to_string()
+    } else {
+        crate::quote::single(word, true)
+    }
+}
+
+/// The name in a `{name}` word (a `{var}>file` redirection's variable).
+fn fd_variable(word: &str) -> Option<String> {
+    let name = word.strip_prefix('{')?.strip_suffix('}')?;
+    crate::vars::is_name(name).then(|| name.to_string())
 }

@@ -7,7 +7,9 @@ use brush_parser::word::{
 };
 
 use crate::exec::Interp;
-use crate::state::{arith, pattern_match};
+use crate::pattern::{MatchOptions, Pattern};
+use crate::quote;
+use crate::vars::{Key, Value};
 
 /// One piece of an expanded word.
 enum Seg {
@@ -19,6 +21,8 @@ enum Seg {
     Quoted(String),
     /// A field boundary inside quotes (`"$@"`).
     Break,
+    /// `"$@"` with nothing in it: no field, not even an empty one.
+    NoFields,
 }
 
 /// A field being built: its text, and the same with quoted glob characters escaped.
@@ -35,9 +39,9 @@ impl Field {
         self.started = true;
         self.text.push_str(s);
         for c in s.chars() {
-            if matches!(c, '*' | '?' | '[' | ']' | '\\') && !active {
+            if matches!(c, '*' | '?' | '[' | ']' | '\\' | '&' | '(' | '|' | ')') && !active {
                 self.pattern.push('\\');
-            } else if matches!(c, '*' | '?' | '[') {
+            } else if matches!(c, '*' | '?' | '[' | '(') {
                 self.globbing = true;
             }
             self.pattern.push(c);
@@ -47,7 +51,27 @@ impl Field {
 
 /// An expansion error that ends the command (and a non-interactive shell): `${x:?}`, bad
 /// arithmetic, unbound variables under `set -u`.
-pub struct ExpandError(pub String);
+pub struct ExpandError {
+    pub message: String,
+    /// The status it leaves: 127 for parameter errors, 1 for arithmetic ones (as bash).
+    pub status: i32,
+}
+
+impl ExpandError {
+    pub fn new(message: impl Into<String>) -> ExpandError {
+        ExpandError {
+            message: message.into(),
+            status: 127,
+        }
+    }
+
+    pub fn arith(message: impl Into<String>) -> ExpandError {
+        ExpandError {
+            message: message.into(),
+            status: 1,
+        }
+    }
+}
 
 impl Interp<'_> {
     /// A word expanded to fields (brace expansion, then the rest for each word, with
@@ -71,21 +95,8 @@ impl Interp<'_> {
                 Seg::Lit { text, quoted } => cur.push(&text, !quoted),
                 Seg::Quoted(text) => cur.push(&text, false),
                 Seg::Break => fields.push(std::mem::take(&mut cur)),
-                Seg::Split(text) => {
-                    let mut pieces = text.split(|c: char| ifs.contains(c)).peekable();
-                    let leading = text.starts_with(|c: char| ifs.contains(c));
-                    if leading && cur.started {
-                        fields.push(std::mem::take(&mut cur));
-                    }
-                    while let Some(piece) = pieces.next() {
-                        if !piece.is_empty() {
-                            cur.push(piece, true);
-                        }
-                        if pieces.peek().is_some() && cur.started {
-                            fields.push(std::mem::take(&mut cur));
-                        }
-                    }
-                }
+                Seg::NoFields => {}
+                Seg::Split(text) => split_ifs(&text, &ifs, &mut cur, &mut fields),
             }
         }
         if cur.started {
@@ -93,10 +104,34 @@ impl Interp<'_> {
         }
         let mut out = Vec::new();
         for f in fields {
-            if f.globbing {
-                let matches = self.glob(&f.pattern);
+            if f.globbing && !self.shell.options.noglob {
+                let sh = &self.shell.shopt;
+                let opts = crate::glob::GlobOptions {
+                    dotglob: sh.dotglob,
+                    globstar: sh.globstar,
+                    nocaseglob: sh.nocaseglob,
+                    extglob: sh.extglob,
+                };
+                let matches =
+                    crate::glob::glob(std::path::Path::new(&self.shell.cwd), &f.pattern, opts);
+                if matches.len() > crate::glob::MAX_GLOB_PATHS {
+                    return Err(ExpandError::new(format!(
+                        "{}: pathname expansion limit of {} paths exceeded",
+                        f.text,
+                        crate::glob::MAX_GLOB_PATHS
+                    )));
+                }
                 if !matches.is_empty() {
                     out.extend(matches);
+                    continue;
+                }
+                if self.shell.shopt.failglob {
+                    return Err(ExpandError {
+                        message: format!("no match: {}", f.text),
+                        status: 1,
+                    });
+                }
+                if self.shell.shopt.nullglob {
                     continue;
                 }
             }
@@ -114,6 +149,7 @@ impl Interp<'_> {
             .map(|s| match s {
                 Seg::Lit { text, .. } | Seg::Split(text) | Seg::Quoted(text) => text,
                 Seg::Break => " ".into(),
+                Seg::NoFields => String::new(),
             })
             .collect())
     }
@@ -129,9 +165,28 @@ impl Interp<'_> {
                 Seg::Split(text) => f.push(&text, true),
                 Seg::Quoted(text) => f.push(&text, false),
                 Seg::Break => f.push(" ", false),
+                Seg::NoFields => {}
             }
         }
         Ok(f.pattern)
+    }
+
+    /// The right side of `=~`: quoted parts match literally.
+    pub async fn expand_regex(&mut self, raw: &str) -> Result<String, ExpandError> {
+        let segs = self.expand_segs(raw, false).await?;
+        Ok(segs
+            .into_iter()
+            .map(|s| match s {
+                Seg::Lit {
+                    text,
+                    quoted: false,
+                }
+                | Seg::Split(text) => text,
+                Seg::Lit { text, .. } | Seg::Quoted(text) => regex::escape(&text),
+                Seg::Break => " ".into(),
+                Seg::NoFields => String::new(),
+            })
+            .collect())
     }
 
     fn expand_segs<'s>(
@@ -141,8 +196,26 @@ impl Interp<'_> {
     ) -> crate::runtime::Task<'s, Result<Vec<Seg>, ExpandError>> {
         Box::pin(async move {
             let pieces = word::parse(raw, &self.shell.parser)
-                .map_err(|e| ExpandError(format!("bad substitution: {e}")))?;
-            self.expand_pieces(pieces, in_quotes).await
+                .map_err(|e| ExpandError::new(format!("bad substitution: {e}")))?;
+            let segs = self.expand_pieces(pieces, in_quotes).await?;
+            let size: usize = segs
+                .iter()
+                .map(|s| match s {
+                    Seg::Lit { text, .. } | Seg::Split(text) | Seg::Quoted(text) => text.len(),
+                    Seg::Break => 1,
+                    Seg::NoFields => 0,
+                })
+                .sum();
+            let limit = self.shell.limits.expansion_bytes;
+            if size > limit {
+                return Err(ExpandError {
+                    message: format!(
+                        "expansion size limit of {limit} bytes exceeded (COMPUTER_SH_MAX_EXPANSION_BYTES)"
+                    ),
+                    status: 1,
+                });
+            }
+            Ok(segs)
         })
     }
 
@@ -181,7 +254,18 @@ impl Interp<'_> {
                     WordPiece::DoubleQuotedSequence(inner)
                     | WordPiece::GettextDoubleQuotedSequence(inner) => {
                         let inner = self.expand_pieces(inner, true).await?;
-                        if inner.is_empty() {
+                        let inner: Vec<Seg> = if inner.iter().all(|s| matches!(s, Seg::NoFields))
+                            && !inner.is_empty()
+                        {
+                            segs.push(Seg::NoFields);
+                            Vec::new()
+                        } else {
+                            inner
+                                .into_iter()
+                                .filter(|s| !matches!(s, Seg::NoFields))
+                                .collect()
+                        };
+                        if inner.is_empty() && !matches!(segs.last(), Some(Seg::NoFields)) {
                             segs.push(Seg::Quoted(String::new()));
                         }
                         segs.extend(inner);
@@ -235,23 +319,52 @@ impl Interp<'_> {
     /// Evaluates arithmetic text (itself expanded first, as bash does).
     pub async fn arith_text(&mut self, text: &str) -> Result<i64, ExpandError> {
         let text = self.expand_string(text).await?;
-        let expr = brush_parser::arithmetic::parse(&text)
-            .map_err(|_| ExpandError(format!("{text}: syntax error in expression")))?;
-        arith(self.shell, &expr).map_err(|e| ExpandError(format!("{text}: {e}")))
+        crate::arith::eval_text(self.shell, &text).map_err(|e| {
+            ExpandError::arith(if e.starts_with(text.trim()) {
+                e
+            } else {
+                format!("{text}: {e}")
+            })
+        })
     }
 
     /// `$(...)`: runs the source in a subshell and returns its output without trailing newlines.
     async fn substitute(&mut self, src: &str) -> String {
+        if let Some(file) = src.trim().strip_prefix('<')
+            && !file.starts_with('<')
+            && let Ok(name) = self.expand_string(file.trim()).await
+        {
+            // `$(< file)`: the file's contents, without running anything.
+            self.last_substitution = Some(0);
+            let mut out = match std::fs::read(self.shell.path(&name)) {
+                Ok(data) => String::from_utf8_lossy(&data).into_owned(),
+                Err(e) => {
+                    self.error(&format!("{name}: {}", crate::exec::io_message(&e)))
+                        .await;
+                    self.last_substitution = Some(1);
+                    String::new()
+                }
+            };
+            while out.ends_with('\n') {
+                out.pop();
+            }
+            return out;
+        }
         let captured = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let mut sub = self.shell.clone();
+        sub.traps.clear();
+        sub.subshell = true;
         let io = crate::io::Io {
             stdin: self.io.stdin.clone(),
             stdout: crate::io::Output::Capture(std::rc::Rc::clone(&captured)),
             stderr: self.io.stderr.clone(),
+            ..self.io.clone()
         };
         let status = {
             let mut interp = Interp::new(&mut sub, io);
+            interp.line = self.line;
             interp.run_source(src).await;
+            interp.run_exit_trap().await;
             interp.shell.status
         };
         self.last_substitution = Some(status);
@@ -277,20 +390,24 @@ impl Interp<'_> {
                 "RANDOM" => Some(vec![self.shell.random().to_string()]),
                 "SECONDS" => Some(vec![self.shell.started.elapsed().as_secs().to_string()]),
                 "FUNCNAME" => self.shell.funcname.last().map(|f| vec![f.clone()]),
+                "PIPESTATUS" => self.shell.pipestatus.first().map(|s| vec![s.to_string()]),
                 _ => self.shell.get(name).map(|v| vec![v.to_string()]),
             },
             Parameter::NamedWithIndex { name, index } if index == "@" || index == "*" => {
                 self.all_values(name)
             }
             Parameter::NamedWithIndex { name, index } => {
-                let i = self.arith_text(index).await?;
-                if name == "PIPESTATUS" {
-                    usize::try_from(i)
+                let key = self.subscript(name, index).await?;
+                match (name.as_str(), &key) {
+                    ("PIPESTATUS", Key::Index(i)) => usize::try_from(*i)
                         .ok()
                         .and_then(|i| self.shell.pipestatus.get(i))
-                        .map(|s| vec![s.to_string()])
-                } else {
-                    self.shell.element(name, i).map(|v| vec![v])
+                        .map(|s| vec![s.to_string()]),
+                    ("FUNCNAME", Key::Index(i)) => usize::try_from(*i)
+                        .ok()
+                        .and_then(|i| self.shell.funcname.iter().rev().nth(i))
+                        .map(|s| vec![s.clone()]),
+                    _ => self.shell.element(name, &key).map(|v| vec![v]),
                 }
             }
             Parameter::NamedWithAllIndices { name, .. } => self.all_values(name),
@@ -302,307 +419,508 @@ impl Interp<'_> {
                 SpecialParameter::LastExitStatus => vec![self.shell.status.to_string()],
                 SpecialParameter::CurrentOptionFlags => vec![self.option_flags()],
                 SpecialParameter::ProcessId => vec!["1".into()],
-                SpecialParameter::LastBackgroundProcessId => vec![String::new()],
+                SpecialParameter::LastBackgroundProcessId => match self.shell.last_job {
+                    Some(id) => vec![id.to_string()],
+                    None => return Ok(None),
+                },
                 SpecialParameter::ShellName => vec![self.shell.name.clone()],
             }),
         })
     }
 
-    fn all_values(&self, name: &str) -> Option<Vec<String>> {
-        if name == "PIPESTATUS" {
-            return Some(
-                self.shell
-                    .pipestatus
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-            );
+    /// An array subscript: text for an associative array, arithmetic otherwise.
+    pub async fn subscript(&mut self, name: &str, index: &str) -> Result<Key, ExpandError> {
+        if self.shell.is_assoc(name) {
+            Ok(Key::Name(self.expand_string(index).await?))
+        } else {
+            Ok(Key::Index(self.arith_text(index).await?))
         }
-        self.shell.values(name)
+    }
+
+    fn all_values(&self, name: &str) -> Option<Vec<String>> {
+        match name {
+            "PIPESTATUS" => Some(self.shell.pipestatus.iter().map(i32::to_string).collect()),
+            "FUNCNAME" => Some(self.shell.funcname.iter().rev().cloned().collect()),
+            "BASH_REMATCH" if self.shell.var(name).is_none() => None,
+            _ => self.shell.values(name),
+        }
     }
 
     fn option_flags(&self) -> String {
         let o = &self.shell.options;
-        let mut s = String::from("h");
-        if o.errexit {
-            s.push('e');
-        }
-        if o.nounset {
-            s.push('u');
-        }
-        if o.xtrace {
-            s.push('x');
+        let mut s = String::new();
+        for (on, c) in [
+            (o.allexport, 'a'),
+            (o.errexit, 'e'),
+            (o.noglob, 'f'),
+            (true, 'h'),
+            (o.noexec, 'n'),
+            (o.nounset, 'u'),
+            (o.verbose, 'v'),
+            (o.xtrace, 'x'),
+            (true, 'B'),
+            (o.noclobber, 'C'),
+            (self.shell.origin.as_deref() == Some("-c"), 'c'),
+        ] {
+            if on {
+                s.push(c);
+            }
         }
         s
     }
 
+    /// `${!x...}`: the parameter named by `x`'s value (a nameref's is its target's name).
+    fn indirect_target(&self, p: &Parameter) -> Result<Parameter, ExpandError> {
+        let name = match p {
+            Parameter::Named(n) => n.clone(),
+            Parameter::Positional(n) => self
+                .shell
+                .positional
+                .get((*n as usize).wrapping_sub(1))
+                .cloned()
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let text = match self.shell.vars.get(&name) {
+            Some(v) if v.attrs.nameref => return Ok(Parameter::Named(self.shell.resolve(&name))),
+            _ if matches!(p, Parameter::Named(_)) => {
+                self.shell.get(&name).unwrap_or_default().to_string()
+            }
+            _ => name,
+        };
+        parse_parameter(&text)
+            .ok_or_else(|| ExpandError::new(format!("{text}: invalid variable name")))
+    }
+
     async fn parameter(
         &mut self,
-        expr: ParameterExpr,
+        mut expr: ParameterExpr,
         in_quotes: bool,
     ) -> Result<Values, ExpandError> {
-        let name_of = |p: &Parameter| match p {
-            Parameter::Named(n)
-            | Parameter::NamedWithIndex { name: n, .. }
-            | Parameter::NamedWithAllIndices { name: n, .. } => n.clone(),
-            Parameter::Positional(n) => n.to_string(),
-            Parameter::Special(s) => s.to_string(),
-        };
-        let unset_or_null = |v: &Option<Vec<String>>, t: &ParameterTestType| match t {
-            ParameterTestType::UnsetOrNull => {
-                v.as_ref().is_none_or(|v| v.iter().all(String::is_empty))
-            }
-            ParameterTestType::Unset => v.is_none(),
-        };
-        let join = |v: Option<Vec<String>>| v.map(|v| v.join(" ")).unwrap_or_default();
-        let expr_kind = match &expr {
-            ParameterExpr::RemoveSmallestSuffixPattern { .. } => Trim::SmallestSuffix,
-            ParameterExpr::RemoveLargestSuffixPattern { .. } => Trim::LargestSuffix,
-            ParameterExpr::RemoveSmallestPrefixPattern { .. } => Trim::SmallestPrefix,
-            _ => Trim::LargestPrefix,
-        };
-        Ok(match expr {
-            ParameterExpr::Parameter { parameter, .. } => {
-                let v = self.lookup(&parameter).await?;
-                if v.is_none()
-                    && self.shell.options.nounset
-                    && !matches!(parameter, Parameter::Special(_))
-                {
-                    return Err(ExpandError(format!(
-                        "{}: unbound variable",
-                        name_of(&parameter)
-                    )));
-                }
-                let (all, star) = is_all(&parameter);
-                match v {
-                    Some(v) if all && in_quotes => Values::Fields(v),
-                    Some(v) if star && in_quotes => {
-                        let sep = self
-                            .shell
-                            .ifs()
-                            .chars()
-                            .next()
-                            .map(String::from)
-                            .unwrap_or_default();
-                        Values::One(v.join(&sep))
-                    }
-                    Some(v) => Values::One(v.join(" ")),
-                    None => Values::None,
-                }
-            }
-            ParameterExpr::UseDefaultValues {
-                parameter,
-                test_type,
-                default_value,
-                ..
+        match &expr {
+            ParameterExpr::VariableNames {
+                prefix,
+                concatenate,
             } => {
-                let v = self.lookup(&parameter).await?;
-                if unset_or_null(&v, &test_type) {
-                    Values::One(
-                        self.expand_string(&default_value.unwrap_or_default())
-                            .await?,
-                    )
-                } else {
-                    Values::One(join(v))
-                }
-            }
-            ParameterExpr::AssignDefaultValues {
-                parameter,
-                test_type,
-                default_value,
-                ..
-            } => {
-                let v = self.lookup(&parameter).await?;
-                if unset_or_null(&v, &test_type) {
-                    let value = self
-                        .expand_string(&default_value.unwrap_or_default())
-                        .await?;
-                    self.shell.set(&name_of(&parameter), value.clone());
-                    Values::One(value)
-                } else {
-                    Values::One(join(v))
-                }
-            }
-            ParameterExpr::IndicateErrorIfNullOrUnset {
-                parameter,
-                test_type,
-                error_message,
-                ..
-            } => {
-                let v = self.lookup(&parameter).await?;
-                if unset_or_null(&v, &test_type) {
-                    let msg = match error_message {
-                        Some(m) => self.expand_string(&m).await?,
-                        None => "parameter null or not set".into(),
-                    };
-                    return Err(ExpandError(format!("{}: {msg}", name_of(&parameter))));
-                }
-                Values::One(join(v))
-            }
-            ParameterExpr::UseAlternativeValue {
-                parameter,
-                test_type,
-                alternative_value,
-                ..
-            } => {
-                let v = self.lookup(&parameter).await?;
-                if unset_or_null(&v, &test_type) {
-                    Values::One(String::new())
-                } else {
-                    Values::One(
-                        self.expand_string(&alternative_value.unwrap_or_default())
-                            .await?,
-                    )
-                }
-            }
-            ParameterExpr::ParameterLength { parameter, .. } => {
-                let values = self.lookup(&parameter).await?;
-                let n = match values {
-                    Some(v) if is_all(&parameter) != (false, false) => v.len(),
-                    v => join(v).chars().count(),
-                };
-                Values::One(n.to_string())
-            }
-            ParameterExpr::RemoveSmallestSuffixPattern {
-                parameter, pattern, ..
-            }
-            | ParameterExpr::RemoveLargestSuffixPattern {
-                parameter, pattern, ..
-            }
-            | ParameterExpr::RemoveSmallestPrefixPattern {
-                parameter, pattern, ..
-            }
-            | ParameterExpr::RemoveLargestPrefixPattern {
-                parameter, pattern, ..
-            } => {
-                let suffix = matches!(expr_kind, Trim::SmallestSuffix | Trim::LargestSuffix);
-                let largest = matches!(expr_kind, Trim::LargestSuffix | Trim::LargestPrefix);
-                let pat = self.expand_pattern(&pattern.unwrap_or_default()).await?;
-                let value = join(self.lookup(&parameter).await?);
-                Values::One(if suffix {
-                    trim_suffix(&value, &pat, largest)
-                } else {
-                    trim_prefix(&value, &pat, largest)
-                })
-            }
-            ParameterExpr::Substring {
-                parameter,
-                offset,
-                length,
-                ..
-            } => {
-                let value: Vec<char> = join(self.lookup(&parameter).await?).chars().collect();
-                let len = value.len() as i64;
-                let mut start = self.arith_text(&offset.value).await?;
-                if start < 0 {
-                    start = (len + start).max(0);
-                }
-                let start = start.min(len);
-                let end = match length {
-                    None => len,
-                    Some(l) => {
-                        let l = self.arith_text(&l.value).await?;
-                        if l < 0 {
-                            (len + l).max(start)
-                        } else {
-                            (start + l).min(len)
-                        }
-                    }
-                };
-                Values::One(value[start as usize..end as usize].iter().collect())
-            }
-            ParameterExpr::UppercasePattern { parameter, .. } => {
-                Values::One(join(self.lookup(&parameter).await?).to_uppercase())
-            }
-            ParameterExpr::LowercasePattern { parameter, .. } => {
-                Values::One(join(self.lookup(&parameter).await?).to_lowercase())
-            }
-            ParameterExpr::UppercaseFirstChar { parameter, .. } => {
-                Values::One(first_char(&join(self.lookup(&parameter).await?), true))
-            }
-            ParameterExpr::LowercaseFirstChar { parameter, .. } => {
-                Values::One(first_char(&join(self.lookup(&parameter).await?), false))
-            }
-            ParameterExpr::ReplaceSubstring {
-                parameter,
-                pattern,
-                replacement,
-                match_kind,
-                ..
-            } => {
-                let value = join(self.lookup(&parameter).await?);
-                let pat = self.expand_pattern(&pattern).await?;
-                let rep = self.expand_string(&replacement.unwrap_or_default()).await?;
-                Values::One(replace(&value, &pat, &rep, match_kind))
+                let mut names: Vec<String> = self
+                    .shell
+                    .vars
+                    .iter()
+                    .filter(|(n, v)| {
+                        n.starts_with(prefix.as_str()) && !matches!(v.value, Value::Unset)
+                    })
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                names.sort();
+                return Ok(self.gather(names, !concatenate, *concatenate, in_quotes));
             }
             ParameterExpr::MemberKeys {
                 variable_name,
                 concatenate,
             } => {
-                let keys = self.shell.keys(&variable_name).unwrap_or_default();
-                if in_quotes && !concatenate {
-                    Values::Fields(keys)
+                let keys = self.shell.keys(variable_name).unwrap_or_default();
+                return Ok(self.gather(keys, !concatenate, *concatenate, in_quotes));
+            }
+            _ => {}
+        }
+        if let Some((parameter, indirect)) = parameter_of(&mut expr)
+            && *indirect
+        {
+            *parameter = self.indirect_target(parameter)?;
+            *indirect = false;
+        }
+        let parameter = parameter_of(&mut expr)
+            .map(|(p, _)| p.clone())
+            .unwrap_or(Parameter::Positional(0));
+        let name = name_of(&parameter);
+        let (all, star) = is_all(&parameter);
+        let values = self.lookup(&parameter).await?;
+        let unset_or_null = |t: &ParameterTestType| match t {
+            ParameterTestType::UnsetOrNull => values
+                .as_ref()
+                .is_none_or(|v| v.iter().all(String::is_empty)),
+            ParameterTestType::Unset => values.is_none(),
+        };
+        let nounset = |this: &Self| -> Result<(), ExpandError> {
+            if values.is_none()
+                && this.shell.options.nounset
+                && !matches!(parameter, Parameter::Special(_))
+            {
+                let shown = match &parameter {
+                    Parameter::Positional(n) => format!("${n}"),
+                    _ => name.clone(),
+                };
+                return Err(ExpandError::new(format!("{shown}: unbound variable")));
+            }
+            Ok(())
+        };
+        let list = values.clone().unwrap_or_default();
+        let trim = match &expr {
+            ParameterExpr::RemoveSmallestSuffixPattern { .. } => (true, false),
+            ParameterExpr::RemoveLargestSuffixPattern { .. } => (true, true),
+            ParameterExpr::RemoveSmallestPrefixPattern { .. } => (false, false),
+            _ => (false, true),
+        };
+        let case_op = match &expr {
+            ParameterExpr::UppercasePattern { .. } => (true, true),
+            ParameterExpr::LowercasePattern { .. } => (false, true),
+            ParameterExpr::UppercaseFirstChar { .. } => (true, false),
+            _ => (false, false),
+        };
+        let result: Vec<String> = match expr {
+            ParameterExpr::Parameter { .. } => {
+                nounset(self)?;
+                list
+            }
+            ParameterExpr::UseDefaultValues {
+                test_type,
+                default_value,
+                ..
+            } => {
+                if unset_or_null(&test_type) {
+                    let word = default_value.unwrap_or_default();
+                    return self.word_values(&word, in_quotes).await;
+                }
+                list
+            }
+            ParameterExpr::AssignDefaultValues {
+                test_type,
+                default_value,
+                ..
+            } => {
+                if unset_or_null(&test_type) {
+                    let value = self
+                        .expand_string(&default_value.unwrap_or_default())
+                        .await?;
+                    let assigned = match &parameter {
+                        Parameter::Named(n) => self.shell.assign(n, value.clone(), false),
+                        Parameter::NamedWithIndex { name, index } => {
+                            let key = self.subscript(name, index).await?;
+                            self.shell.assign_element(name, key, value.clone(), false)
+                        }
+                        _ => Err(format!("${name}: cannot assign in this way")),
+                    };
+                    assigned.map_err(|m| ExpandError {
+                        message: m,
+                        status: 1,
+                    })?;
+                    vec![value]
                 } else {
-                    Values::One(keys.join(" "))
+                    list
                 }
             }
-            other => {
-                return Err(ExpandError(format!(
-                    "{}: expansion not supported yet",
-                    word_text(&other)
-                )));
+            ParameterExpr::IndicateErrorIfNullOrUnset {
+                test_type,
+                error_message,
+                ..
+            } => {
+                if unset_or_null(&test_type) {
+                    let msg = match error_message.filter(|m| !m.is_empty()) {
+                        Some(m) => self.expand_string(&m).await?,
+                        None if matches!(test_type, ParameterTestType::Unset) => {
+                            "parameter not set".into()
+                        }
+                        None => "parameter null or not set".into(),
+                    };
+                    return Err(ExpandError::new(format!("{name}: {msg}")));
+                }
+                list
             }
-        })
+            ParameterExpr::UseAlternativeValue {
+                test_type,
+                alternative_value,
+                ..
+            } => {
+                if unset_or_null(&test_type) {
+                    return Ok(Values::One(String::new()));
+                }
+                let word = alternative_value.unwrap_or_default();
+                return self.word_values(&word, in_quotes).await;
+            }
+            ParameterExpr::ParameterLength { .. } => {
+                nounset(self)?;
+                let n = if all || star {
+                    list.len()
+                } else {
+                    list.first().map(|v| v.chars().count()).unwrap_or(0)
+                };
+                return Ok(Values::One(n.to_string()));
+            }
+            ParameterExpr::RemoveSmallestSuffixPattern { pattern, .. }
+            | ParameterExpr::RemoveLargestSuffixPattern { pattern, .. }
+            | ParameterExpr::RemoveSmallestPrefixPattern { pattern, .. }
+            | ParameterExpr::RemoveLargestPrefixPattern { pattern, .. } => {
+                nounset(self)?;
+                let pat = self.compile(&pattern.unwrap_or_default(), false).await?;
+                let (suffix, largest) = trim;
+                list.iter()
+                    .map(|v| {
+                        if suffix {
+                            trim_suffix(v, &pat, largest)
+                        } else {
+                            trim_prefix(v, &pat, largest)
+                        }
+                    })
+                    .collect()
+            }
+            ParameterExpr::Substring { offset, length, .. } => {
+                nounset(self)?;
+                let start = self.arith_text(&offset.value).await?;
+                let length = match length {
+                    Some(l) => Some(self.arith_text(&l.value).await?),
+                    None => None,
+                };
+                if all || star {
+                    // `${@:1:2}` counts `$0` as element 0; arrays slice their elements.
+                    let items = if matches!(parameter, Parameter::Special(_)) {
+                        std::iter::once(self.shell.name.clone())
+                            .chain(list)
+                            .collect()
+                    } else {
+                        list
+                    };
+                    let (from, to) = slice_range(items.len(), start, length)
+                        .map_err(|m| ExpandError::arith(format!("{}: {m}", length.unwrap_or(0))))?;
+                    items[from..to].to_vec()
+                } else {
+                    let value: Vec<char> =
+                        list.first().cloned().unwrap_or_default().chars().collect();
+                    let (from, to) = slice_range(value.len(), start, length)
+                        .map_err(|m| ExpandError::arith(format!("{}: {m}", length.unwrap_or(0))))?;
+                    vec![value[from..to].iter().collect()]
+                }
+            }
+            ParameterExpr::UppercasePattern { pattern, .. }
+            | ParameterExpr::LowercasePattern { pattern, .. }
+            | ParameterExpr::UppercaseFirstChar { pattern, .. }
+            | ParameterExpr::LowercaseFirstChar { pattern, .. } => {
+                nounset(self)?;
+                let pat = match pattern {
+                    Some(p) if !p.is_empty() => Some(self.compile(&p, false).await?),
+                    _ => None,
+                };
+                let (upper, every) = case_op;
+                list.iter()
+                    .map(|v| change_case(v, upper, every, pat.as_ref()))
+                    .collect()
+            }
+            ParameterExpr::ReplaceSubstring {
+                pattern,
+                replacement,
+                match_kind,
+                ..
+            } => {
+                nounset(self)?;
+                let pat = self.compile(&pattern, true).await?;
+                let rep = self
+                    .expand_pattern(&replacement.unwrap_or_default())
+                    .await?;
+                list.iter()
+                    .map(|v| replace(v, &pat, &rep, match_kind.clone()))
+                    .collect()
+            }
+            ParameterExpr::Transform { op, .. } => {
+                return self.transform(&parameter, values, op, in_quotes);
+            }
+            ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => Vec::new(),
+        };
+        Ok(self.gather(result, all, star, in_quotes))
     }
 
-    /// Pathname expansion of `pattern` (with quoted metacharacters escaped), sorted; empty when
-    /// nothing matches.
-    fn glob(&self, pattern: &str) -> Vec<String> {
-        let absolute = pattern.starts_with('/');
-        let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
-        let mut found: Vec<String> = vec![if absolute { "/".into() } else { String::new() }];
-        for (i, part) in parts.iter().enumerate() {
-            let last = i + 1 == parts.len();
-            let mut next = Vec::new();
-            for base in &found {
-                let has_meta = part.contains(['*', '?', '[']);
-                if !has_meta {
-                    let literal = unescape(part);
-                    let candidate = format!("{base}{literal}");
-                    if std::fs::symlink_metadata(self.shell.path(&candidate)).is_ok() {
-                        next.push(if last {
-                            candidate
-                        } else {
-                            format!("{candidate}/")
-                        });
-                    }
-                    continue;
-                }
-                let dir = self.shell.path(if base.is_empty() { "." } else { base });
-                let Ok(entries) = std::fs::read_dir(&dir) else {
-                    continue;
-                };
-                let mut names: Vec<String> = entries
-                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .filter(|n| !n.starts_with('.') || part.starts_with('.'))
-                    .filter(|n| pattern_match(part, n))
-                    .collect();
-                names.sort();
-                for n in names {
-                    let candidate = format!("{base}{n}");
-                    if last {
-                        next.push(candidate);
-                    } else if self.shell.path(&candidate).is_dir() {
-                        next.push(format!("{candidate}/"));
-                    }
+    /// A list of values as a word's expansion: separate fields for `"$@"`-like forms in
+    /// quotes, joined by IFS's first character for `"$*"`-like ones, by spaces otherwise.
+    fn gather(&self, values: Vec<String>, all: bool, star: bool, in_quotes: bool) -> Values {
+        if all && in_quotes {
+            return Values::Fields(values);
+        }
+        if star && in_quotes {
+            let sep: String = self
+                .shell
+                .ifs()
+                .chars()
+                .next()
+                .map(String::from)
+                .unwrap_or_default();
+            return Values::One(values.join(&sep));
+        }
+        if values.is_empty() && (all || star) {
+            return Values::None;
+        }
+        Values::One(values.join(" "))
+    }
+
+    /// The word of `${x:-word}` / `${x:+word}`: expanded like the surrounding context (so
+    /// `"${x:-"$@"}"` keeps its fields).
+    async fn word_values(&mut self, word: &str, in_quotes: bool) -> Result<Values, ExpandError> {
+        let segs = self.expand_segs(word, in_quotes).await?;
+        Ok(Values::Segs(
+            segs.into_iter()
+                .map(|s| match s {
+                    Seg::Lit {
+                        text,
+                        quoted: false,
+                    } => Seg::Split(text),
+                    other => other,
+                })
+                .collect(),
+        ))
+    }
+
+    /// A pattern word compiled with the shell's options (`nocase` for `${x/…}` under
+    /// `nocasematch`).
+    pub async fn compile(
+        &mut self,
+        raw: &str,
+        nocase_applies: bool,
+    ) -> Result<Pattern, ExpandError> {
+        let text = self.expand_pattern(raw).await?;
+        Ok(Pattern::new(
+            &text,
+            MatchOptions {
+                extglob: self.shell.shopt.extglob,
+                nocase: nocase_applies && self.shell.shopt.nocasematch,
+            },
+        ))
+    }
+
+    /// `${x@op}`.
+    fn transform(
+        &self,
+        parameter: &Parameter,
+        values: Option<Vec<String>>,
+        op: word::ParameterTransformOp,
+        in_quotes: bool,
+    ) -> Result<Values, ExpandError> {
+        use word::ParameterTransformOp as T;
+        let (all, star) = is_all(parameter);
+        let name = name_of(parameter);
+        let Some(values) = values else {
+            return Ok(match op {
+                T::ToAttributeFlags => Values::One(
+                    self.shell
+                        .var(&name)
+                        .map(crate::vars::flags_of)
+                        .unwrap_or_default(),
+                ),
+                _ => Values::None,
+            });
+        };
+        let utf8 = self.utf8();
+        let out: Vec<String> = match op {
+            T::Quoted => values.iter().map(|v| quote::single(v, utf8)).collect(),
+            T::ExpandEscapeSequences => values.iter().map(|v| ansi_c(v)).collect(),
+            T::ToUpperCase => values.iter().map(|v| v.to_uppercase()).collect(),
+            T::ToLowerCase => values.iter().map(|v| v.to_lowercase()).collect(),
+            T::CapitalizeInitial => values.iter().map(|v| first_char(v, true)).collect(),
+            T::PromptExpand => values.iter().map(|v| self.prompt(v)).collect(),
+            T::ToAttributeFlags => {
+                let flags = self
+                    .shell
+                    .var(&name)
+                    .map(crate::vars::flags_of)
+                    .unwrap_or_default();
+                values.iter().map(|_| flags.clone()).collect()
+            }
+            T::ToAssignmentLogic => {
+                if (all || star) && !matches!(parameter, Parameter::Special(_)) {
+                    vec![
+                        self.shell
+                            .declaration(&self.shell.resolve(&name))
+                            .unwrap_or_default(),
+                    ]
+                } else {
+                    let flags = self
+                        .shell
+                        .var(&name)
+                        .map(crate::vars::flags_of)
+                        .unwrap_or_default();
+                    values
+                        .iter()
+                        .map(|v| {
+                            let q = quote::single(v, utf8);
+                            if flags.is_empty() {
+                                format!("{name}={q}")
+                            } else {
+                                format!("declare -{flags} {name}={q}")
+                            }
+                        })
+                        .collect()
                 }
             }
-            found = next;
+            T::PossiblyQuoteWithArraysExpanded { .. } => {
+                let keys = self.shell.keys(&name).unwrap_or_default();
+                match self.shell.var(&name).map(|v| &v.value) {
+                    Some(Value::Array(_) | Value::Assoc(_)) if all || star => keys
+                        .iter()
+                        .zip(&values)
+                        .map(|(k, v)| format!("{k} {}", crate::vars::double_quote(v)))
+                        .collect(),
+                    _ => values.iter().map(|v| quote::single(v, utf8)).collect(),
+                }
+            }
+        };
+        Ok(self.gather(out, all, star, in_quotes))
+    }
+
+    /// Whether the locale is UTF-8 (else bash's C locale rules for quoting).
+    pub fn utf8(&self) -> bool {
+        ["LC_ALL", "LC_CTYPE", "LANG"]
+            .iter()
+            .find_map(|k| self.shell.get(k).filter(|v| !v.is_empty()))
+            .is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.contains("utf-8") || v.contains("utf8")
+            })
+    }
+
+    /// Prompt escapes (`${x@P}`, `PS1`): `\u \h \H \w \W \$ \n \t`-style.
+    pub fn prompt(&self, text: &str) -> String {
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('u') => out.push_str(self.shell.get("USER").unwrap_or("user")),
+                Some('h') | Some('H') => {
+                    out.push_str(self.shell.get("HOSTNAME").unwrap_or("computer"))
+                }
+                Some('w') => {
+                    let home = self.shell.get("HOME").unwrap_or("");
+                    let cwd = &self.shell.cwd;
+                    match cwd.strip_prefix(home) {
+                        Some(rest)
+                            if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) =>
+                        {
+                            out.push('~');
+                            out.push_str(rest);
+                        }
+                        _ => out.push_str(cwd),
+                    }
+                }
+                Some('W') => out.push_str(
+                    self.shell
+                        .cwd
+                        .rsplit('/')
+                        .next()
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("/"),
+                ),
+                Some('$') => out.push('$'),
+                Some('n') => out.push('\n'),
+                Some('s') => out.push_str("computer"),
+                Some('\\') => out.push('\\'),
+                Some('[') | Some(']') => {}
+                Some(o) => {
+                    out.push('\\');
+                    out.push(o);
+                }
+                None => out.push('\\'),
+            }
         }
-        if parts.is_empty() {
-            return Vec::new();
-        }
-        found
+        out
     }
 }
 
@@ -611,16 +929,20 @@ enum Values {
     None,
     One(String),
     Fields(Vec<String>),
+    /// Pieces expanded in place (`${x:-word}`'s word).
+    Segs(Vec<Seg>),
 }
 
 fn push_values(segs: &mut Vec<Seg>, values: Values, in_quotes: bool) {
     match values {
         Values::None => {}
+        Values::Segs(s) => segs.extend(s),
         Values::One(v) => segs.push(if in_quotes {
             Seg::Quoted(v)
         } else {
             Seg::Split(v)
         }),
+        Values::Fields(v) if v.is_empty() => segs.push(Seg::NoFields),
         Values::Fields(v) => {
             for (i, f) in v.into_iter().enumerate() {
                 if i > 0 {
@@ -630,25 +952,6 @@ fn push_values(segs: &mut Vec<Seg>, values: Values, in_quotes: bool) {
             }
         }
     }
-}
-
-fn word_text(expr: &ParameterExpr) -> String {
-    format!("${{{expr:?}}}").chars().take(60).collect()
-}
-
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            if let Some(n) = chars.next() {
-                out.push(n);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn first_char(s: &str, upper: bool) -> String {
@@ -668,7 +971,7 @@ fn bounds(s: &str) -> Vec<usize> {
         .collect()
 }
 
-fn trim_prefix(value: &str, pat: &str, largest: bool) -> String {
+fn trim_prefix(value: &str, pat: &Pattern, largest: bool) -> String {
     let b = bounds(value);
     let order: Box<dyn Iterator<Item = &usize>> = if largest {
         Box::new(b.iter().rev())
@@ -676,14 +979,14 @@ fn trim_prefix(value: &str, pat: &str, largest: bool) -> String {
         Box::new(b.iter())
     };
     for &i in order {
-        if pattern_match(pat, &value[..i]) {
+        if pat.matches(&value[..i]) {
             return value[i..].to_string();
         }
     }
     value.to_string()
 }
 
-fn trim_suffix(value: &str, pat: &str, largest: bool) -> String {
+fn trim_suffix(value: &str, pat: &Pattern, largest: bool) -> String {
     let b = bounds(value);
     let order: Box<dyn Iterator<Item = &usize>> = if largest {
         Box::new(b.iter())
@@ -691,29 +994,43 @@ fn trim_suffix(value: &str, pat: &str, largest: bool) -> String {
         Box::new(b.iter().rev())
     };
     for &i in order {
-        if pattern_match(pat, &value[i..]) {
+        if pat.matches(&value[i..]) {
             return value[..i].to_string();
         }
     }
     value.to_string()
 }
 
-fn replace(value: &str, pat: &str, rep: &str, kind: word::SubstringMatchKind) -> String {
+/// `${x/pat/rep}`: in `rep` (as `expand_pattern` gives it, quoted characters escaped) an
+/// unquoted `&` stands for the matched text (bash 5.2's `patsub_replacement`).
+fn replace(value: &str, pat: &Pattern, rep: &str, kind: word::SubstringMatchKind) -> String {
+    let with = |matched: &str| -> String {
+        let mut out = String::new();
+        let mut chars = rep.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.extend(chars.next()),
+                '&' => out.push_str(matched),
+                c => out.push(c),
+            }
+        }
+        out
+    };
     use word::SubstringMatchKind as K;
     let b = bounds(value);
     match kind {
         K::Prefix => {
             for &end in b.iter().rev() {
-                if pattern_match(pat, &value[..end]) {
-                    return format!("{rep}{}", &value[end..]);
+                if pat.matches(&value[..end]) {
+                    return format!("{}{}", with(&value[..end]), &value[end..]);
                 }
             }
             value.to_string()
         }
         K::Suffix => {
             for &start in &b {
-                if pattern_match(pat, &value[start..]) {
-                    return format!("{}{rep}", &value[..start]);
+                if pat.matches(&value[start..]) {
+                    return format!("{}{}", &value[..start], with(&value[start..]));
                 }
             }
             value.to_string()
@@ -730,12 +1047,12 @@ fn replace(value: &str, pat: &str, rep: &str, kind: word::SubstringMatchKind) ->
                     b.iter()
                         .rev()
                         .filter(|&&e| e > i)
-                        .find(|&&e| pattern_match(pat, &value[i..e]))
+                        .find(|&&e| pat.matches(&value[i..e]))
                         .copied()
                 };
                 match found {
                     Some(end) => {
-                        out.push_str(rep);
+                        out.push_str(&with(&value[i..end]));
                         i = end;
                         replaced = true;
                     }
@@ -761,12 +1078,57 @@ fn ansi_c(s: &str) -> String {
             continue;
         }
         match chars.next() {
-            Some(c) if crate::builtins::simple_escape(c).is_some() => {
-                out.push(crate::builtins::simple_escape(c).unwrap_or(c));
+            Some(c) if crate::printf::simple_escape(c).is_some() => {
+                out.push(crate::printf::simple_escape(c).unwrap_or(c));
             }
             Some('E') => out.push('\x1b'),
             Some('\'') => out.push('\''),
             Some('"') => out.push('"'),
+            Some('?') => out.push('?'),
+            Some(d @ '0'..='7') => {
+                let mut v = d.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(n) => {
+                            v = v * 8 + n;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(v & 0xff).unwrap_or('\0'));
+            }
+            Some(x @ ('x' | 'u' | 'U')) => {
+                let max = match x {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut v = 0u32;
+                let mut n = 0;
+                while n < max {
+                    match chars.peek().and_then(|c| c.to_digit(16)) {
+                        Some(d) => {
+                            v = v * 16 + d;
+                            chars.next();
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if n == 0 {
+                    out.push('\\');
+                    out.push(x);
+                } else {
+                    out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+                }
+            }
+            Some('c') => match chars.next() {
+                Some(c) => {
+                    out.push(char::from_u32(c.to_ascii_uppercase() as u32 ^ 0x40).unwrap_or(c))
+                }
+                None => out.push_str("\\c"),
+            },
             Some(o) => {
                 out.push('\\');
                 out.push(o);
@@ -792,7 +1154,7 @@ fn brace_expand(raw: &str, opts: &brush_parser::ParserOptions) -> Result<Vec<Str
 }
 
 fn brace_limit() -> ExpandError {
-    ExpandError(format!(
+    ExpandError::new(format!(
         "brace expansion limit of {MAX_BRACE_WORDS} words exceeded"
     ))
 }
@@ -866,10 +1228,210 @@ fn is_all(p: &Parameter) -> (bool, bool) {
     }
 }
 
-/// Which end of a value `${x%…}`, `${x%%…}`, `${x#…}`, `${x##…}` trim.
-enum Trim {
-    SmallestSuffix,
-    LargestSuffix,
-    SmallestPrefix,
-    LargestPrefix,
+/// The parameter of an expansion and its `!` flag.
+fn parameter_of(expr: &mut ParameterExpr) -> Option<(&mut Parameter, &mut bool)> {
+    use ParameterExpr as P;
+    match expr {
+        P::Parameter {
+            parameter,
+            indirect,
+        }
+        | P::UseDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::AssignDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::IndicateErrorIfNullOrUnset {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UseAlternativeValue {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::ParameterLength {
+            parameter,
+            indirect,
+        }
+        | P::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveLargestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveLargestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::Substring {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::Transform {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UppercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UppercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::LowercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::LowercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::ReplaceSubstring {
+            parameter,
+            indirect,
+            ..
+        } => Some((parameter, indirect)),
+        P::VariableNames { .. } | P::MemberKeys { .. } => None,
+    }
+}
+
+/// A parameter's name as messages show it.
+fn name_of(p: &Parameter) -> String {
+    match p {
+        Parameter::Named(n) => n.clone(),
+        Parameter::NamedWithIndex { name, index } => format!("{name}[{index}]"),
+        Parameter::NamedWithAllIndices { name, .. } => name.clone(),
+        Parameter::Positional(n) => n.to_string(),
+        Parameter::Special(s) => s.to_string(),
+    }
+}
+
+/// The parameter a `${!x}` value names: `name`, `name[sub]`, a number, or `@ * # ? $ ! 0`.
+fn parse_parameter(text: &str) -> Option<Parameter> {
+    if let Ok(n) = text.parse::<u32>() {
+        return Some(Parameter::Positional(n));
+    }
+    if let Some((name, rest)) = text.split_once('[')
+        && let Some(index) = rest.strip_suffix(']')
+        && crate::vars::is_name(name)
+    {
+        return Some(Parameter::NamedWithIndex {
+            name: name.into(),
+            index: index.into(),
+        });
+    }
+    if crate::vars::is_name(text) {
+        return Some(Parameter::Named(text.into()));
+    }
+    let special = match text {
+        "@" => SpecialParameter::AllPositionalParameters { concatenate: false },
+        "*" => SpecialParameter::AllPositionalParameters { concatenate: true },
+        "#" => SpecialParameter::PositionalParameterCount,
+        "?" => SpecialParameter::LastExitStatus,
+        "-" => SpecialParameter::CurrentOptionFlags,
+        "$" => SpecialParameter::ProcessId,
+        "!" => SpecialParameter::LastBackgroundProcessId,
+        _ => return None,
+    };
+    Some(Parameter::Special(special))
+}
+
+/// `${x:offset:length}`'s range over `len` items (negative offsets count from the end; a
+/// negative length is an end offset).
+fn slice_range(len: usize, offset: i64, length: Option<i64>) -> Result<(usize, usize), String> {
+    let len = len as i64;
+    let start = if offset < 0 { len + offset } else { offset };
+    if start < 0 || start > len {
+        return Ok((0, 0));
+    }
+    let end = match length {
+        None => len,
+        Some(l) if l < 0 => {
+            let e = len + l;
+            if e < start {
+                return Err("substring expression < 0".into());
+            }
+            e
+        }
+        Some(l) => (start + l).min(len),
+    };
+    Ok((start as usize, end as usize))
+}
+
+/// `${x^^pat}`, `${x,pat}`...: changes the case of the first character or all of them (those
+/// matching `pat` when given).
+fn change_case(value: &str, upper: bool, every: bool, pat: Option<&Pattern>) -> String {
+    let mut out = String::new();
+    for (i, c) in value.chars().enumerate() {
+        let applies = (every || i == 0) && pat.is_none_or(|p| p.matches(&c.to_string()));
+        if applies && upper {
+            out.extend(c.to_uppercase());
+        } else if applies {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Field splitting of an unquoted expansion's text on IFS, bash's way: runs of IFS
+/// whitespace separate (and are dropped at the ends); each other IFS character ends a field,
+/// so `a::b` has an empty field in the middle. `cur` is the field being built.
+fn split_ifs(text: &str, ifs: &str, cur: &mut Field, fields: &mut Vec<Field>) {
+    let is_ws = |c: char| ifs.contains(c) && matches!(c, ' ' | '\t' | '\n');
+    let is_sep = |c: char| ifs.contains(c) && !is_ws(c);
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if !is_ws(c) && !is_sep(c) {
+            let start = i;
+            while i < chars.len() && !is_ws(chars[i]) && !is_sep(chars[i]) {
+                i += 1;
+            }
+            cur.push(&chars[start..i].iter().collect::<String>(), true);
+            continue;
+        }
+        // A delimiter: whitespace, at most one other IFS character, whitespace.
+        let mut hard = false;
+        while i < chars.len() && is_ws(chars[i]) {
+            i += 1;
+        }
+        if i < chars.len() && is_sep(chars[i]) {
+            hard = true;
+            i += 1;
+            while i < chars.len() && is_ws(chars[i]) {
+                i += 1;
+            }
+        }
+        if hard || cur.started {
+            cur.started = true;
+            fields.push(std::mem::take(cur));
+        }
+    }
 }

@@ -44,6 +44,11 @@ pub enum Output {
 pub const READ_SIZE: usize = 64 * 1024;
 
 impl Input {
+    /// Bytes to read (here-documents and here-strings).
+    pub fn bytes(data: Vec<u8>) -> Input {
+        Input::Bytes(Rc::new(RefCell::new(std::io::Cursor::new(data))))
+    }
+
     /// Up to `READ_SIZE` bytes; empty at end of file.
     pub async fn read(&self) -> std::io::Result<Vec<u8>> {
         let mut buf = vec![0u8; READ_SIZE];
@@ -88,7 +93,30 @@ impl Output {
     }
 }
 
-/// The three standard streams of a command.
+/// An open descriptor beyond the standard three: readable, writable or both.
+#[derive(Clone, Default)]
+pub struct Fd {
+    pub input: Option<Input>,
+    pub output: Option<Output>,
+}
+
+impl Fd {
+    pub fn input(i: Input) -> Fd {
+        Fd {
+            input: Some(i),
+            output: None,
+        }
+    }
+
+    pub fn output(o: Output) -> Fd {
+        Fd {
+            input: None,
+            output: Some(o),
+        }
+    }
+}
+
+/// A command's descriptors: the standard streams and any others (`3>file`).
 #[derive(Clone)]
 pub struct Io {
     /// Standard input.
@@ -97,6 +125,8 @@ pub struct Io {
     pub stdout: Output,
     /// Standard error.
     pub stderr: Output,
+    /// Descriptors 3 and up.
+    pub extra: Vec<(i32, Fd)>,
 }
 
 impl Io {
@@ -106,6 +136,44 @@ impl Io {
             stdin: Input::Stdin,
             stdout: Output::Stdout,
             stderr: Output::Stderr,
+            extra: Vec::new(),
+        }
+    }
+
+    /// Descriptor `n`, if open.
+    pub fn get(&self, n: i32) -> Option<Fd> {
+        match n {
+            0 => Some(Fd::input(self.stdin.clone())),
+            1 => Some(Fd::output(self.stdout.clone())),
+            2 => Some(Fd::output(self.stderr.clone())),
+            _ => self
+                .extra
+                .iter()
+                .find(|(k, _)| *k == n)
+                .map(|(_, f)| f.clone()),
+        }
+    }
+
+    /// Makes `n` refer to `fd`.
+    pub fn set(&mut self, n: i32, fd: Fd) {
+        match n {
+            0 => self.stdin = fd.input.unwrap_or(Input::Null),
+            1 => self.stdout = fd.output.unwrap_or(Output::Null),
+            2 => self.stderr = fd.output.unwrap_or(Output::Null),
+            _ => {
+                self.extra.retain(|(k, _)| *k != n);
+                self.extra.push((n, fd));
+            }
+        }
+    }
+
+    /// Closes `n`.
+    pub fn close(&mut self, n: i32) {
+        match n {
+            0 => self.stdin = Input::Null,
+            1 => self.stdout = Output::Null,
+            2 => self.stderr = Output::Null,
+            _ => self.extra.retain(|(k, _)| *k != n),
         }
     }
 }

@@ -2,13 +2,30 @@
 //! a wasm32-wasip2 component. `shell -c SCRIPT [NAME [ARGS...]]`, `shell FILE [ARGS...]`, or a
 //! script on stdin. The exit status goes to the host whole (`computer:host/process.exit`).
 
+mod arith;
+mod assign;
 mod builtins;
 mod commands;
+mod cond;
+mod control;
+mod declare;
+mod dirs;
 mod exec;
 mod expand;
+mod glob;
 mod io;
+mod options;
+mod pattern;
+mod print;
+mod printf;
+mod procsub;
+mod quote;
+mod read;
+mod redirect;
 mod runtime;
 mod state;
+mod syntax;
+mod vars;
 
 mod bindings {
     wit_bindgen::generate!({
@@ -44,9 +61,13 @@ fn main() {
         }
     };
     let mut shell = state::Shell::new(name, positional);
+    if args.get(1).map(String::as_str) == Some("-c") {
+        shell.origin = Some("-c".into());
+    }
     let status = runtime::block_on(Box::pin(async {
         let mut interp = exec::Interp::new(&mut shell, io::Io::standard());
         interp.run_source(&script).await;
+        interp.run_exit_trap().await;
         interp.shell.status
     }));
     use std::io::Write;

@@ -1,9 +1,16 @@
-//! The shell's compatibility cases (`tests/shell/cases.json`): each script's stdout, stderr
-//! and status were recorded from the machine's /bin/bash. Every run checks that bash still
-//! gives the recorded result (so the data stays honest) and that our shell gives it too,
-//! except for cases marked `known_difference` with a reason.
-//! `COMPUTER_RECORD=1 cargo test -p computer-isolate shell` re-records from bash.
+//! The shell's compatibility cases (`tests/shell/cases/*.json`): each script's stdout, stderr,
+//! exit status and resulting files were recorded from the machine's /bin/bash. Every run
+//! checks that bash still gives the recorded result (so the data stays honest: CI re-records
+//! and fails on any difference) and that our shell gives it too, except for cases marked
+//! `known_difference` with a reason.
+//!
+//! A case: `name`, `script`, optional `files` (path → content, seeded into the working
+//! directory first) and `stdin`; recorded: `stdout`, `stderr`, `status`, and `tree` (the
+//! files in the working directory afterwards) when it is not empty.
+//! `COMPUTER_RECORD=1 cargo test -p computer-isolate shell` records new cases and re-records
+//! the rest; without it, a case that was never recorded fails.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -20,95 +27,248 @@ const ENV: &[(&str, &str)] = &[
     ("LC_ALL", "C"),
 ];
 
-fn cases_path() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shell/cases.json")
+/// Where our shell runs the cases.
+const CWD: &str = "/workspace";
+
+/// What a script did.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    stdout: String,
+    stderr: String,
+    status: i64,
+    /// `path` for directories (with a trailing `/`), `path: content` for files.
+    tree: Vec<String>,
 }
 
-/// (stdout, stderr, status) of real bash, in an empty directory.
-fn bash(script: &str) -> (String, String, i64) {
-    let dir = tempfile::tempdir().unwrap();
+fn cases_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shell/cases")
+}
+
+fn seed_files(case: &Value) -> BTreeMap<String, String> {
+    case.get("files")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn tree_line(rel: &str, is_dir: bool, content: &[u8]) -> String {
+    if is_dir {
+        format!("{rel}/")
+    } else {
+        format!("{rel}: {}", text(content))
+    }
+}
+
+/// What real bash does, in a fresh directory.
+fn bash(case: &Value) -> Outcome {
+    use std::io::Write;
     use std::os::unix::process::CommandExt;
-    let out = Command::new("/bin/bash")
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in seed_files(case) {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let mut child = Command::new("/bin/bash")
         .arg0("bash")
-        .args(["-c", script])
+        .args(["-c", case["script"].as_str().unwrap()])
         .current_dir(dir.path())
         .env_clear()
         .envs(ENV.iter().copied())
-        .output()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("run /bin/bash");
-    let stderr = text(&out.stderr).replace("bash: ", "computer: ");
-    (
-        text(&out.stdout),
-        stderr,
-        out.status.code().unwrap_or(-1) as i64,
-    )
+    let stdin = case["stdin"].as_str().unwrap_or_default().to_string();
+    let mut pipe = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(stdin.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let mut tree = Vec::new();
+    for entry in walkdir(dir.path()) {
+        let rel = entry
+            .strip_prefix(dir.path())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let is_dir = entry.is_dir();
+        let content = if is_dir {
+            Vec::new()
+        } else {
+            std::fs::read(&entry).unwrap_or_default()
+        };
+        tree.push(tree_line(&rel, is_dir, &content));
+    }
+    tree.sort();
+    // Our shell works in /workspace; bash in a temporary directory that stands for it.
+    let here = dir.path().to_string_lossy().into_owned();
+    Outcome {
+        stdout: text(&out.stdout).replace(&here, CWD),
+        stderr: text(&out.stderr)
+            .replace("bash: ", "computer: ")
+            .replace(&here, CWD),
+        status: out.status.code().unwrap_or(-1) as i64,
+        tree,
+    }
+}
+
+fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut all = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if e.file_type().unwrap().is_dir() {
+            all.push(p.clone());
+            all.extend(walkdir(&p));
+        } else {
+            all.push(p);
+        }
+    }
+    all
 }
 
 /// The same from our shell in the isolate, on a fresh workspace.
-fn ours(script: &str) -> (String, String, i64) {
+fn ours(case: &Value) -> Outcome {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all(CWD).unwrap();
+    for (path, content) in seed_files(case) {
+        let p = Path::new(CWD).join(path);
+        vfs.create_dir_all(p.parent().unwrap()).unwrap();
+        vfs.write_file(p, content).unwrap();
+    }
     let req = RunRequest {
         env: ENV
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        stdin: case["stdin"]
+            .as_str()
+            .unwrap_or_default()
+            .as_bytes()
+            .to_vec(),
         ..RunRequest::default()
     };
+    let script = case["script"].as_str().unwrap();
     let out = run_on(&vfs, computer_components::SHELL, &["-c", script], req);
-    (text(&out.stdout), text(&out.stderr), out.exit_code() as i64)
+    let mut tree = Vec::new();
+    for e in vfs.walk(CWD).unwrap().into_iter().filter(|e| e.depth > 0) {
+        let rel = e
+            .path
+            .strip_prefix(CWD)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let content = if e.stat.is_dir() {
+            Vec::new()
+        } else {
+            vfs.read_file(&e.path).unwrap_or_default()
+        };
+        tree.push(tree_line(&rel, e.stat.is_dir(), &content));
+    }
+    tree.sort();
+    Outcome {
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+        status: out.exit_code() as i64,
+        tree,
+    }
+}
+
+fn recorded(case: &Value) -> Option<Outcome> {
+    Some(Outcome {
+        stdout: case.get("stdout")?.as_str()?.to_string(),
+        stderr: case.get("stderr")?.as_str()?.to_string(),
+        status: case.get("status")?.as_i64()?,
+        tree: case
+            .get("tree")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+fn record(case: &mut Value, now: &Outcome) {
+    case["stdout"] = json!(now.stdout);
+    case["stderr"] = json!(now.stderr);
+    case["status"] = json!(now.status);
+    if let Some(obj) = case.as_object_mut() {
+        obj.remove("tree");
+    }
+    if !now.tree.is_empty() {
+        case["tree"] = json!(now.tree);
+    }
 }
 
 #[test]
 fn compatibility_cases_recorded_from_bash() {
-    let path = cases_path();
-    let mut cases: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let record = std::env::var_os("COMPUTER_RECORD").is_some();
+    let recording = std::env::var_os("COMPUTER_RECORD").is_some();
+    let mut files: Vec<_> = std::fs::read_dir(cases_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
     let mut failures = Vec::new();
-    let (mut passed, mut known) = (0, 0);
-    for case in cases.iter_mut() {
-        let name = case["name"].as_str().unwrap().to_string();
-        let script = case["script"].as_str().unwrap().to_string();
-        let now = bash(&script);
-        if record {
-            case["stdout"] = json!(now.0);
-            case["stderr"] = json!(now.1);
-            case["status"] = json!(now.2);
+    let (mut passed, mut known, mut total) = (0, 0, 0);
+    let mut names = std::collections::HashSet::new();
+    for file in files {
+        let topic = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut cases: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for case in cases.iter_mut() {
+            total += 1;
+            let name = format!("{topic}: {}", case["name"].as_str().unwrap());
+            assert!(names.insert(name.clone()), "two cases are called {name:?}");
+            let now = bash(case);
+            if recording {
+                record(case, &now);
+            }
+            let Some(expected) = recorded(case) else {
+                panic!("case {name:?} was never recorded; run with COMPUTER_RECORD=1");
+            };
+            assert_eq!(
+                now, expected,
+                "case {name:?}: /bin/bash no longer gives the recorded result; re-record"
+            );
+            let got = ours(case);
+            if case.get("known_difference").is_some() {
+                known += 1;
+                if got == expected {
+                    println!("known difference {name:?} now matches bash");
+                }
+                continue;
+            }
+            if got == expected {
+                passed += 1;
+            } else {
+                failures.push(format!(
+                    "{name}:\n  script: {:?}\n  bash:  {expected:?}\n  ours:  {got:?}",
+                    case["script"].as_str().unwrap()
+                ));
+            }
         }
-        let recorded = (
-            case["stdout"].as_str().unwrap_or_default().to_string(),
-            case["stderr"].as_str().unwrap_or_default().to_string(),
-            case["status"].as_i64().unwrap_or(-1),
-        );
-        assert_eq!(
-            now, recorded,
-            "case {name:?}: /bin/bash no longer gives the recorded result; re-record"
-        );
-        if case.get("known_difference").is_some() {
-            known += 1;
-            continue;
+        if recording {
+            std::fs::write(&file, serde_json::to_string_pretty(&cases).unwrap() + "\n").unwrap();
         }
-        let got = ours(&script);
-        if got == recorded {
-            passed += 1;
-        } else {
-            failures.push(format!(
-                "{name}:\n  script: {script:?}\n  bash:  {recorded:?}\n  ours:  {got:?}"
-            ));
-        }
-    }
-    if record {
-        std::fs::write(&path, serde_json::to_string_pretty(&cases).unwrap() + "\n").unwrap();
     }
     println!(
-        "shell compatibility: {passed} passed, {} failed, {known} known differences",
+        "shell compatibility: {passed} passed, {} failed, {known} known differences, {total} cases",
         failures.len()
     );
     assert!(
         failures.is_empty(),
-        "{} of {} cases differ from bash:\n{}",
+        "{} of {total} cases differ from bash:\n{}",
         failures.len(),
-        cases.len(),
         failures.join("\n")
     );
 }
