@@ -3,5 +3,6 @@
 mod bad_input;
 mod concurrency;
 mod crash;
+mod exec;
 mod model;
 mod transfer;

@@ -418,7 +418,9 @@ impl<'s> Interp<'s> {
                     }
                 };
                 self.shell.loop_depth -= 1;
-                self.shell.status = last;
+                if !matches!(result, Err(Flow::Exit | Flow::Return)) {
+                    self.shell.status = last;
+                }
                 result
             }
             CompoundCommand::ForClause(f) => {

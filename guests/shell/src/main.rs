@@ -23,6 +23,7 @@ mod quote;
 mod read;
 mod redirect;
 mod runtime;
+mod session;
 mod state;
 mod syntax;
 mod vars;
@@ -66,8 +67,17 @@ fn main() {
     }
     let status = runtime::block_on(Box::pin(async {
         let mut interp = exec::Interp::new(&mut shell, io::Io::standard());
+        let session = session::state_file();
+        if let Some(path) = &session {
+            interp.restore_session(path).await;
+        }
         interp.run_source(&script).await;
         interp.run_exit_trap().await;
+        if let Some(path) = &session
+            && let Err(e) = interp.save_session(path)
+        {
+            eprintln!("computer: saving the session to {path}: {e}");
+        }
         interp.shell.status
     }));
     use std::io::Write;

@@ -1,24 +1,21 @@
-//! `computer exec [--backend B] -- PROGRAM [ARGS...]`: runs a command on an execution backend.
-//! Today the isolate backend runs WebAssembly components stored in the workspace; the shell
-//! (bash source on the isolate) and the container backend plug in here as they arrive.
+//! `computer exec [--backend B] SCRIPT` or `computer exec [--backend B] -- PROGRAM [ARGS...]`:
+//! runs bash source or a command line on an execution backend, through the same path as the
+//! Rust API's `Workspace::exec`.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
 use clap::{Args, ValueEnum};
-use computer::Workspace;
-use computer::isolate::{
-    CancelToken, ExecCommand, ExecError, ExecHandler, NoBackends, Stream, WorkspaceComponents,
-};
+use computer::{Backend, ExecRequest, Program, Workspace};
 
-use crate::cmd_run::{RunOptions, forward_output, isolate, stdin_bytes};
+use crate::cmd_run::{RunOptions, forward_output, report, stdin_bytes};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Backend {
-    /// Pick the backend that has the program.
+enum BackendArg {
+    /// The isolate, falling back to the container for what it cannot run.
     Auto,
-    /// WebAssembly in this process: components stored in the workspace.
+    /// WebAssembly in this process: the bash-compatible shell, its commands, and components
+    /// stored in the workspace.
     Isolate,
     /// A Docker container (not available in this build yet).
     Container,
@@ -27,50 +24,43 @@ enum Backend {
 #[derive(Debug, Args)]
 pub struct ExecArgs {
     /// Where to run it.
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    backend: Backend,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     #[command(flatten)]
     options: RunOptions,
-    /// The program and its arguments (after `--`).
-    #[arg(last = true, required = true)]
+    /// Bash source to run (`sh -c` semantics).
+    #[arg(conflicts_with = "argv")]
+    script: Option<String>,
+    /// Or: a program and its arguments, after `--`, run without shell syntax.
+    #[arg(last = true)]
     argv: Vec<String>,
 }
 
 pub fn exec(ws: &Workspace, args: ExecArgs) -> Result<ExitCode> {
-    let what = format!("exec {}", args.argv.join(" "));
-    if args.backend == Backend::Container {
-        return Err(anyhow!(
-            "{what}: the container backend is not available in this build yet"
-        ));
-    }
-    let isolate = isolate()?;
-    let limits = args.options.limits()?;
-    let handler = WorkspaceComponents {
-        isolate,
-        vfs: ws.vfs(),
-        limits,
-        next: Arc::new(NoBackends),
+    let program = match (args.script, args.argv.is_empty()) {
+        (Some(script), _) => Program::Script(script),
+        (None, false) => Program::Argv(args.argv),
+        (None, true) => return Err(anyhow!("exec: give a SCRIPT, or a command after `--`")),
     };
-    let cmd = ExecCommand {
-        argv: args.argv,
-        source: None,
+    let what = match &program {
+        Program::Argv(argv) => format!("exec {}", argv.join(" ")),
+        _ => "exec".to_string(),
+    };
+    let request = ExecRequest {
+        program,
+        backend: match args.backend {
+            BackendArg::Auto => Backend::Auto,
+            BackendArg::Isolate => Backend::Isolate,
+            BackendArg::Container => Backend::Container,
+        },
         cwd: args.options.cwd(ws),
         env: args.options.env()?,
         stdin: stdin_bytes()?,
-        backend: None,
-        timeout: limits.timeout,
+        limits: args.options.limits()?,
+        cancel: Default::default(),
     };
-    let sink = forward_output();
-    let status = handler.run(cmd, &|s: Stream, b: &[u8]| sink(s, b), &CancelToken::new());
-    match status {
-        Ok(code) => Ok(ExitCode::from((code & 0xff) as u8)),
-        Err(ExecError::NotFound(msg)) => {
-            eprintln!("computer: {what}: command not found ({msg})");
-            Ok(ExitCode::from(127))
-        }
-        Err(ExecError::Unavailable(msg) | ExecError::Limit(msg) | ExecError::Invalid(msg)) => {
-            eprintln!("computer: {what}: {msg}");
-            Ok(ExitCode::from(126))
-        }
-    }
+    let out = ws
+        .exec_streaming(request, Some(forward_output()))
+        .map_err(|e| anyhow!("{what}: {e}"))?;
+    Ok(report(&what, &out.ended, out.status))
 }

@@ -11,8 +11,7 @@ use anyhow::{Context, Result, anyhow};
 use clap::Args;
 use computer::Workspace;
 use computer::isolate::{
-    Isolate, IsolateConfig, Limits, NoBackends, RunOutcome, RunRequest, RunStatus, Stream,
-    WorkspaceComponents,
+    Isolate, Limits, NoBackends, RunRequest, RunStatus, Stream, WorkspaceComponents,
 };
 
 /// Limits and environment shared by `run` and `exec`.
@@ -76,9 +75,7 @@ impl RunOptions {
 
 /// The runtime, with compiled components cached under the user's cache directory.
 pub fn isolate() -> Result<Arc<Isolate>> {
-    Ok(Arc::new(
-        Isolate::new(IsolateConfig::default()).context("start the wasm runtime")?,
-    ))
+    computer::runtime().context("start the wasm runtime")
 }
 
 /// Standard input for the guest: ours, unless it is a terminal.
@@ -157,17 +154,17 @@ pub fn run_component(
         ..RunRequest::default()
     };
     let outcome = isolate.run(&program, ws.vfs(), req);
-    Ok(report(what, &outcome))
+    Ok(report(what, &outcome.status, outcome.exit_code()))
 }
 
 /// Says why a run ended if it did not simply exit, and gives the status a shell would.
-pub fn report(what: &str, outcome: &RunOutcome) -> ExitCode {
+pub fn report(what: &str, ended: &RunStatus, status: i32) -> ExitCode {
     let _ = std::io::stdout().flush();
-    match &outcome.status {
+    match ended {
         RunStatus::Exited(_) => {}
         RunStatus::Limit(hit) => eprintln!("computer: {what}: {hit}"),
         RunStatus::Trapped(msg) => eprintln!("computer: {what}: the component crashed: {msg}"),
         RunStatus::Cancelled => eprintln!("computer: {what}: cancelled"),
     }
-    ExitCode::from((outcome.exit_code() & 0xff) as u8)
+    ExitCode::from((status & 0xff) as u8)
 }

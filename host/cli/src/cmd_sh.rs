@@ -9,7 +9,9 @@ use anyhow::Result;
 use clap::Args;
 use computer::Workspace;
 
-use crate::cmd_run::{RunOptions, run_component, stdin_bytes};
+use computer::{Backend, ExecRequest, Program};
+
+use crate::cmd_run::{RunOptions, forward_output, report, stdin_bytes};
 
 #[derive(Debug, Args)]
 pub struct ShArgs {
@@ -24,7 +26,7 @@ pub struct ShArgs {
 }
 
 pub fn sh(ws: &Workspace, args: ShArgs) -> Result<ExitCode> {
-    let mut argv = vec!["sh".to_string()];
+    let mut argv = Vec::new();
     let mut stdin = Vec::new();
     match (&args.command, args.args.split_first()) {
         (Some(script), _) => {
@@ -55,12 +57,17 @@ pub fn sh(ws: &Workspace, args: ShArgs) -> Result<ExitCode> {
             ]);
         }
     }
-    run_component(
-        ws,
-        computer_components::SHELL,
-        argv,
+    let request = ExecRequest {
+        program: Program::Shell(argv),
+        backend: Backend::Isolate,
+        cwd: args.options.cwd(ws),
+        env: args.options.env()?,
         stdin,
-        &args.options,
-        "sh",
-    )
+        limits: args.options.limits()?,
+        cancel: Default::default(),
+    };
+    let out = ws
+        .exec_streaming(request, Some(forward_output()))
+        .map_err(|e| anyhow::anyhow!("sh: {e}"))?;
+    Ok(report("sh", &out.ended, out.status))
 }

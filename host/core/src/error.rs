@@ -32,6 +32,15 @@ pub enum Error {
     /// An archive could not be read or holds something unsafe.
     #[error("{0}")]
     Archive(String),
+    /// The wasm runtime could not start or load a component.
+    #[error(transparent)]
+    Isolate(#[from] computer_isolate::IsolateError),
+    /// A backend that cannot be used now.
+    #[error("{0}")]
+    Unavailable(String),
+    /// A request that cannot be run as given.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 impl Error {
@@ -40,7 +49,9 @@ impl Error {
         match self {
             Error::Fs { source, .. } | Error::Vfs(source) => Some(source.errno()),
             Error::Host { source, .. } => source.raw_os_error(),
-            Error::Archive(_) => None,
+            Error::Archive(_) | Error::Isolate(_) | Error::Unavailable(_) | Error::Invalid(_) => {
+                None
+            }
         }
     }
 }

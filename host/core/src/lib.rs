@@ -7,7 +7,10 @@
 //!   files live under `/workspace`), snapshots and forks are methods here.
 //! - [`Workspace::import`] / [`Workspace::export`] move trees between the host and the
 //!   workspace: host folders, `.tar` and `.tar.gz`, keeping modes, symlinks, hard links and mtimes.
-//! - Later layers (isolate, container, git) hang off the same `Workspace`.
+//! - [`Workspace::exec`] runs bash source or a command line on a backend (today the isolate:
+//!   the bash-compatible shell compiled to WebAssembly); [`Workspace::session`] keeps the
+//!   shell's state between execs.
+//! - Later layers (container, git) hang off the same `Workspace`.
 //!
 //! # Example
 //! ```
@@ -20,6 +23,7 @@
 //! ```
 
 mod error;
+mod exec;
 mod export;
 mod import;
 mod transfer;
@@ -29,5 +33,6 @@ pub use computer_isolate as isolate;
 pub use computer_vfs as vfs;
 pub use computer_vfs::{Vfs, VfsError, VfsOptions};
 pub use error::{Error, Result};
+pub use exec::{Backend, ExecOutput, ExecRequest, Program, Session, runtime};
 pub use transfer::{Progress, TransferStats};
 pub use workspace::{DEFAULT_CWD, Workspace};

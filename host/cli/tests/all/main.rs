@@ -369,8 +369,15 @@ fn exec_runs_workspace_components_and_reports_unknown_commands() {
     assert_eq!(out.status.code(), Some(127));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "computer: exec python3 -V: command not found (python3: no backend can run it)\n"
+        "computer: line 1: python3: command not found\n"
     );
+    let out = cli.run(&[
+        "exec",
+        "--backend",
+        "isolate",
+        "x=$((6*7)); echo \"$x\" | cat",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n");
     assert!(
         cli.fails(&["exec", "--backend", "container", "--", "ls"])
             .contains("not available")

@@ -1,0 +1,264 @@
+//! Exec routing: bash source or a command line, run on one of the workspace's backends.
+//!
+//! On the isolate backend everything goes through the shell (`shell.wasm`): a script runs as
+//! `sh -c SCRIPT`, a command line as `sh -c '"$@"' computer ARGV...`, so builtins, the
+//! shell's commands and components stored in the workspace are found the same way in both.
+//! What the shell cannot run goes to the next backend (the container, once it exists; until
+//! then "command not found"). `computer sh`, `computer exec` and [`Workspace::exec`] share
+//! this path.
+//!
+//! A [`Session`] keeps the shell's variables, functions, aliases, options and cwd from one
+//! exec to the next: the shell saves them as a script in the workspace's `/tmp` when it ends
+//! and sources it when the next exec starts.
+
+use std::sync::{Arc, OnceLock};
+
+use computer_isolate::{
+    CancelToken, Isolate, IsolateConfig, Limits, NoBackends, OutputSink, RunOutcome, RunRequest,
+    RunStatus, WorkspaceComponents,
+};
+
+use crate::error::{Error, Result};
+use crate::workspace::{DEFAULT_CWD, Workspace};
+
+/// Where a command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The isolate, falling back to the container for what it cannot run.
+    #[default]
+    Auto,
+    /// WebAssembly in this process: the bash-compatible shell and its commands, and
+    /// components stored in the workspace.
+    Isolate,
+    /// A Docker container with the workspace mounted (not built yet).
+    Container,
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub enum Program {
+    /// Bash source, as `bash -c` runs it.
+    Script(String),
+    /// A command and its arguments, without shell syntax.
+    Argv(Vec<String>),
+    /// The shell's own arguments, as `bash` takes them (`-c SCRIPT NAME ARGS`, `FILE ARGS`).
+    Shell(Vec<String>),
+}
+
+/// A command to run, with its environment.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    /// The script or command line.
+    pub program: Program,
+    /// Which backend runs it.
+    pub backend: Backend,
+    /// Working directory (absolute, or relative to `/workspace`).
+    pub cwd: String,
+    /// The environment; nothing is inherited from the host.
+    pub env: Vec<(String, String)>,
+    /// Standard input.
+    pub stdin: Vec<u8>,
+    /// Time, memory and output limits.
+    pub limits: Limits,
+    /// Set it to stop the command.
+    pub cancel: CancelToken,
+}
+
+impl ExecRequest {
+    /// Bash source with the defaults: `/workspace`, no environment, no input.
+    pub fn script(source: impl Into<String>) -> ExecRequest {
+        ExecRequest::new(Program::Script(source.into()))
+    }
+
+    /// A command line with the defaults.
+    pub fn argv<S: Into<String>>(argv: impl IntoIterator<Item = S>) -> ExecRequest {
+        ExecRequest::new(Program::Argv(argv.into_iter().map(Into::into).collect()))
+    }
+
+    fn new(program: Program) -> ExecRequest {
+        ExecRequest {
+            program,
+            backend: Backend::Auto,
+            cwd: DEFAULT_CWD.into(),
+            env: Vec::new(),
+            stdin: Vec::new(),
+            limits: Limits::default(),
+            cancel: CancelToken::new(),
+        }
+    }
+
+    /// Runs it on `backend`.
+    pub fn backend(mut self, backend: Backend) -> ExecRequest {
+        self.backend = backend;
+        self
+    }
+
+    /// Starts it in `cwd`.
+    pub fn cwd(mut self, cwd: impl Into<String>) -> ExecRequest {
+        self.cwd = cwd.into();
+        self
+    }
+
+    /// Adds an environment variable.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> ExecRequest {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Gives it standard input.
+    pub fn stdin(mut self, data: impl Into<Vec<u8>>) -> ExecRequest {
+        self.stdin = data.into();
+        self
+    }
+
+    /// Sets its limits.
+    pub fn limits(mut self, limits: Limits) -> ExecRequest {
+        self.limits = limits;
+        self
+    }
+}
+
+/// How a command ended, with its output (up to the output limit).
+#[derive(Debug, Clone)]
+pub struct ExecOutput {
+    /// The status a shell would report (124 after a timeout, as `timeout(1)`...).
+    pub status: i32,
+    /// Standard output.
+    pub stdout: Vec<u8>,
+    /// Standard error.
+    pub stderr: Vec<u8>,
+    /// Why it ended: exited, a limit, a crash, cancelled.
+    pub ended: RunStatus,
+}
+
+impl From<RunOutcome> for ExecOutput {
+    fn from(o: RunOutcome) -> ExecOutput {
+        ExecOutput {
+            status: o.exit_code(),
+            ended: o.status,
+            stdout: o.stdout,
+            stderr: o.stderr,
+        }
+    }
+}
+
+/// The process's wasm runtime, started on first use (its compiled components are cached on
+/// disk, see [`computer_isolate::default_cache_dir`]).
+pub fn runtime() -> Result<Arc<Isolate>> {
+    static RUNTIME: OnceLock<Arc<Isolate>> = OnceLock::new();
+    if let Some(r) = RUNTIME.get() {
+        return Ok(Arc::clone(r));
+    }
+    let isolate = Arc::new(Isolate::new(IsolateConfig::default()).map_err(Error::Isolate)?);
+    Ok(Arc::clone(RUNTIME.get_or_init(|| isolate)))
+}
+
+impl Workspace {
+    /// Runs a command and collects its output.
+    pub fn exec(&self, req: ExecRequest) -> Result<ExecOutput> {
+        self.exec_streaming(req, None)
+    }
+
+    /// Runs a command; `on_output` sees its stdout and stderr as they are written.
+    pub fn exec_streaming(
+        &self,
+        req: ExecRequest,
+        on_output: Option<OutputSink>,
+    ) -> Result<ExecOutput> {
+        self.run_shell(req, on_output, None)
+    }
+
+    /// A session: execs that keep the shell's state between them.
+    pub fn session(&self) -> Session {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        Session {
+            workspace: self.clone(),
+            state: format!("/tmp/.computer-session-{}-{stamp}-{n}", std::process::id()),
+        }
+    }
+
+    fn run_shell(
+        &self,
+        req: ExecRequest,
+        on_output: Option<OutputSink>,
+        session: Option<&str>,
+    ) -> Result<ExecOutput> {
+        if req.backend == Backend::Container {
+            return Err(Error::Unavailable(
+                "the container backend is not available in this build yet".into(),
+            ));
+        }
+        let isolate = runtime()?;
+        let program = isolate
+            .load(computer_components::SHELL)
+            .map_err(Error::Isolate)?;
+        let mut args = vec!["sh".to_string()];
+        match req.program {
+            Program::Script(s) => args.extend(["-c".into(), s]),
+            Program::Argv(argv) => {
+                if argv.is_empty() {
+                    return Err(Error::Invalid("exec: an empty command line".into()));
+                }
+                args.extend(["-c".into(), "\"$@\"".into(), "computer".into()]);
+                args.extend(argv);
+            }
+            Program::Shell(a) => args.extend(a),
+        }
+        let mut env = req.env;
+        if let Some(path) = session {
+            env.retain(|(k, _)| k != "COMPUTER_SH_SESSION");
+            env.push(("COMPUTER_SH_SESSION".into(), path.into()));
+        }
+        let run = RunRequest {
+            args,
+            env,
+            cwd: self.resolve(&req.cwd).to_string_lossy().into_owned(),
+            stdin: req.stdin,
+            limits: req.limits,
+            cancel: req.cancel,
+            on_output,
+            exec: Arc::new(WorkspaceComponents {
+                isolate: Arc::clone(&isolate),
+                vfs: self.vfs(),
+                limits: req.limits,
+                next: Arc::new(NoBackends),
+            }),
+        };
+        Ok(isolate.run(&program, self.vfs(), run).into())
+    }
+}
+
+/// Execs that share the shell's state (variables, functions, aliases, options, cwd). The
+/// state lives in a file under the workspace's `/tmp`; dropping the session removes it.
+pub struct Session {
+    workspace: Workspace,
+    state: String,
+}
+
+impl Session {
+    /// Runs a command in the session. A request's `cwd` is used only by the first exec;
+    /// after that the session's own cwd (where the last exec ended) applies.
+    pub fn exec(&self, req: ExecRequest) -> Result<ExecOutput> {
+        self.exec_streaming(req, None)
+    }
+
+    /// [`Session::exec`] with output as it comes.
+    pub fn exec_streaming(
+        &self,
+        req: ExecRequest,
+        on_output: Option<OutputSink>,
+    ) -> Result<ExecOutput> {
+        self.workspace.run_shell(req, on_output, Some(&self.state))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.workspace.fs().remove_file(&self.state);
+    }
+}
