@@ -11,6 +11,15 @@ use crate::pattern::{MatchOptions, Pattern};
 use crate::quote;
 use crate::vars::{Key, Value};
 
+/// Characters that make a word more than its own text (quotes, expansions, globs, braces).
+const WORD_SPECIAL: &[char] = &['$', '`', '"', '\'', '\\', '~', '*', '?', '[', '{', '('];
+
+/// The same where no splitting, globbing or brace expansion happens.
+const STRING_SPECIAL: &[char] = &['$', '`', '"', '\'', '\\', '~'];
+
+/// Distinct words whose parse is kept.
+const WORD_CACHE_ENTRIES: usize = 4096;
+
 /// One piece of an expanded word.
 enum Seg {
     /// Literal text from the script (globbing characters active unless quoted).
@@ -77,6 +86,10 @@ impl Interp<'_> {
     /// A word expanded to fields (brace expansion, then the rest for each word, with
     /// splitting and globbing), as command arguments are.
     pub async fn expand_fields(&mut self, raw: &str) -> Result<Vec<String>, ExpandError> {
+        // Most words are plain text: nothing to expand, split or match.
+        if !raw.is_empty() && !raw.contains(WORD_SPECIAL) {
+            return Ok(vec![raw.to_string()]);
+        }
         let words = brace_expand(raw, &self.shell.parser)?;
         let mut out = Vec::new();
         for word in words {
@@ -104,7 +117,10 @@ impl Interp<'_> {
         }
         let mut out = Vec::new();
         for f in fields {
-            if f.globbing && !self.shell.options.noglob {
+            if f.globbing
+                && !self.shell.options.noglob
+                && crate::pattern::has_glob(&f.pattern, self.shell.shopt.extglob)
+            {
                 let sh = &self.shell.shopt;
                 let opts = crate::glob::GlobOptions {
                     dotglob: sh.dotglob,
@@ -143,6 +159,9 @@ impl Interp<'_> {
     /// A word expanded to one string, without splitting or globbing (assignments, redirection
     /// targets, `case` words).
     pub async fn expand_string(&mut self, raw: &str) -> Result<String, ExpandError> {
+        if !raw.contains(STRING_SPECIAL) {
+            return Ok(raw.to_string());
+        }
         let segs = self.expand_segs(raw, false).await?;
         Ok(segs
             .into_iter()
@@ -195,8 +214,7 @@ impl Interp<'_> {
         in_quotes: bool,
     ) -> crate::runtime::Task<'s, Result<Vec<Seg>, ExpandError>> {
         Box::pin(async move {
-            let pieces = word::parse(raw, &self.shell.parser)
-                .map_err(|e| ExpandError::new(format!("bad substitution: {e}")))?;
+            let pieces = self.parse_word(raw)?;
             let segs = self.expand_pieces(pieces, in_quotes).await?;
             let size: usize = segs
                 .iter()
@@ -314,6 +332,21 @@ impl Interp<'_> {
             }
             Ok(segs)
         })
+    }
+
+    /// A word's pieces, parsed once per distinct text (loops expand the same words again).
+    fn parse_word(&mut self, raw: &str) -> Result<Vec<WordPieceWithSource>, ExpandError> {
+        if let Some(pieces) = self.shell.word_cache.borrow().get(raw) {
+            return Ok(pieces.as_ref().clone());
+        }
+        let pieces = word::parse(raw, &self.shell.parser)
+            .map_err(|e| ExpandError::new(format!("bad substitution: {e}")))?;
+        let mut cache = self.shell.word_cache.borrow_mut();
+        if cache.len() >= WORD_CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(raw.to_string(), std::rc::Rc::new(pieces.clone()));
+        Ok(pieces)
     }
 
     /// Evaluates arithmetic text (itself expanded first, as bash does).

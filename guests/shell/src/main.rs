@@ -39,7 +39,12 @@ mod bindings {
 use std::io::Read;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = std::env::args().collect();
+    // `-n`: read the script and report syntax errors, run nothing (as `bash -n`).
+    let check_only = args.get(1).is_some_and(|a| a == "-n");
+    if check_only {
+        args.remove(1);
+    }
     let (name, script, positional) = match args.get(1).map(String::as_str) {
         Some("-c") => match args.get(2) {
             Some(script) => (
@@ -62,6 +67,7 @@ fn main() {
         }
     };
     let mut shell = state::Shell::new(name, positional);
+    shell.options.noexec = check_only;
     if args.get(1).map(String::as_str) == Some("-c") {
         shell.origin = Some("-c".into());
     }
@@ -71,7 +77,8 @@ fn main() {
         if let Some(path) = &session {
             interp.restore_session(path).await;
         }
-        interp.run_source(&script).await;
+        let flow = interp.run_source(&script).await;
+        interp.shell.exited = flow == Some(state::Flow::Exit);
         interp.run_exit_trap().await;
         if let Some(path) = &session
             && let Err(e) = interp.save_session(path)

@@ -287,16 +287,18 @@ fn ext(kind: ExtKind, alts: &[Vec<Node>], t: &[char], nocase: bool) -> bool {
 
 /// Whether a pattern has any unescaped globbing character (so pathname expansion applies).
 pub fn has_glob(pattern: &str, extglob: bool) -> bool {
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '*' | '?' | '[' => return true,
-            '+' | '@' | '!' if extglob && chars.peek() == Some(&'(') => return true,
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '*' | '?' => return true,
+            // A bracket expression needs its `]` (`[` alone, as in `[ -f x ]`, is text).
+            '[' if class(&chars, i).is_some() => return true,
+            '+' | '@' | '!' if extglob && chars.get(i + 1) == Some(&'(') => return true,
             _ => {}
         }
+        i += 1;
     }
     false
 }

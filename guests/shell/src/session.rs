@@ -17,6 +17,9 @@ const NOT_SAVED: &[&str] = &[
     "BASH_REMATCH",
 ];
 
+/// The last line of the state when the script ended the shell (`exit`, `set -e`).
+const EXITED: &str = "# computer: the shell exited\n";
+
 /// The state file of this run's session, if any.
 pub fn state_file() -> Option<String> {
     std::env::var("COMPUTER_SH_SESSION")
@@ -86,6 +89,9 @@ impl Interp<'_> {
             "cd -- {}\n",
             crate::quote::single(&self.shell.cwd, true)
         ));
+        if self.shell.exited {
+            out.push_str(EXITED);
+        }
         if let Some(dir) = std::path::Path::new(path).parent() {
             std::fs::create_dir_all(dir)?;
         }

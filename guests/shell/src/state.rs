@@ -161,10 +161,16 @@ pub struct Shell {
     pub jobs: Vec<(u32, i32)>,
     /// `$!`.
     pub last_job: Option<u32>,
+    /// Whether the script ended the shell (`exit`, `set -e`), as an interactive session needs
+    /// to know.
+    pub exited: bool,
     /// Whether this is a subshell (an expansion error there exits with 1, not 127).
     pub subshell: bool,
     /// Whether the shell is running a trap action (traps do not nest).
     pub in_trap: bool,
+    /// Parsed words by their text, shared with subshells.
+    pub word_cache:
+        Rc<std::cell::RefCell<HashMap<String, Rc<Vec<brush_parser::word::WordPieceWithSource>>>>>,
     /// `getopts`' place: the `OPTIND` it last set and the character within that argument.
     pub getopts_index: (usize, usize),
     pub parser: brush_parser::ParserOptions,
@@ -240,7 +246,9 @@ impl Shell {
             last_job: None,
             in_trap: false,
             subshell: false,
+            exited: false,
             getopts_index: (1, 1),
+            word_cache: Default::default(),
             parser: brush_parser::ParserOptions::default(),
             loop_depth: 0,
             call_depth: 0,

@@ -2,20 +2,10 @@
 //! native process doing the same (`/bin/echo`), in one run:
 //! `cargo bench -p computer-cli --bench run`.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
-fn median_of(runs: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
+use common::median_of;
+use std::process::Command;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,6 @@
 //! `computer sh`: the bash-compatible shell of the isolate, like `bash`: `-c SCRIPT [NAME
-//! [ARGS...]]`, `FILE [ARGS...]` (a host file, else a workspace path), or a script on stdin.
+//! [ARGS...]]`, `FILE [ARGS...]` (a host file, else a workspace path), a script on stdin, or
+//! an interactive shell when stdin is a terminal.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -46,9 +47,7 @@ pub fn sh(ws: &Workspace, args: ShArgs) -> Result<ExitCode> {
         }
         (None, None) => {
             if std::io::stdin().is_terminal() {
-                anyhow::bail!(
-                    "sh: no script: give -c SCRIPT, a FILE, or a script on stdin (interactive mode is not built yet)"
-                );
+                return crate::interactive::run(ws, &args.options);
             }
             let script = stdin_bytes()?;
             argv.extend([

@@ -9,6 +9,7 @@ mod cmd_sh;
 mod cmd_snapshot;
 mod cmd_transfer;
 mod format;
+mod interactive;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,6 +70,18 @@ fn open_workspace(cli: &Cli) -> anyhow::Result<Workspace> {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ws = open_workspace(&cli)?;
+    if matches!(
+        cli.command,
+        Command::Run(_) | Command::Sh(_) | Command::Exec(_)
+    ) {
+        // One command per process: the pooling allocator's setup would cost more than it
+        // saves.
+        computer::start_runtime(computer::isolate::IsolateConfig {
+            pooling: false,
+            ..Default::default()
+        })
+        .context("start the wasm runtime")?;
+    }
     match cli.command {
         Command::Fs(cmd) => cmd_fs::run(&ws, cmd),
         Command::Import(args) => cmd_transfer::import(&ws, args),

@@ -142,14 +142,27 @@ impl From<RunOutcome> for ExecOutput {
     }
 }
 
-/// The process's wasm runtime, started on first use (its compiled components are cached on
-/// disk, see [`computer_isolate::default_cache_dir`]).
+static RUNTIME: OnceLock<Arc<Isolate>> = OnceLock::new();
+
+/// The process's wasm runtime, started on first use with the default configuration (its
+/// compiled components are cached on disk, see [`computer_isolate::default_cache_dir`]).
 pub fn runtime() -> Result<Arc<Isolate>> {
-    static RUNTIME: OnceLock<Arc<Isolate>> = OnceLock::new();
     if let Some(r) = RUNTIME.get() {
         return Ok(Arc::clone(r));
     }
-    let isolate = Arc::new(Isolate::new(IsolateConfig::default()).map_err(Error::Isolate)?);
+    start_runtime(IsolateConfig::default())
+}
+
+/// Starts the process's runtime with `config`, before anything uses it (a one-shot process
+/// does better without the pooling allocator, whose setup costs milliseconds; a server
+/// running many commands does better with it). Fails if it has started already.
+pub fn start_runtime(config: IsolateConfig) -> Result<Arc<Isolate>> {
+    if RUNTIME.get().is_some() {
+        return Err(Error::Invalid(
+            "the wasm runtime has started already".into(),
+        ));
+    }
+    let isolate = Arc::new(Isolate::new(config).map_err(Error::Isolate)?);
     Ok(Arc::clone(RUNTIME.get_or_init(|| isolate)))
 }
 
@@ -255,6 +268,35 @@ impl Session {
     ) -> Result<ExecOutput> {
         self.workspace.run_shell(req, on_output, Some(&self.state))
     }
+}
+
+impl Session {
+    /// The working directory the last exec ended in (`None` before the first).
+    pub fn cwd(&self) -> Option<String> {
+        let state = self.state_text()?;
+        let quoted = state.lines().rev().find_map(|l| l.strip_prefix("cd -- "))?;
+        Some(unquote_single(quoted))
+    }
+
+    /// Whether the last exec ended the shell (`exit`, or a failure under `set -e`), as an
+    /// interactive shell must stop then.
+    pub fn exited(&self) -> bool {
+        self.state_text()
+            .is_some_and(|s| s.ends_with("# computer: the shell exited\n"))
+    }
+
+    fn state_text(&self) -> Option<String> {
+        let bytes = self.workspace.fs().read_file(&self.state).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// Undoes the shell's `'...'` quoting (`'\''` for a quote inside).
+fn unquote_single(s: &str) -> String {
+    s.trim()
+        .trim_start_matches('\'')
+        .trim_end_matches('\'')
+        .replace("'\\''", "'")
 }
 
 impl Drop for Session {

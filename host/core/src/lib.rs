@@ -33,6 +33,6 @@ pub use computer_isolate as isolate;
 pub use computer_vfs as vfs;
 pub use computer_vfs::{Vfs, VfsError, VfsOptions};
 pub use error::{Error, Result};
-pub use exec::{Backend, ExecOutput, ExecRequest, Program, Session, runtime};
+pub use exec::{Backend, ExecOutput, ExecRequest, Program, Session, runtime, start_runtime};
 pub use transfer::{Progress, TransferStats};
 pub use workspace::{DEFAULT_CWD, Workspace};

@@ -1,17 +1,17 @@
 //! Compiled components cached on disk in wasmtime's serialized form, keyed by the wasm's
-//! SHA-256 and the engine's compatibility hash (so a changed engine configuration or wasmtime
+//! BLAKE3 hash (fast enough to key a 2.5 MB component in about a millisecond) and the engine's
+//! compatibility hash (so a changed engine configuration or wasmtime
 //! version never loads a stale artifact).
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
 /// The content hash of a wasm binary.
 pub(crate) fn wasm_hash(wasm: &[u8]) -> [u8; 32] {
-    Sha256::digest(wasm).into()
+    blake3::hash(wasm).into()
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -53,7 +53,7 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 /// A compiled component, ready to instantiate.
 pub struct Program {
     pub(crate) pre: CommandPre<State>,
-    /// SHA-256 of the wasm it came from.
+    /// BLAKE3 hash of the wasm it came from.
     pub hash: [u8; 32],
 }
 

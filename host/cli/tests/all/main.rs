@@ -416,3 +416,44 @@ fn sh_runs_bash_in_the_workspace_with_its_exit_status() {
         Some("script.sh arg")
     );
 }
+
+#[test]
+fn sh_on_a_terminal_is_an_interactive_shell_with_a_session() {
+    // `script` (util-linux) gives the shell a pseudo-terminal, as a user's would be.
+    let cli = Cli::new();
+    let computer = env!("CARGO_BIN_EXE_computer");
+    let mut child = Command::new("script")
+        .args(["-qec", &format!("{computer} sh"), "/dev/null"])
+        .current_dir(cli.dir.path())
+        .env_remove("COMPUTER_WORKSPACE")
+        .env("HOME", cli.dir.path())
+        // No terminal emulator answers rustyline's queries here: its plain line mode.
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script(1) from util-linux");
+    let input = "x=5\nmkdir -p /tmp/t; cd /tmp/t\nf() {\necho \"in f: $x $PWD\"\n}\nf\nexit 3\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("computer:/workspace$ "), "{screen}");
+    assert!(
+        screen.contains("computer:/tmp/t$ "),
+        "the prompt follows cd: {screen}"
+    );
+    assert!(
+        screen.contains("> "),
+        "an unfinished function asks for more: {screen}"
+    );
+    assert!(screen.contains("in f: 5 /tmp/t"), "{screen}");
+    assert_eq!(out.status.code(), Some(3), "{screen}");
+    let history = std::fs::read_to_string(cli.path(".computer_history")).unwrap();
+    assert!(history.contains("exit 3"), "{history}");
+}
