@@ -240,6 +240,7 @@ impl<'s> Interp<'s> {
         if p.bang {
             self.condition += 1;
         }
+        let started = std::time::Instant::now();
         let result = if p.seq.len() == 1 {
             let r = self.run_command(&p.seq[0]).await;
             self.shell.pipestatus = vec![self.shell.status];
@@ -247,6 +248,21 @@ impl<'s> Interp<'s> {
         } else {
             self.run_stages(&p.seq).await
         };
+        if let Some(timed) = &p.timed {
+            // No processes here, so no CPU times of their own: user and sys read 0.
+            let real = started.elapsed().as_secs_f64();
+            let text = match timed {
+                ast::PipelineTimed::Timed(_) => format!(
+                    "\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n",
+                    (real / 60.0).floor(),
+                    real % 60.0
+                ),
+                ast::PipelineTimed::TimedWithPosixOutput(_) => {
+                    format!("real {real:.2}\nuser 0.00\nsys 0.00\n")
+                }
+            };
+            let _ = self.io.stderr.write_all(text.as_bytes()).await;
+        }
         if p.bang {
             self.condition -= 1;
             if result.is_ok() {
