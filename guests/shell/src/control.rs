@@ -439,8 +439,9 @@ pub async fn help(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         None => {
             let text = format!(
                 "computer's shell: bash-compatible, running in a WebAssembly isolate.\n\
-                 Builtins:\n{}\n",
-                BUILTINS.join(" ")
+                 Builtins:\n{}\nCommands:\n{}\n",
+                BUILTINS.join(" "),
+                crate::commands::NAMES.join(" ")
             );
             out(sh, &text).await
         }

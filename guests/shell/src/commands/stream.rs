@@ -1,0 +1,179 @@
+//! What commands read and write with: files or stdin as a stream of lines or chunks, and a
+//! buffered writer to stdout that reports a closed pipe (status 141, as SIGPIPE).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::exec::{Interp, io_message};
+use crate::io::{Input, Output};
+
+/// A closed pipe or a failed write: the command stops with this status.
+pub struct Stop(pub i32);
+
+/// Buffered output to a stream, flushed in 64 KiB blocks and at the end.
+pub struct Writer {
+    out: Output,
+    buf: Vec<u8>,
+}
+
+const BLOCK: usize = 64 * 1024;
+
+impl Writer {
+    pub fn new(out: &Output) -> Writer {
+        Writer {
+            out: out.clone(),
+            buf: Vec::with_capacity(BLOCK),
+        }
+    }
+
+    pub async fn write(&mut self, data: &[u8]) -> Result<(), Stop> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= BLOCK {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    pub async fn write_str(&mut self, s: &str) -> Result<(), Stop> {
+        self.write(s.as_bytes()).await
+    }
+
+    pub async fn flush(&mut self) -> Result<(), Stop> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let data = std::mem::take(&mut self.buf);
+        match self.out.write_all(&data).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Stop(141)),
+            Err(_) => Err(Stop(1)),
+        }
+    }
+}
+
+/// Lines of an input (each with its `\n`, the last one perhaps without).
+pub struct Lines {
+    input: Input,
+    buf: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    delim: u8,
+}
+
+impl Lines {
+    pub fn new(input: Input) -> Lines {
+        Lines::with_delimiter(input, b'\n')
+    }
+
+    /// Records ending in `delim` (`\0` for `-z` options).
+    pub fn with_delimiter(input: Input, delim: u8) -> Lines {
+        Lines {
+            input,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+            delim,
+        }
+    }
+
+    /// The next line, or `None` at the end.
+    pub async fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+        loop {
+            if let Some(i) = self.buf[self.pos..].iter().position(|b| *b == self.delim) {
+                let line = self.buf[self.pos..self.pos + i + 1].to_vec();
+                self.pos += i + 1;
+                return Ok(Some(line));
+            }
+            if self.eof {
+                if self.pos < self.buf.len() {
+                    let line = self.buf[self.pos..].to_vec();
+                    self.pos = self.buf.len();
+                    return Ok(Some(line));
+                }
+                return Ok(None);
+            }
+            if self.pos > 0 {
+                self.buf.drain(..self.pos);
+                self.pos = 0;
+            }
+            let chunk = self.input.read().await?;
+            if chunk.is_empty() {
+                self.eof = true;
+            }
+            self.buf.extend_from_slice(&chunk);
+        }
+    }
+}
+
+/// Opens `name` for reading (`-` is standard input); the error is `NAME: message`.
+pub fn open(sh: &Interp<'_>, name: &str) -> Result<Input, String> {
+    match name {
+        "-" | "/dev/stdin" => return Ok(sh.io.stdin.clone()),
+        "/dev/null" => return Ok(Input::Null),
+        _ => {}
+    }
+    let path = sh.shell.path(name);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => return Err(format!("{name}: Is a directory")),
+        Err(e) => return Err(format!("{name}: {}", io_message(&e))),
+        Ok(_) => {}
+    }
+    std::fs::File::open(&path)
+        .map(|f| Input::File(Rc::new(RefCell::new(f))))
+        .map_err(|e| format!("{name}: {}", io_message(&e)))
+}
+
+/// Reads all of an input, failing past `limit` bytes with a message that names the limit.
+pub async fn read_all_limited(input: &Input, limit: usize, what: &str) -> Result<Vec<u8>, String> {
+    let mut all = Vec::new();
+    loop {
+        let chunk = input
+            .read()
+            .await
+            .map_err(|e| format!("{what}: {}", io_message(&e)))?;
+        if chunk.is_empty() {
+            return Ok(all);
+        }
+        all.extend(chunk);
+        if all.len() > limit {
+            return Err(format!(
+                "{what}: input larger than the {} MiB a command may hold in memory",
+                limit >> 20
+            ));
+        }
+    }
+}
+
+/// Most a command reads into memory at once (`sort`, `tac`, `sed -i`...).
+pub const MEMORY_LIMIT: usize = 1 << 30;
+
+/// Writes `cmd: message` to standard error; returns 1.
+pub async fn complain(sh: &Interp<'_>, msg: &str) -> i32 {
+    let _ = sh.io.stderr.write_all(format!("{msg}\n").as_bytes()).await;
+    1
+}
+
+/// An unknown option, as GNU tools report it: the message, and `Try 'CMD --help'`.
+pub async fn bad_usage(sh: &Interp<'_>, cmd: &str, err: lexopt::Error, status: i32) -> i32 {
+    let msg = match &err {
+        lexopt::Error::UnexpectedOption(o) if o.starts_with("--") => {
+            format!("{cmd}: unrecognized option '{o}'")
+        }
+        lexopt::Error::UnexpectedOption(o) => {
+            format!("{cmd}: invalid option -- '{}'", o.trim_start_matches('-'))
+        }
+        lexopt::Error::MissingValue { option: Some(o) } => {
+            format!(
+                "{cmd}: option requires an argument -- '{}'",
+                o.trim_start_matches('-')
+            )
+        }
+        other => format!("{cmd}: {other}"),
+    };
+    complain(
+        sh,
+        &format!("{msg}\nTry '{cmd} --help' for more information."),
+    )
+    .await;
+    status
+}
