@@ -2,8 +2,10 @@
 //! writes its output through the shell's streams, so pipelines stream. They behave as the GNU
 //! tools do (options, messages, exit statuses), checked against them case by case.
 
+mod fields;
 mod files;
 mod grep;
+mod sorting;
 mod stream;
 mod text;
 
@@ -34,6 +36,7 @@ macro_rules! table {
 table! {
     "basename" => text::basename,
     "cat" => text::cat,
+    "cut" => fields::cut,
     "dirname" => text::dirname,
     "egrep" => grep::grep,
     "fgrep" => grep::grep,
@@ -43,10 +46,13 @@ table! {
     "rev" => text::rev,
     "rm" => files::rm,
     "seq" => text::seq,
+    "sort" => sorting::sort,
     "tac" => text::tac,
     "tail" => text::tail,
     "tee" => text::tee,
     "touch" => files::touch,
+    "tr" => fields::tr,
+    "uniq" => sorting::uniq,
     "wc" => text::wc,
     "yes" => files::yes,
 }

@@ -1,0 +1,564 @@
+//! `sort` (keys, `-t`, `-n -h -V -g -f -b -r -u -s -c -o`) and `uniq` (`-c -d -u -i -f -s
+//! -w`), comparing bytes as GNU does in the C locale.
+
+use std::cmp::Ordering;
+
+use lexopt::prelude::*;
+
+use super::stream::{Lines, MEMORY_LIMIT, Stop, Writer, bad_usage, complain, open};
+use crate::exec::Interp;
+
+#[derive(Clone, Copy, Default)]
+struct Kind {
+    numeric: bool,
+    human: bool,
+    version: bool,
+    general: bool,
+    fold: bool,
+    blanks: bool,
+    reverse: bool,
+}
+
+impl Kind {
+    fn any(&self) -> bool {
+        self.numeric
+            || self.human
+            || self.version
+            || self.general
+            || self.fold
+            || self.blanks
+            || self.reverse
+    }
+
+    fn apply(&mut self, letters: &str) -> bool {
+        for c in letters.chars() {
+            match c {
+                'n' => self.numeric = true,
+                'h' => self.human = true,
+                'V' => self.version = true,
+                'g' => self.general = true,
+                'f' => self.fold = true,
+                'b' => self.blanks = true,
+                'r' => self.reverse = true,
+                'd' | 'i' | 'M' | 'R' => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+}
+
+/// `-k POS1[,POS2]`: fields and characters counted from 1.
+#[derive(Clone)]
+struct Key {
+    start: (usize, usize),
+    end: Option<(usize, usize)>,
+    kind: Kind,
+}
+
+fn parse_pos(text: &str, kind: &mut Kind) -> Option<(usize, usize)> {
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (pos, letters) = text.split_at(digits_end);
+    if !kind.apply(letters) {
+        return None;
+    }
+    let (f, c) = match pos.split_once('.') {
+        Some((f, c)) => (f.parse().ok()?, c.parse().ok()?),
+        None => (pos.parse().ok()?, 0),
+    };
+    Some((f, c))
+}
+
+fn parse_key(text: &str) -> Option<Key> {
+    let mut kind = Kind::default();
+    let (a, b) = match text.split_once(',') {
+        Some((a, b)) => (a, Some(b)),
+        None => (text, None),
+    };
+    let start = parse_pos(a, &mut kind)?;
+    if start.0 == 0 {
+        return None;
+    }
+    let end = match b {
+        Some(b) => Some(parse_pos(b, &mut kind)?),
+        None => None,
+    };
+    Some(Key { start, end, kind })
+}
+
+/// Byte ranges of the fields of `line` (GNU: without `-t`, a field starts with its blanks).
+fn fields(line: &[u8], sep: Option<u8>) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    match sep {
+        Some(s) => {
+            let mut start = 0;
+            for (i, b) in line.iter().enumerate() {
+                if *b == s {
+                    out.push((start, i));
+                    start = i + 1;
+                }
+            }
+            out.push((start, line.len()));
+        }
+        None => {
+            let mut i = 0;
+            while i < line.len() {
+                let start = i;
+                while i < line.len() && (line[i] == b' ' || line[i] == b'\t') {
+                    i += 1;
+                }
+                while i < line.len() && line[i] != b' ' && line[i] != b'\t' {
+                    i += 1;
+                }
+                out.push((start, i));
+            }
+        }
+    }
+    out
+}
+
+fn key_slice<'a>(line: &'a [u8], key: &Key, sep: Option<u8>, blanks: bool) -> &'a [u8] {
+    let f = fields(line, sep);
+    let skip_blanks = |s: usize, e: usize| {
+        let mut s = s;
+        while s < e && (line[s] == b' ' || line[s] == b'\t') {
+            s += 1;
+        }
+        s
+    };
+    let start = match f.get(key.start.0 - 1) {
+        Some(&(s, e)) => {
+            let s = if blanks || key.kind.blanks {
+                skip_blanks(s, e)
+            } else {
+                s
+            };
+            if key.start.1 > 0 {
+                (s + key.start.1 - 1).min(e)
+            } else {
+                s
+            }
+        }
+        None => return &[],
+    };
+    let end = match key.end {
+        None => line.len(),
+        Some((field, ch)) => match f.get(field.saturating_sub(1)) {
+            Some(&(s, e)) if ch > 0 => {
+                let s = if blanks || key.kind.blanks {
+                    skip_blanks(s, e)
+                } else {
+                    s
+                };
+                (s + ch).min(e)
+            }
+            Some(&(_, e)) => e,
+            None => line.len(),
+        },
+    };
+    if end <= start { &[] } else { &line[start..end] }
+}
+
+/// The leading number of `s` (blanks skipped), as `sort -n` reads it.
+fn numeric_prefix(s: &[u8]) -> f64 {
+    let text = String::from_utf8_lossy(s);
+    let t = text.trim_start();
+    let mut end = 0;
+    let b = t.as_bytes();
+    if end < b.len() && b[end] == b'-' {
+        end += 1;
+    }
+    while end < b.len() && (b[end].is_ascii_digit() || b[end] == b'.') {
+        end += 1;
+    }
+    t[..end].parse().unwrap_or(0.0)
+}
+
+fn human(s: &[u8]) -> f64 {
+    let n = numeric_prefix(s);
+    let text = String::from_utf8_lossy(s);
+    let t = text
+        .trim_start()
+        .trim_start_matches(['-', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    let mult = match t.chars().next() {
+        Some('K' | 'k') => 1e3,
+        Some('M') => 1e6,
+        Some('G') => 1e9,
+        Some('T') => 1e12,
+        Some('P') => 1e15,
+        Some('E') => 1e18,
+        _ => 1.0,
+    };
+    n * mult
+}
+
+/// Natural order of version strings (`v1.2` before `v1.10`).
+fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
+            let si = i;
+            while i < a.len() && a[i].is_ascii_digit() {
+                i += 1;
+            }
+            let sj = j;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            let na = std::str::from_utf8(&a[si..i])
+                .ok()
+                .and_then(|s| s.trim_start_matches('0').parse::<u128>().ok())
+                .unwrap_or(0);
+            let nb = std::str::from_utf8(&b[sj..j])
+                .ok()
+                .and_then(|s| s.trim_start_matches('0').parse::<u128>().ok())
+                .unwrap_or(0);
+            match na.cmp(&nb) {
+                Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        match a[i].cmp(&b[j]) {
+            Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+            o => return o,
+        }
+    }
+    (a.len() - i).cmp(&(b.len() - j))
+}
+
+fn compare(a: &[u8], b: &[u8], kind: &Kind) -> Ordering {
+    let o = if kind.numeric || kind.general {
+        numeric_prefix(a)
+            .partial_cmp(&numeric_prefix(b))
+            .unwrap_or(Ordering::Equal)
+    } else if kind.human {
+        human(a).partial_cmp(&human(b)).unwrap_or(Ordering::Equal)
+    } else if kind.version {
+        version_cmp(a, b)
+    } else if kind.fold {
+        a.iter()
+            .map(u8::to_ascii_uppercase)
+            .cmp(b.iter().map(u8::to_ascii_uppercase))
+    } else {
+        a.cmp(b)
+    };
+    if kind.reverse { o.reverse() } else { o }
+}
+
+/// `sort [OPTIONS] [FILE...]`.
+pub async fn sort(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let mut global = Kind::default();
+    let mut keys: Vec<Key> = Vec::new();
+    let mut sep: Option<u8> = None;
+    let (mut unique, mut stable, mut check, mut zero) = (false, false, false, false);
+    let mut output: Option<String> = None;
+    let mut files = Vec::new();
+    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    loop {
+        let arg = match p.next() {
+            Ok(Some(a)) => a,
+            Ok(None) => break,
+            Err(e) => return bad_usage(sh, "sort", e, 2).await,
+        };
+        match arg {
+            Short('n') | Long("numeric-sort") => global.numeric = true,
+            Short('h') | Long("human-numeric-sort") => global.human = true,
+            Short('V') | Long("version-sort") => global.version = true,
+            Short('g') | Long("general-numeric-sort") => global.general = true,
+            Short('f') | Long("ignore-case") => global.fold = true,
+            Short('b') | Long("ignore-leading-blanks") => global.blanks = true,
+            Short('r') | Long("reverse") => global.reverse = true,
+            Short('d') | Short('i') | Short('M') | Short('R') => {}
+            Short('u') | Long("unique") => unique = true,
+            Short('s') | Long("stable") => stable = true,
+            Short('c') | Short('C') | Long("check") => check = true,
+            Short('z') | Long("zero-terminated") => zero = true,
+            Short('k') | Long("key") => {
+                let text = p
+                    .value()
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                match parse_key(&text) {
+                    Some(k) => keys.push(k),
+                    None => {
+                        complain(sh, &format!("sort: invalid number at field start: invalid count at start of '{text}'")).await;
+                        return 2;
+                    }
+                }
+            }
+            Short('t') | Long("field-separator") => {
+                let text = p
+                    .value()
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if text.len() != 1 {
+                    complain(sh, &format!("sort: multi-character tab '{text}'")).await;
+                    return 2;
+                }
+                sep = text.bytes().next();
+            }
+            Short('o') | Long("output") => {
+                output = p.value().ok().map(|v| v.to_string_lossy().into_owned())
+            }
+            Short('S') | Short('T') | Long("parallel") | Long("buffer-size") => {
+                let _ = p.value();
+            }
+            Value(v) => files.push(v.to_string_lossy().into_owned()),
+            other => return bad_usage(sh, "sort", other.unexpected(), 2).await,
+        }
+    }
+    let delim = if zero { b'\0' } else { b'\n' };
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    let mut total = 0usize;
+    let files = if files.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        files
+    };
+    for f in &files {
+        let input = match open(sh, f) {
+            Ok(i) => i,
+            Err(m) => {
+                complain(sh, &format!("sort: cannot read: {m}")).await;
+                return 2;
+            }
+        };
+        let mut reader = Lines::with_delimiter(input, delim);
+        while let Ok(Some(mut l)) = reader.next().await {
+            if l.last() == Some(&delim) {
+                l.pop();
+            }
+            total += l.len();
+            if total > MEMORY_LIMIT {
+                complain(
+                    sh,
+                    &format!(
+                        "sort: input larger than the {} MiB it may hold in memory",
+                        MEMORY_LIMIT >> 20
+                    ),
+                )
+                .await;
+                return 2;
+            }
+            lines.push(l);
+        }
+    }
+    for k in &mut keys {
+        if !k.kind.any() {
+            k.kind = global;
+        }
+    }
+    let cmp = |a: &Vec<u8>, b: &Vec<u8>| -> Ordering {
+        if keys.is_empty() {
+            let (x, y) = if global.blanks {
+                (trim_blanks(a), trim_blanks(b))
+            } else {
+                (&a[..], &b[..])
+            };
+            return compare(x, y, &global);
+        }
+        for k in &keys {
+            let o = compare(
+                key_slice(a, k, sep, global.blanks),
+                key_slice(b, k, sep, global.blanks),
+                &k.kind,
+            );
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    };
+    let last_resort = |a: &Vec<u8>, b: &Vec<u8>| -> Ordering {
+        match cmp(a, b) {
+            Ordering::Equal if !(stable || unique) => {
+                let o = a.cmp(b);
+                if global.reverse { o.reverse() } else { o }
+            }
+            o => o,
+        }
+    };
+    if check {
+        for (i, w) in lines.windows(2).enumerate() {
+            let bad = match cmp(&w[0], &w[1]) {
+                Ordering::Greater => true,
+                Ordering::Equal => unique,
+                Ordering::Less => false,
+            };
+            if bad {
+                let name = if files[0] == "-" { "-" } else { &files[0] };
+                complain(
+                    sh,
+                    &format!(
+                        "sort: {name}:{}: disorder: {}",
+                        i + 2,
+                        String::from_utf8_lossy(&w[1])
+                    ),
+                )
+                .await;
+                return 1;
+            }
+        }
+        return 0;
+    }
+    lines.sort_by(last_resort);
+    if unique {
+        lines.dedup_by(|b, a| cmp(a, b) == Ordering::Equal);
+    }
+    let mut data = Vec::with_capacity(total + lines.len());
+    for l in lines {
+        data.extend_from_slice(&l);
+        data.push(delim);
+    }
+    if let Some(path) = output {
+        return match std::fs::write(sh.shell.path(&path), &data) {
+            Ok(()) => 0,
+            Err(e) => {
+                complain(
+                    sh,
+                    &format!("sort: open failed: {path}: {}", crate::exec::io_message(&e)),
+                )
+                .await
+                    + 1
+            }
+        };
+    }
+    let mut out = Writer::new(&sh.io.stdout);
+    match out.write(&data).await.and(out.flush().await) {
+        Ok(()) => 0,
+        Err(Stop(s)) => s,
+    }
+}
+
+fn trim_blanks(s: &[u8]) -> &[u8] {
+    let i = s
+        .iter()
+        .position(|b| *b != b' ' && *b != b'\t')
+        .unwrap_or(s.len());
+    &s[i..]
+}
+
+/// `uniq [-c] [-d] [-u] [-i] [-f N] [-s N] [-w N] [INPUT [OUTPUT]]`.
+pub async fn uniq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (mut count, mut dups, mut uniques, mut fold) = (false, false, false, false);
+    let (mut skip_fields, mut skip_chars, mut width) = (0usize, 0usize, usize::MAX);
+    let mut operands = Vec::new();
+    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    loop {
+        let arg = match p.next() {
+            Ok(Some(a)) => a,
+            Ok(None) => break,
+            Err(e) => return bad_usage(sh, "uniq", e, 1).await,
+        };
+        let number = |p: &mut lexopt::Parser| {
+            p.value()
+                .ok()
+                .and_then(|v| v.to_string_lossy().parse::<usize>().ok())
+                .unwrap_or(0)
+        };
+        match arg {
+            Short('c') | Long("count") => count = true,
+            Short('d') | Long("repeated") => dups = true,
+            Short('u') | Long("unique") => uniques = true,
+            Short('i') | Long("ignore-case") => fold = true,
+            Short('f') | Long("skip-fields") => skip_fields = number(&mut p),
+            Short('s') | Long("skip-chars") => skip_chars = number(&mut p),
+            Short('w') | Long("check-chars") => width = number(&mut p),
+            Value(v) => operands.push(v.to_string_lossy().into_owned()),
+            other => return bad_usage(sh, "uniq", other.unexpected(), 1).await,
+        }
+    }
+    let input_name = operands.first().cloned().unwrap_or_else(|| "-".into());
+    let input = match open(sh, &input_name) {
+        Ok(i) => i,
+        Err(m) => return complain(sh, &format!("uniq: {m}")).await,
+    };
+    let key = |line: &[u8]| -> Vec<u8> {
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let mut i = 0;
+        for _ in 0..skip_fields {
+            while i < body.len() && (body[i] == b' ' || body[i] == b'\t') {
+                i += 1;
+            }
+            while i < body.len() && body[i] != b' ' && body[i] != b'\t' {
+                i += 1;
+            }
+        }
+        i = (i + skip_chars).min(body.len());
+        let end = i.saturating_add(width).min(body.len());
+        let k = &body[i..end];
+        if fold {
+            k.to_ascii_lowercase()
+        } else {
+            k.to_vec()
+        }
+    };
+    let target = match operands.get(1) {
+        Some(path) => match std::fs::File::create(sh.shell.path(path)) {
+            Ok(f) => crate::io::Output::File(std::rc::Rc::new(std::cell::RefCell::new(f))),
+            Err(e) => {
+                return complain(
+                    sh,
+                    &format!("uniq: {path}: {}", crate::exec::io_message(&e)),
+                )
+                .await;
+            }
+        },
+        None => sh.io.stdout.clone(),
+    };
+    let mut out = Writer::new(&target);
+    let mut lines = Lines::new(input);
+    let mut current: Option<(Vec<u8>, Vec<u8>, u64)> = None;
+    let emit = |line: Vec<u8>, n: u64| {
+        let show = (!dups || n > 1) && (!uniques || n == 1);
+        let mut text = Vec::new();
+        if show {
+            if count {
+                text.extend(format!("{n:7} ").bytes());
+            }
+            text.extend_from_slice(&line);
+            if text.last() != Some(&b'\n') {
+                text.push(b'\n');
+            }
+        }
+        text
+    };
+    loop {
+        let next = lines.next().await.ok().flatten();
+        match (next, current.take()) {
+            (Some(l), Some((cl, ck, n))) => {
+                let k = key(&l);
+                if k == ck {
+                    current = Some((cl, ck, n + 1));
+                } else {
+                    let text = emit(cl, n);
+                    if let Err(Stop(s)) = out.write(&text).await {
+                        return s;
+                    }
+                    current = Some((l, k, 1));
+                }
+            }
+            (Some(l), None) => {
+                let k = key(&l);
+                current = Some((l, k, 1));
+            }
+            (None, Some((cl, _, n))) => {
+                let text = emit(cl, n);
+                if let Err(Stop(s)) = out.write(&text).await {
+                    return s;
+                }
+                break;
+            }
+            (None, None) => break,
+        }
+    }
+    match out.flush().await {
+        Ok(()) => 0,
+        Err(Stop(s)) => s,
+    }
+}
