@@ -210,28 +210,29 @@ fn expand_set(text: &str) -> Result<Vec<u8>, String> {
         }
     };
     while i < b.len() {
-        if b[i] == b'[' && b.get(i + 1) == Some(&b':') {
-            if let Some(end) = text[i + 2..].find(":]") {
-                let name = &text[i + 2..i + 2 + end];
-                let test: fn(u8) -> bool = match name {
-                    "alpha" => |c| c.is_ascii_alphabetic(),
-                    "digit" => |c| c.is_ascii_digit(),
-                    "alnum" => |c| c.is_ascii_alphanumeric(),
-                    "upper" => |c| c.is_ascii_uppercase(),
-                    "lower" => |c| c.is_ascii_lowercase(),
-                    "space" => |c| c.is_ascii_whitespace() || c == 11,
-                    "blank" => |c| c == b' ' || c == b'\t',
-                    "punct" => |c| c.is_ascii_punctuation(),
-                    "cntrl" => |c| c.is_ascii_control(),
-                    "print" => |c| (32..127).contains(&c),
-                    "graph" => |c| (33..127).contains(&c),
-                    "xdigit" => |c| c.is_ascii_hexdigit(),
-                    _ => return Err(format!("invalid character class '{name}'")),
-                };
-                items.extend((0..=255u8).filter(|c| test(*c)));
-                i += 2 + end + 2;
-                continue;
-            }
+        if b[i] == b'['
+            && b.get(i + 1) == Some(&b':')
+            && let Some(end) = text[i + 2..].find(":]")
+        {
+            let name = &text[i + 2..i + 2 + end];
+            let test: fn(u8) -> bool = match name {
+                "alpha" => |c| c.is_ascii_alphabetic(),
+                "digit" => |c| c.is_ascii_digit(),
+                "alnum" => |c| c.is_ascii_alphanumeric(),
+                "upper" => |c| c.is_ascii_uppercase(),
+                "lower" => |c| c.is_ascii_lowercase(),
+                "space" => |c| c.is_ascii_whitespace() || c == 11,
+                "blank" => |c| c == b' ' || c == b'\t',
+                "punct" => |c| c.is_ascii_punctuation(),
+                "cntrl" => |c| c.is_ascii_control(),
+                "print" => |c| (32..127).contains(&c),
+                "graph" => |c| (33..127).contains(&c),
+                "xdigit" => |c| c.is_ascii_hexdigit(),
+                _ => return Err(format!("invalid character class '{name}'")),
+            };
+            items.extend((0..=255u8).filter(|c| test(*c)));
+            i += 2 + end + 2;
+            continue;
         }
         if b[i] == b'[' && i + 3 < b.len() && b[i + 2] == b'*' {
             // `[c*n]`: c repeated n times (or to fill, with n empty).
@@ -291,7 +292,8 @@ pub async fn tr(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                     'c' | 'C' => complement = true,
                     't' => truncate = true,
                     _ => {
-                        return complain(sh, &format!("tr: invalid option -- '{c}'\n{usage}")).await;
+                        return complain(sh, &format!("tr: invalid option -- '{c}'\n{usage}"))
+                            .await;
                     }
                 }
             }
