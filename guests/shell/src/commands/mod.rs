@@ -5,6 +5,8 @@
 mod fields;
 mod files;
 mod grep;
+mod posix;
+mod sed;
 mod sorting;
 mod stream;
 mod text;
@@ -45,6 +47,7 @@ table! {
     "mkdir" => files::mkdir,
     "rev" => text::rev,
     "rm" => files::rm,
+    "sed" => sed::sed,
     "seq" => text::seq,
     "sort" => sorting::sort,
     "tac" => text::tac,
