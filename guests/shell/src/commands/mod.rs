@@ -4,6 +4,7 @@
 
 mod fields;
 mod files;
+mod find;
 mod grep;
 mod posix;
 mod sed;
@@ -42,6 +43,7 @@ table! {
     "dirname" => text::dirname,
     "egrep" => grep::grep,
     "fgrep" => grep::grep,
+    "find" => find::find,
     "grep" => grep::grep,
     "head" => text::head,
     "mkdir" => files::mkdir,
@@ -57,5 +59,6 @@ table! {
     "tr" => fields::tr,
     "uniq" => sorting::uniq,
     "wc" => text::wc,
+    "xargs" => find::xargs,
     "yes" => files::yes,
 }

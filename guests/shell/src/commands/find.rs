@@ -1,0 +1,724 @@
+//! `find` (tests, actions and operators as GNU find has them, walking in name order) and
+//! `xargs` (which runs its commands through the shell, one after another).
+
+use std::time::SystemTime;
+
+use super::stream::{Lines, Stop, Writer, complain};
+use crate::exec::Interp;
+use crate::pattern::{MatchOptions, Pattern};
+
+#[derive(Debug)]
+enum Expr {
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Name(String, bool),
+    PathMatch(String, bool),
+    Type(char),
+    Size(std::cmp::Ordering, u64, u64),
+    Mtime(std::cmp::Ordering, i64),
+    Newer(SystemTime),
+    Empty,
+    True,
+    False,
+    Print,
+    Print0,
+    Prune,
+    Delete,
+    Exec(Vec<String>, bool),
+}
+
+struct Parser<'a> {
+    args: &'a [String],
+    i: usize,
+    has_action: bool,
+    maxdepth: Option<usize>,
+    mindepth: usize,
+    depth_first: bool,
+    cwd: std::path::PathBuf,
+}
+
+fn numeric(text: &str) -> Option<(std::cmp::Ordering, &str)> {
+    use std::cmp::Ordering::*;
+    Some(match text.chars().next()? {
+        '+' => (Greater, &text[1..]),
+        '-' => (Less, &text[1..]),
+        _ => (Equal, text),
+    })
+}
+
+impl Parser<'_> {
+    fn next(&mut self) -> Option<&str> {
+        let a = self.args.get(self.i)?;
+        self.i += 1;
+        Some(a)
+    }
+
+    fn value(&mut self, name: &str) -> Result<String, String> {
+        self.next()
+            .map(str::to_string)
+            .ok_or_else(|| format!("missing argument to `{name}'"))
+    }
+
+    fn or(&mut self) -> Result<Expr, String> {
+        let mut left = self.and()?;
+        while matches!(
+            self.args.get(self.i).map(String::as_str),
+            Some("-o" | "-or")
+        ) {
+            self.i += 1;
+            left = Expr::Or(Box::new(left), Box::new(self.and()?));
+        }
+        Ok(left)
+    }
+
+    fn and(&mut self) -> Result<Expr, String> {
+        let mut left = self.not()?;
+        loop {
+            match self.args.get(self.i).map(String::as_str) {
+                None | Some("-o" | "-or" | ")") => return Ok(left),
+                Some("-a" | "-and") => self.i += 1,
+                _ => {}
+            }
+            left = Expr::And(Box::new(left), Box::new(self.not()?));
+        }
+    }
+
+    fn not(&mut self) -> Result<Expr, String> {
+        if matches!(
+            self.args.get(self.i).map(String::as_str),
+            Some("!" | "-not")
+        ) {
+            self.i += 1;
+            return Ok(Expr::Not(Box::new(self.not()?)));
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> Result<Expr, String> {
+        let Some(tok) = self.next().map(str::to_string) else {
+            return Err("expected an expression".into());
+        };
+        Ok(match tok.as_str() {
+            "(" => {
+                let e = self.or()?;
+                if self.next() != Some(")") {
+                    return Err("invalid expression; I was expecting to find a ')' somewhere but did not see one.".into());
+                }
+                e
+            }
+            "-name" | "-iname" => Expr::Name(self.value(&tok)?, tok == "-iname"),
+            "-path" | "-ipath" | "-wholename" => {
+                Expr::PathMatch(self.value(&tok)?, tok == "-ipath")
+            }
+            "-type" => {
+                let t = self.value("-type")?;
+                match t.as_str() {
+                    "f" | "d" | "l" | "p" | "s" | "b" | "c" => {
+                        Expr::Type(t.chars().next().unwrap_or('f'))
+                    }
+                    _ => return Err(format!("Unknown argument to -type: {t}")),
+                }
+            }
+            "-size" => {
+                let v = self.value("-size")?;
+                let (ord, rest) = numeric(&v).ok_or("invalid -size")?;
+                let (num, unit) = match rest.chars().last() {
+                    Some('c') => (&rest[..rest.len() - 1], 1),
+                    Some('w') => (&rest[..rest.len() - 1], 2),
+                    Some('b') => (&rest[..rest.len() - 1], 512),
+                    Some('k') => (&rest[..rest.len() - 1], 1024),
+                    Some('M') => (&rest[..rest.len() - 1], 1 << 20),
+                    Some('G') => (&rest[..rest.len() - 1], 1 << 30),
+                    _ => (rest, 512),
+                };
+                let n = num
+                    .parse()
+                    .map_err(|_| format!("invalid argument `{v}' to `-size'"))?;
+                Expr::Size(ord, n, unit)
+            }
+            "-mtime" => {
+                let v = self.value("-mtime")?;
+                let (ord, rest) = numeric(&v).ok_or("invalid -mtime")?;
+                Expr::Mtime(
+                    ord,
+                    rest.parse()
+                        .map_err(|_| format!("invalid argument `{v}' to `-mtime'"))?,
+                )
+            }
+            "-newer" => {
+                let f = self.value("-newer")?;
+                let t = std::fs::metadata(self.cwd.join(&f))
+                    .and_then(|m| m.modified())
+                    .map_err(|e| format!("'{f}': {}", crate::exec::io_message(&e)))?;
+                Expr::Newer(t)
+            }
+            "-empty" => Expr::Empty,
+            "-true" => Expr::True,
+            "-false" => Expr::False,
+            "-print" => {
+                self.has_action = true;
+                Expr::Print
+            }
+            "-print0" => {
+                self.has_action = true;
+                Expr::Print0
+            }
+            "-prune" => Expr::Prune,
+            "-delete" => {
+                self.has_action = true;
+                self.depth_first = true;
+                Expr::Delete
+            }
+            "-exec" | "-ok" => {
+                self.has_action = true;
+                let mut cmd = Vec::new();
+                loop {
+                    let Some(a) = self.next() else {
+                        return Err(format!("missing argument to `{tok}'"));
+                    };
+                    if a == ";" {
+                        break Expr::Exec(cmd, false);
+                    }
+                    if a == "+" && cmd.last().is_some_and(|l| l == "{}") {
+                        break Expr::Exec(cmd, true);
+                    }
+                    cmd.push(a.to_string());
+                }
+            }
+            "-maxdepth" | "-mindepth" => {
+                let v = self.value(&tok)?;
+                let n: usize = v.parse().map_err(|_| {
+                    format!("Expected a positive decimal integer argument to {tok}, but got `{v}'")
+                })?;
+                if tok == "-maxdepth" {
+                    self.maxdepth = Some(n);
+                } else {
+                    self.mindepth = n;
+                }
+                Expr::True
+            }
+            "-depth" => {
+                self.depth_first = true;
+                Expr::True
+            }
+            "-follow" | "-xdev" | "-mount" | "-noleaf" => Expr::True,
+            other => return Err(format!("unknown predicate `{other}'")),
+        })
+    }
+}
+
+/// One thing `find` looks at.
+struct Entry {
+    shown: String,
+    path: std::path::PathBuf,
+    meta: Option<std::fs::Metadata>,
+}
+
+/// What evaluating the expression asks for besides its truth.
+#[derive(Default)]
+struct Effects {
+    prune: bool,
+}
+
+struct Finder<'o> {
+    out: &'o mut Writer,
+    batches: Vec<(Vec<String>, Vec<String>)>,
+    status: i32,
+}
+
+fn type_char(m: &std::fs::Metadata) -> char {
+    let t = m.file_type();
+    if t.is_symlink() {
+        'l'
+    } else if t.is_dir() {
+        'd'
+    } else {
+        'f'
+    }
+}
+
+impl Finder<'_> {
+    fn eval<'s>(
+        &'s mut self,
+        sh: &'s mut Interp<'_>,
+        e: &'s Expr,
+        entry: &'s Entry,
+        fx: &'s mut Effects,
+    ) -> crate::runtime::Task<'s, Result<bool, Stop>> {
+        Box::pin(async move {
+            let name = || {
+                entry
+                    .shown
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(&entry.shown)
+                    .to_string()
+            };
+            let glob = |p: &str, text: &str, nocase: bool| {
+                Pattern::new(
+                    p,
+                    MatchOptions {
+                        extglob: false,
+                        nocase,
+                    },
+                )
+                .matches(text)
+            };
+            Ok(match e {
+                Expr::And(a, b) => {
+                    self.eval(sh, a, entry, fx).await? && self.eval(sh, b, entry, fx).await?
+                }
+                Expr::Or(a, b) => {
+                    self.eval(sh, a, entry, fx).await? || self.eval(sh, b, entry, fx).await?
+                }
+                Expr::Not(a) => !self.eval(sh, a, entry, fx).await?,
+                Expr::Name(p, nocase) => glob(p, &name(), *nocase),
+                Expr::PathMatch(p, nocase) => glob(p, &entry.shown, *nocase),
+                Expr::Type(t) => entry.meta.as_ref().is_some_and(|m| type_char(m) == *t),
+                Expr::Size(ord, n, unit) => entry.meta.as_ref().is_some_and(|m| {
+                    let units = m.len().div_ceil(*unit);
+                    units.cmp(n) == *ord
+                }),
+                Expr::Mtime(ord, days) => entry.meta.as_ref().is_some_and(|m| {
+                    let age = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| SystemTime::now().duration_since(t).ok())
+                        .map(|d| d.as_secs() as i64 / 86400)
+                        .unwrap_or(0);
+                    age.cmp(days) == *ord
+                }),
+                Expr::Newer(t) => entry
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.modified().ok())
+                    .is_some_and(|m| m > *t),
+                Expr::Empty => entry.meta.as_ref().is_some_and(|m| {
+                    if m.is_dir() {
+                        std::fs::read_dir(&entry.path)
+                            .map(|mut d| d.next().is_none())
+                            .unwrap_or(false)
+                    } else {
+                        m.len() == 0
+                    }
+                }),
+                Expr::True => true,
+                Expr::False => false,
+                Expr::Print => {
+                    self.out.write_str(&format!("{}\n", entry.shown)).await?;
+                    true
+                }
+                Expr::Print0 => {
+                    self.out.write_str(&format!("{}\0", entry.shown)).await?;
+                    true
+                }
+                Expr::Prune => {
+                    fx.prune = true;
+                    true
+                }
+                Expr::Delete => {
+                    let r = if entry.meta.as_ref().is_some_and(|m| m.is_dir()) {
+                        std::fs::remove_dir(&entry.path)
+                    } else {
+                        std::fs::remove_file(&entry.path)
+                    };
+                    match r {
+                        Ok(()) => true,
+                        Err(err) => {
+                            self.out.flush().await?;
+                            self.status = complain(
+                                sh,
+                                &format!(
+                                    "find: cannot delete '{}': {}",
+                                    entry.shown,
+                                    crate::exec::io_message(&err)
+                                ),
+                            )
+                            .await;
+                            false
+                        }
+                    }
+                }
+                Expr::Exec(cmd, batch) => {
+                    if *batch {
+                        let key = cmd.clone();
+                        match self.batches.iter_mut().find(|(c, _)| *c == key) {
+                            Some((_, items)) => items.push(entry.shown.clone()),
+                            None => self.batches.push((key, vec![entry.shown.clone()])),
+                        }
+                        true
+                    } else {
+                        let argv: Vec<String> =
+                            cmd.iter().map(|a| a.replace("{}", &entry.shown)).collect();
+                        self.out.flush().await?;
+                        let _ = sh.run_argv(argv).await;
+                        sh.shell.status == 0
+                    }
+                }
+            })
+        })
+    }
+}
+
+/// `find [PATH...] [EXPRESSION]`.
+pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let args = &argv[1..];
+    let first_expr = args
+        .iter()
+        .position(|a| a.starts_with('-') || a == "(" || a == "!")
+        .unwrap_or(args.len());
+    let starts: Vec<String> = if first_expr == 0 {
+        vec![".".into()]
+    } else {
+        args[..first_expr].to_vec()
+    };
+    let mut p = Parser {
+        args: &args[first_expr..],
+        i: 0,
+        has_action: false,
+        maxdepth: None,
+        mindepth: 0,
+        depth_first: false,
+        cwd: sh.shell.path("."),
+    };
+    let expr = if p.args.is_empty() {
+        Expr::True
+    } else {
+        match p.or() {
+            Ok(e) if p.i == p.args.len() => e,
+            Ok(_) => {
+                return complain(
+                    sh,
+                    &format!("find: paths must precede expression: `{}'", p.args[p.i]),
+                )
+                .await;
+            }
+            Err(m) => return complain(sh, &format!("find: {m}")).await,
+        }
+    };
+    let expr = if p.has_action {
+        expr
+    } else {
+        Expr::And(Box::new(expr), Box::new(Expr::Print))
+    };
+    let (maxdepth, mindepth, depth_first) = (p.maxdepth, p.mindepth, p.depth_first);
+    let mut out = Writer::new(&sh.io.stdout);
+    let mut finder = Finder {
+        out: &mut out,
+        batches: Vec::new(),
+        status: 0,
+    };
+    for start in &starts {
+        let path = sh.shell.path(start);
+        let meta = std::fs::symlink_metadata(&path).ok();
+        if meta.is_none() {
+            if let Err(Stop(s)) = finder.out.flush().await {
+                return s;
+            }
+            finder.status =
+                complain(sh, &format!("find: '{start}': No such file or directory")).await;
+            continue;
+        }
+        let mut stack: Vec<(Entry, usize, bool)> = vec![(
+            Entry {
+                shown: start.clone(),
+                path,
+                meta,
+            },
+            0,
+            false,
+        )];
+        while let Some((entry, depth, visited)) = stack.pop() {
+            let is_dir = entry.meta.as_ref().is_some_and(|m| m.is_dir());
+            let descend = is_dir && maxdepth.is_none_or(|m| depth < m);
+            if depth_first && descend && !visited {
+                // Children first; the directory itself after them.
+                let children = children(&entry, depth);
+                stack.push((entry, depth, true));
+                stack.extend(children.into_iter().rev());
+                continue;
+            }
+            let mut fx = Effects::default();
+            if depth >= mindepth {
+                match finder.eval(sh, &expr, &entry, &mut fx).await {
+                    Ok(_) => {}
+                    Err(Stop(s)) => return s,
+                }
+            }
+            if descend && !depth_first && !fx.prune {
+                stack.extend(children(&entry, depth).into_iter().rev());
+            }
+        }
+    }
+    let batches = std::mem::take(&mut finder.batches);
+    let status = finder.status;
+    if let Err(Stop(s)) = out.flush().await {
+        return s;
+    }
+    let mut status = status;
+    for (cmd, items) in batches {
+        let mut argv: Vec<String> = cmd[..cmd.len() - 1].to_vec();
+        argv.extend(items);
+        let _ = sh.run_argv(argv).await;
+        if sh.shell.status != 0 {
+            status = 1;
+        }
+    }
+    status
+}
+
+fn children(entry: &Entry, depth: usize) -> Vec<(Entry, usize, bool)> {
+    let Ok(dir) = std::fs::read_dir(&entry.path) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = dir
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let path = entry.path.join(&n);
+            let shown = if entry.shown.ends_with('/') {
+                format!("{}{n}", entry.shown)
+            } else {
+                format!("{}/{n}", entry.shown)
+            };
+            let meta = std::fs::symlink_metadata(&path).ok();
+            (Entry { shown, path, meta }, depth + 1, false)
+        })
+        .collect()
+}
+
+/// Splits xargs input into items: blanks separate, quotes and backslashes protect.
+fn items(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut started = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if started {
+                    out.push(std::mem::take(&mut cur));
+                    started = false;
+                }
+            }
+            '\'' | '"' => {
+                started = true;
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some('\n') | None => {
+                            let kind = if c == '\'' { "single" } else { "double" };
+                            return Err(format!(
+                                "unmatched {kind} quote; by default quotes are special to xargs unless you use the -0 option"
+                            ));
+                        }
+                        Some(o) => cur.push(o),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            o => {
+                started = true;
+                cur.push(o);
+            }
+        }
+    }
+    if started {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// `xargs [-0] [-d C] [-n N] [-L N] [-I R] [-r] [-t] [-P N] [COMMAND [ARGS...]]`.
+pub async fn xargs(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let mut zero = false;
+    let mut delim: Option<char> = None;
+    let mut max_args: Option<usize> = None;
+    let mut max_lines: Option<usize> = None;
+    let mut replace: Option<String> = None;
+    let mut no_empty = false;
+    let mut trace = false;
+    let mut i = 1;
+    while i < argv.len() && argv[i].starts_with('-') && argv[i] != "-" {
+        let a = argv[i].clone();
+        let value = |i: &mut usize, inline: &str| -> Option<String> {
+            if !inline.is_empty() {
+                return Some(inline.to_string());
+            }
+            *i += 1;
+            argv.get(*i).cloned()
+        };
+        match a.as_str() {
+            "--" => {
+                i += 1;
+                break;
+            }
+            "-0" | "--null" => zero = true,
+            "-r" | "--no-run-if-empty" => no_empty = true,
+            "-t" | "--verbose" => trace = true,
+            "-x" | "--exit" => {}
+            s if s.starts_with("-d") => {
+                delim = value(&mut i, &s[2..]).and_then(|d| parse_delim(&d))
+            }
+            s if s.starts_with("-n") => {
+                max_args = value(&mut i, &s[2..]).and_then(|v| v.parse().ok())
+            }
+            s if s.starts_with("-L") => {
+                max_lines = value(&mut i, &s[2..]).and_then(|v| v.parse().ok())
+            }
+            s if s.starts_with("-P") || s.starts_with("-s") => {
+                let _ = value(&mut i, &s[2..]);
+            }
+            s if s.starts_with("-I") => {
+                replace = value(&mut i, &s[2..]);
+                max_lines = Some(1);
+            }
+            s if s.starts_with("-i") => {
+                replace = Some(if s.len() > 2 {
+                    s[2..].to_string()
+                } else {
+                    "{}".into()
+                });
+                max_lines = Some(1);
+            }
+            other => {
+                return complain(sh, &format!("xargs: invalid option -- '{}'\nUsage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\nTry 'xargs --help' for more information.", other.trim_start_matches('-'))).await;
+            }
+        }
+        i += 1;
+    }
+    let command: Vec<String> = if i < argv.len() {
+        argv[i..].to_vec()
+    } else {
+        vec!["echo".into()]
+    };
+    let input = sh.io.stdin.clone();
+    // Input as lines (for -L/-I) or as one stream of items.
+    let mut lines = Lines::with_delimiter(input, if zero { 0 } else { b'\n' });
+    let mut all_lines: Vec<String> = Vec::new();
+    while let Ok(Some(l)) = lines.next().await {
+        all_lines.push(String::from_utf8_lossy(&l).into_owned());
+    }
+    let groups: Vec<Vec<String>> = if zero || delim.is_some() {
+        let sep = if zero { '\0' } else { delim.unwrap_or('\n') };
+        let text: String = all_lines.concat();
+        let mut parts: Vec<String> = text.split(sep).map(str::to_string).collect();
+        if parts
+            .last()
+            .is_some_and(|p| p.is_empty() || (!zero && p == "\n"))
+        {
+            parts.pop();
+        }
+        chunk(parts, max_args.or(max_lines))
+    } else if let Some(n) = max_lines {
+        let mut groups = Vec::new();
+        let mut cur = Vec::new();
+        let mut count = 0;
+        for l in &all_lines {
+            let its = if replace.is_some() {
+                let t = l.trim_end_matches('\n').trim_start();
+                if t.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![t.to_string()]
+                }
+            } else {
+                match items(l) {
+                    Ok(v) => v,
+                    Err(m) => return complain(sh, &format!("xargs: {m}")).await,
+                }
+            };
+            if its.is_empty() {
+                continue;
+            }
+            cur.extend(its);
+            count += 1;
+            if count == n {
+                groups.push(std::mem::take(&mut cur));
+                count = 0;
+            }
+        }
+        if !cur.is_empty() {
+            groups.push(cur);
+        }
+        groups
+    } else {
+        match items(&all_lines.concat()) {
+            Ok(v) => chunk(v, max_args),
+            Err(m) => return complain(sh, &format!("xargs: {m}")).await,
+        }
+    };
+    if groups.is_empty() && !no_empty && replace.is_none() {
+        return run_one(sh, command, trace).await;
+    }
+    let mut status = 0;
+    for g in groups {
+        let line = match &replace {
+            Some(r) => {
+                let item = g.join(" ");
+                command
+                    .iter()
+                    .map(|a| a.replace(r.as_str(), &item))
+                    .collect()
+            }
+            None => {
+                let mut c = command.clone();
+                c.extend(g);
+                c
+            }
+        };
+        let s = run_one(sh, line, trace).await;
+        match s {
+            0 => {}
+            127 => return 127,
+            255 => {
+                complain(
+                    sh,
+                    &format!("xargs: {}: exited with status 255; aborting", command[0]),
+                )
+                .await;
+                return 124;
+            }
+            _ => status = 123,
+        }
+    }
+    status
+}
+
+fn parse_delim(d: &str) -> Option<char> {
+    match d {
+        "\\n" => Some('\n'),
+        "\\t" => Some('\t'),
+        "\\0" => Some('\0'),
+        _ => d.chars().next(),
+    }
+}
+
+fn chunk(items: Vec<String>, n: Option<usize>) -> Vec<Vec<String>> {
+    match n {
+        Some(n) if n > 0 => items.chunks(n).map(<[String]>::to_vec).collect(),
+        _ if items.is_empty() => Vec::new(),
+        _ => vec![items],
+    }
+}
+
+async fn run_one(sh: &mut Interp<'_>, argv: Vec<String>, trace: bool) -> i32 {
+    if trace {
+        let _ = sh
+            .io
+            .stderr
+            .write_all(format!("{}\n", argv.join(" ")).as_bytes())
+            .await;
+    }
+    let _ = sh.run_argv(argv).await;
+    sh.shell.status
+}
