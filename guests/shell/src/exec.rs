@@ -1010,7 +1010,25 @@ pub fn io_message(e: &std::io::Error) -> String {
         K::IsADirectory => "Is a directory".into(),
         K::NotADirectory => "Not a directory".into(),
         K::DirectoryNotEmpty => "Directory not empty".into(),
-        _ => e.to_string(),
+        // WASI's errno numbers, for kinds std does not name.
+        _ => match e.raw_os_error() {
+            Some(2) => "Permission denied".into(),
+            Some(10) => "Device or resource busy".into(),
+            Some(20) => "File exists".into(),
+            Some(22) => "File too large".into(),
+            Some(28) => "Invalid argument".into(),
+            Some(31) => "Is a directory".into(),
+            Some(32) => "Too many levels of symbolic links".into(),
+            Some(37) => "File name too long".into(),
+            Some(44) => "No such file or directory".into(),
+            Some(51) => "No space left on device".into(),
+            Some(54) => "Not a directory".into(),
+            Some(55) => "Directory not empty".into(),
+            Some(63) => "Operation not permitted".into(),
+            Some(69) => "Read-only file system".into(),
+            Some(75) => "Invalid cross-device link".into(),
+            _ => e.to_string(),
+        },
     }
 }
 

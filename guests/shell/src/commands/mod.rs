@@ -6,11 +6,13 @@ mod fields;
 mod files;
 mod find;
 mod grep;
+mod misc;
 mod posix;
 mod sed;
 mod sorting;
 mod stream;
 mod text;
+mod tree;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -39,26 +41,39 @@ macro_rules! table {
 table! {
     "basename" => text::basename,
     "cat" => text::cat,
+    "cp" => tree::cp,
     "cut" => fields::cut,
     "dirname" => text::dirname,
     "egrep" => grep::grep,
+    "env" => misc::env,
     "fgrep" => grep::grep,
     "find" => find::find,
     "grep" => grep::grep,
     "head" => text::head,
+    "hostname" => misc::hostname,
+    "ls" => tree::ls,
     "mkdir" => files::mkdir,
+    "mv" => tree::mv,
+    "nl" => misc::nl,
+    "paste" => misc::paste,
+    "printenv" => misc::printenv,
     "rev" => text::rev,
     "rm" => files::rm,
+    "rmdir" => tree::rmdir,
     "sed" => sed::sed,
     "seq" => text::seq,
+    "sleep" => misc::sleep,
     "sort" => sorting::sort,
     "tac" => text::tac,
     "tail" => text::tail,
     "tee" => text::tee,
     "touch" => files::touch,
     "tr" => fields::tr,
+    "uname" => misc::uname,
     "uniq" => sorting::uniq,
     "wc" => text::wc,
+    "which" => misc::which,
+    "whoami" => misc::whoami,
     "xargs" => find::xargs,
     "yes" => files::yes,
 }

@@ -1,0 +1,377 @@
+//! Listing and moving files: `ls` (one name per line, as GNU ls writes to a pipe), `cp`,
+//! `mv`, `rmdir`.
+
+use std::path::{Path, PathBuf};
+
+use super::stream::{Stop, Writer, complain};
+use crate::exec::{Interp, io_message};
+
+fn split_flags(argv: &[String]) -> (String, Vec<String>) {
+    let mut flags = String::new();
+    let mut operands = Vec::new();
+    let mut done = false;
+    for a in &argv[1..] {
+        if !done && a == "--" {
+            done = true;
+        } else if !done && a.starts_with("--") {
+            flags.push_str(match a.as_str() {
+                "--all" => "a",
+                "--almost-all" => "A",
+                "--recursive" => "R",
+                "--reverse" => "r",
+                "--directory" => "d",
+                "--classify" => "F",
+                "--force" => "f",
+                "--no-clobber" => "n",
+                "--archive" => "a",
+                "--parents" => "p",
+                "--verbose" => "v",
+                _ => "",
+            });
+        } else if !done && a.len() > 1 && a.starts_with('-') {
+            flags.push_str(&a[1..]);
+        } else {
+            operands.push(a.clone());
+        }
+    }
+    (flags, operands)
+}
+
+struct Item {
+    name: String,
+    meta: std::fs::Metadata,
+}
+
+fn suffix(meta: &std::fs::Metadata, classify: bool, slash: bool) -> &'static str {
+    if meta.is_dir() && (classify || slash) {
+        "/"
+    } else if meta.file_type().is_symlink() && classify {
+        "@"
+    } else {
+        ""
+    }
+}
+
+fn sort_items(items: &mut [Item], flags: &str) {
+    if flags.contains('U') || flags.contains('f') {
+        return;
+    }
+    if flags.contains('t') {
+        items.sort_by(|a, b| {
+            let (ta, tb) = (a.meta.modified().ok(), b.meta.modified().ok());
+            tb.cmp(&ta).then_with(|| a.name.cmp(&b.name))
+        });
+    } else if flags.contains('S') {
+        items.sort_by(|a, b| {
+            b.meta
+                .len()
+                .cmp(&a.meta.len())
+                .then_with(|| a.name.cmp(&b.name))
+        });
+    } else {
+        items.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    if flags.contains('r') {
+        items.reverse();
+    }
+}
+
+/// `ls [-aAdFpRrtS1] [FILE...]`.
+pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (flags, operands) = split_flags(argv);
+    if let Some(bad) = flags.chars().find(|c| !"aAdFpRrtS1UfhlL".contains(*c)) {
+        return complain(
+            sh,
+            &format!("ls: invalid option -- '{bad}'\nTry 'ls --help' for more information."),
+        )
+        .await
+            + 1;
+    }
+    if flags.contains('l') {
+        return complain(
+            sh,
+            "ls: -l: the long listing is not available yet (WASI does not show modes and owners)",
+        )
+        .await
+            + 1;
+    }
+    let show_all = flags.contains('a') || flags.contains('f');
+    let almost = flags.contains('A');
+    let classify = flags.contains('F');
+    let slash = flags.contains('p');
+    let operands = if operands.is_empty() {
+        vec![".".to_string()]
+    } else {
+        operands
+    };
+    let mut status = 0;
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for o in &operands {
+        match std::fs::metadata(sh.shell.path(o)) {
+            Ok(m) if m.is_dir() && !flags.contains('d') => dirs.push(o.clone()),
+            Ok(meta) => files.push(Item {
+                name: o.clone(),
+                meta,
+            }),
+            Err(e) => {
+                status = 2;
+                complain(sh, &format!("ls: cannot access '{o}': {}", io_message(&e))).await;
+            }
+        }
+    }
+    sort_items(&mut files, &flags);
+    dirs.sort();
+    if flags.contains('r') {
+        dirs.reverse();
+    }
+    let mut out = Writer::new(&sh.io.stdout);
+    let mut text = String::new();
+    for f in &files {
+        text.push_str(&format!("{}{}\n", f.name, suffix(&f.meta, classify, slash)));
+    }
+    let headers = operands.len() > 1 || flags.contains('R');
+    let mut queue: Vec<String> = dirs;
+    let mut first = files.is_empty();
+    while !queue.is_empty() {
+        let dir = queue.remove(0);
+        let path = sh.shell.path(&dir);
+        let entries = match std::fs::read_dir(&path) {
+            Ok(e) => e,
+            Err(e) => {
+                status = 2;
+                complain(
+                    sh,
+                    &format!("ls: cannot open directory '{dir}': {}", io_message(&e)),
+                )
+                .await;
+                continue;
+            }
+        };
+        let mut items: Vec<Item> = entries
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let name = e.file_name().to_string_lossy().into_owned();
+                let meta = std::fs::symlink_metadata(e.path()).ok()?;
+                Some(Item { name, meta })
+            })
+            .filter(|i| show_all || almost || !i.name.starts_with('.'))
+            .collect();
+        if show_all {
+            for dot in [".", ".."] {
+                if let Ok(meta) = std::fs::metadata(path.join(dot)) {
+                    items.push(Item {
+                        name: dot.into(),
+                        meta,
+                    });
+                }
+            }
+        }
+        sort_items(&mut items, &flags);
+        if headers {
+            if !first {
+                text.push('\n');
+            }
+            text.push_str(&format!("{dir}:\n"));
+        }
+        first = false;
+        let mut subdirs = Vec::new();
+        for i in &items {
+            text.push_str(&format!("{}{}\n", i.name, suffix(&i.meta, classify, slash)));
+            if flags.contains('R') && i.meta.is_dir() && i.name != "." && i.name != ".." {
+                subdirs.push(if dir.ends_with('/') {
+                    format!("{dir}{}", i.name)
+                } else {
+                    format!("{dir}/{}", i.name)
+                });
+            }
+        }
+        // Depth first, as GNU ls -R lists.
+        for (k, d) in subdirs.into_iter().enumerate() {
+            queue.insert(k, d);
+        }
+        if text.len() > 1 << 16 {
+            if let Err(Stop(s)) = out.write_str(&text).await {
+                return s;
+            }
+            text.clear();
+        }
+    }
+    match out.write_str(&text).await.and(out.flush().await) {
+        Ok(()) => status,
+        Err(Stop(s)) => s,
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    let meta = std::fs::symlink_metadata(from)?;
+    if meta.is_dir() {
+        std::fs::create_dir_all(to)?;
+        let mut names: Vec<_> = std::fs::read_dir(from)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        for n in names {
+            copy_tree(&from.join(&n), &to.join(&n))?;
+        }
+        Ok(())
+    } else {
+        std::fs::copy(from, to).map(|_| ())
+    }
+}
+
+/// Where `src` goes: into `dest` if that is a directory, else `dest` itself.
+fn target(sh: &Interp<'_>, src: &str, dest: &str) -> PathBuf {
+    let d = sh.shell.path(dest);
+    if d.is_dir() {
+        let base = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+        d.join(base)
+    } else {
+        d
+    }
+}
+
+/// Why several sources cannot go to `dest`.
+fn not_dir(sh: &Interp<'_>, dest: &str) -> &'static str {
+    if sh.shell.path(dest).exists() {
+        "Not a directory"
+    } else {
+        "No such file or directory"
+    }
+}
+
+/// `cp [-r|-R|-a] [-n] [-f] SOURCE... DEST`.
+pub async fn cp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (flags, mut operands) = split_flags(argv);
+    let recursive = flags.contains('r') || flags.contains('R') || flags.contains('a');
+    let no_clobber = flags.contains('n');
+    if operands.len() < 2 {
+        let msg = if operands.is_empty() {
+            "cp: missing file operand".to_string()
+        } else {
+            format!(
+                "cp: missing destination file operand after '{}'",
+                operands[0]
+            )
+        };
+        return complain(sh, &format!("{msg}\nTry 'cp --help' for more information.")).await;
+    }
+    let dest = operands.pop().unwrap_or_default();
+    if operands.len() > 1 && !sh.shell.path(&dest).is_dir() {
+        return complain(sh, &format!("cp: target '{dest}': {}", not_dir(sh, &dest))).await;
+    }
+    let mut status = 0;
+    for src in operands {
+        let from = sh.shell.path(&src);
+        let to = target(sh, &src, &dest);
+        let meta = match std::fs::metadata(&from) {
+            Ok(m) => m,
+            Err(e) => {
+                status =
+                    complain(sh, &format!("cp: cannot stat '{src}': {}", io_message(&e))).await;
+                continue;
+            }
+        };
+        if meta.is_dir() && !recursive {
+            status = complain(
+                sh,
+                &format!("cp: -r not specified; omitting directory '{src}'"),
+            )
+            .await;
+            continue;
+        }
+        if no_clobber && to.exists() {
+            continue;
+        }
+        if let Err(e) = copy_tree(&from, &to) {
+            status = complain(
+                sh,
+                &format!(
+                    "cp: cannot create regular file '{}': {}",
+                    to.display(),
+                    io_message(&e)
+                ),
+            )
+            .await;
+        }
+    }
+    status
+}
+
+/// `mv [-f] [-n] SOURCE... DEST`.
+pub async fn mv(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (flags, mut operands) = split_flags(argv);
+    if operands.len() < 2 {
+        let msg = if operands.is_empty() {
+            "mv: missing file operand".to_string()
+        } else {
+            format!(
+                "mv: missing destination file operand after '{}'",
+                operands[0]
+            )
+        };
+        return complain(sh, &format!("{msg}\nTry 'mv --help' for more information.")).await;
+    }
+    let dest = operands.pop().unwrap_or_default();
+    if operands.len() > 1 && !sh.shell.path(&dest).is_dir() {
+        return complain(sh, &format!("mv: target '{dest}': {}", not_dir(sh, &dest))).await;
+    }
+    let mut status = 0;
+    for src in operands {
+        let from = sh.shell.path(&src);
+        let to = target(sh, &src, &dest);
+        if std::fs::symlink_metadata(&from).is_err() {
+            status = complain(
+                sh,
+                &format!("mv: cannot stat '{src}': No such file or directory"),
+            )
+            .await;
+            continue;
+        }
+        if flags.contains('n') && to.exists() {
+            continue;
+        }
+        if let Err(e) = std::fs::rename(&from, &to) {
+            status = complain(
+                sh,
+                &format!("mv: cannot move '{src}' to '{dest}': {}", io_message(&e)),
+            )
+            .await;
+        }
+    }
+    status
+}
+
+/// `rmdir [-p] DIR...`.
+pub async fn rmdir(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let (flags, dirs) = split_flags(argv);
+    if dirs.is_empty() {
+        return complain(
+            sh,
+            "rmdir: missing operand\nTry 'rmdir --help' for more information.",
+        )
+        .await;
+    }
+    let mut status = 0;
+    for d in dirs {
+        let mut current = d.trim_end_matches('/').to_string();
+        loop {
+            if let Err(e) = std::fs::remove_dir(sh.shell.path(&current)) {
+                status = complain(
+                    sh,
+                    &format!("rmdir: failed to remove '{current}': {}", io_message(&e)),
+                )
+                .await;
+                break;
+            }
+            match current.rsplit_once('/') {
+                Some((parent, _)) if flags.contains('p') && !parent.is_empty() => {
+                    current = parent.to_string()
+                }
+                _ => break,
+            }
+        }
+    }
+    status
+}
