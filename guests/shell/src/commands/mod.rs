@@ -3,6 +3,7 @@
 //! tools do (options, messages, exit statuses), checked against them case by case.
 
 mod date;
+mod diff;
 mod fields;
 mod files;
 mod find;
@@ -45,6 +46,7 @@ table! {
     "cp" => tree::cp,
     "cut" => fields::cut,
     "date" => date::date,
+    "diff" => diff::diff,
     "dirname" => text::dirname,
     "egrep" => grep::grep,
     "env" => misc::env,

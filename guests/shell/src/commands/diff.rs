@@ -1,0 +1,362 @@
+//! `diff [-u|-U N|-c?] [-q] [-r] [-N] [-a] FILE1 FILE2`: GNU diff's normal and unified
+//! formats over the `similar` crate's Myers diff; status 0 same, 1 different, 2 trouble.
+
+use similar::{DiffOp, TextDiff};
+
+use super::stream::{Stop, Writer, complain};
+use crate::exec::{Interp, io_message};
+
+struct Options {
+    unified: Option<usize>,
+    brief: bool,
+    recursive: bool,
+    new_file: bool,
+}
+
+/// `a`, or `a,b` for a range of lines (1-based, inclusive).
+fn range(start: usize, len: usize) -> String {
+    if len <= 1 {
+        format!("{}", start + len.min(1))
+    } else {
+        format!("{},{}", start + 1, start + len)
+    }
+}
+
+fn lines_of(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+fn push_lines(out: &mut String, prefix: &str, lines: &[&str]) {
+    for l in lines {
+        out.push_str(prefix);
+        out.push_str(l);
+        if !l.ends_with('\n') {
+            out.push_str("\n\\ No newline at end of file\n");
+        }
+    }
+}
+
+/// GNU's normal format.
+fn normal(a: &str, b: &str) -> String {
+    let diff = TextDiff::from_lines(a, b);
+    let (old, new) = (lines_of(a), lines_of(b));
+    let mut out = String::new();
+    let ops = diff.ops().to_vec();
+    let mut i = 0;
+    while i < ops.len() {
+        match ops[i] {
+            DiffOp::Equal { .. } => {}
+            DiffOp::Delete {
+                old_index,
+                old_len,
+                new_index,
+            } => {
+                // A delete followed by an insert at the same place is a change.
+                if let Some(DiffOp::Insert { new_len, .. }) = ops.get(i + 1) {
+                    out.push_str(&format!(
+                        "{}c{}\n",
+                        range(old_index, old_len),
+                        range(new_index, *new_len)
+                    ));
+                    push_lines(&mut out, "< ", &old[old_index..old_index + old_len]);
+                    out.push_str("---\n");
+                    push_lines(&mut out, "> ", &new[new_index..new_index + new_len]);
+                    i += 2;
+                    continue;
+                }
+                out.push_str(&format!("{}d{}\n", range(old_index, old_len), new_index));
+                push_lines(&mut out, "< ", &old[old_index..old_index + old_len]);
+            }
+            DiffOp::Insert {
+                old_index,
+                new_index,
+                new_len,
+            } => {
+                out.push_str(&format!("{}a{}\n", old_index, range(new_index, new_len)));
+                push_lines(&mut out, "> ", &new[new_index..new_index + new_len]);
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                out.push_str(&format!(
+                    "{}c{}\n",
+                    range(old_index, old_len),
+                    range(new_index, new_len)
+                ));
+                push_lines(&mut out, "< ", &old[old_index..old_index + old_len]);
+                out.push_str("---\n");
+                push_lines(&mut out, "> ", &new[new_index..new_index + new_len]);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `--- NAME\tTIME` as GNU writes it.
+fn header(sh: &Interp<'_>, mark: &str, name: &str) -> String {
+    let time = std::fs::metadata(sh.shell.path(name))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .unwrap_or_default();
+    let secs = time.as_secs() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = {
+        // The same civil-date arithmetic as `date`.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        (yoe + era * 400 + if m <= 2 { 1 } else { 0 }, m, d)
+    };
+    format!(
+        "{mark} {name}\t{y}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:09} +0000\n",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        time.subsec_nanos()
+    )
+}
+
+fn unified(
+    sh: &Interp<'_>,
+    a: &str,
+    b: &str,
+    name_a: &str,
+    name_b: &str,
+    context: usize,
+) -> String {
+    let diff = TextDiff::from_lines(a, b);
+    let mut out = header(sh, "---", name_a) + &header(sh, "+++", name_b);
+    for hunk in diff.unified_diff().context_radius(context).iter_hunks() {
+        let text = hunk.to_string();
+        for line in text.split_inclusive('\n') {
+            out.push_str(line);
+        }
+        if !text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Compares two files; the status (0 same, 1 different).
+async fn files(
+    sh: &mut Interp<'_>,
+    o: &Options,
+    a: &str,
+    b: &str,
+    out: &mut Writer,
+    label: Option<String>,
+) -> Result<i32, Stop> {
+    let read = |p: &str| -> Result<Vec<u8>, String> {
+        match std::fs::read(sh.shell.path(p)) {
+            Ok(d) => Ok(d),
+            Err(_) if o.new_file && !sh.shell.path(p).exists() => Ok(Vec::new()),
+            Err(e) => Err(format!("diff: {p}: {}", io_message(&e))),
+        }
+    };
+    let (da, db) = match (read(a), read(b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(m), _) | (_, Err(m)) => {
+            out.flush().await?;
+            complain(sh, &m).await;
+            return Ok(2);
+        }
+    };
+    if da == db {
+        return Ok(0);
+    }
+    if let Some(l) = label {
+        out.write_str(&l).await?;
+    }
+    if o.brief {
+        out.write_str(&format!("Files {a} and {b} differ\n"))
+            .await?;
+        return Ok(1);
+    }
+    if da.contains(&0) || db.contains(&0) {
+        out.write_str(&format!("Binary files {a} and {b} differ\n"))
+            .await?;
+        return Ok(1);
+    }
+    let (ta, tb) = (String::from_utf8_lossy(&da), String::from_utf8_lossy(&db));
+    let text = match o.unified {
+        Some(n) => unified(sh, &ta, &tb, a, b, n),
+        None => normal(&ta, &tb),
+    };
+    out.write_str(&text).await?;
+    Ok(1)
+}
+
+fn names(sh: &Interp<'_>, dir: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(sh.shell.path(dir))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Compares two directories, recursively with `-r`.
+fn dirs<'a>(
+    sh: &'a mut Interp<'_>,
+    o: &'a Options,
+    a: &'a str,
+    b: &'a str,
+    out: &'a mut Writer,
+) -> crate::runtime::Task<'a, Result<i32, Stop>> {
+    Box::pin(async move {
+        let (na, nb) = (names(sh, a), names(sh, b));
+        let mut all: Vec<String> = na.iter().chain(nb.iter()).cloned().collect();
+        all.sort();
+        all.dedup();
+        let mut status = 0;
+        for n in all {
+            let (pa, pb) = (format!("{a}/{n}"), format!("{b}/{n}"));
+            let (ina, inb) = (na.contains(&n), nb.contains(&n));
+            if !(o.new_file || ina && inb) {
+                let dir = if ina { a } else { b };
+                out.write_str(&format!("Only in {dir}: {n}\n")).await?;
+                status = 1;
+                continue;
+            }
+            let (da, db) = (sh.shell.path(&pa).is_dir(), sh.shell.path(&pb).is_dir());
+            let s = if da && db {
+                if o.recursive {
+                    dirs(sh, o, &pa, &pb, out).await?
+                } else {
+                    out.write_str(&format!("Common subdirectories: {pa} and {pb}\n"))
+                        .await?;
+                    0
+                }
+            } else if da != db {
+                let (kind_a, kind_b) = (
+                    if da { "directory" } else { "regular file" },
+                    if db { "directory" } else { "regular file" },
+                );
+                out.write_str(&format!(
+                    "File {pa} is a {kind_a} while file {pb} is a {kind_b}\n"
+                ))
+                .await?;
+                1
+            } else {
+                let flags = match o.unified {
+                    Some(3) => " -u".to_string(),
+                    Some(n) => format!(" -U {n}"),
+                    None => String::new(),
+                };
+                let label = (!o.brief).then(|| {
+                    format!(
+                        "diff{}{flags} {pa} {pb}\n",
+                        if o.recursive { " -r" } else { "" }
+                    )
+                });
+                files(sh, o, &pa, &pb, out, label).await?
+            };
+            status = status.max(s);
+        }
+        Ok(status)
+    })
+}
+
+/// `diff [OPTIONS] FILE1 FILE2`.
+pub async fn diff(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let mut o = Options {
+        unified: None,
+        brief: false,
+        recursive: false,
+        new_file: false,
+    };
+    let mut operands = Vec::new();
+    let mut i = 1;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        match a {
+            "-u" | "--unified" => o.unified = Some(3),
+            "-q" | "--brief" => o.brief = true,
+            "-r" | "--recursive" => o.recursive = true,
+            "-N" | "--new-file" => o.new_file = true,
+            "-a" | "--text" => {}
+            "-U" => {
+                i += 1;
+                o.unified = argv.get(i).and_then(|v| v.parse().ok());
+            }
+            s if s.starts_with("-U") => o.unified = s[2..].parse().ok(),
+            s if s.starts_with("--unified=") => o.unified = s[10..].parse().ok(),
+            s if s.starts_with('-')
+                && s.len() > 1
+                && s.chars().skip(1).all(|c| "uqrNa".contains(c)) =>
+            {
+                for c in s[1..].chars() {
+                    match c {
+                        'u' => o.unified = Some(3),
+                        'q' => o.brief = true,
+                        'r' => o.recursive = true,
+                        'N' => o.new_file = true,
+                        _ => {}
+                    }
+                }
+            }
+            s if s.starts_with('-') && s.len() > 1 => {
+                complain(sh, &format!("diff: invalid option -- '{}'\ndiff: Try 'diff --help' for more information.", &s[1..2])).await;
+                return 2;
+            }
+            s => operands.push(s.to_string()),
+        }
+        i += 1;
+    }
+    if operands.len() != 2 {
+        let msg = match operands.len() {
+            0 => "diff: missing operand after 'diff'".to_string(),
+            1 => format!("diff: missing operand after '{}'", operands[0]),
+            _ => format!("diff: extra operand '{}'", operands[2]),
+        };
+        complain(
+            sh,
+            &format!("{msg}\ndiff: Try 'diff --help' for more information."),
+        )
+        .await;
+        return 2;
+    }
+    let (a, b) = (operands[0].clone(), operands[1].clone());
+    let (da, db) = (sh.shell.path(&a).is_dir(), sh.shell.path(&b).is_dir());
+    let mut out = Writer::new(&sh.io.stdout);
+    let result = if da && db {
+        dirs(sh, &o, &a, &b, &mut out).await
+    } else if da || db {
+        // A file against a directory: the file of the same name inside it.
+        let (fa, fb) = if da {
+            (
+                format!("{a}/{}", b.rsplit('/').next().unwrap_or(&b)),
+                b.clone(),
+            )
+        } else {
+            (
+                a.clone(),
+                format!("{b}/{}", a.rsplit('/').next().unwrap_or(&a)),
+            )
+        };
+        files(sh, &o, &fa, &fb, &mut out, None).await
+    } else {
+        files(sh, &o, &a, &b, &mut out, None).await
+    };
+    match result {
+        Ok(s) => match out.flush().await {
+            Ok(()) => s,
+            Err(Stop(x)) => x,
+        },
+        Err(Stop(x)) => x,
+    }
+}
