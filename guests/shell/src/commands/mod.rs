@@ -8,6 +8,7 @@ mod fields;
 mod files;
 mod find;
 mod grep;
+mod jq;
 mod misc;
 mod posix;
 mod sed;
@@ -55,6 +56,7 @@ table! {
     "grep" => grep::grep,
     "head" => text::head,
     "hostname" => misc::hostname,
+    "jq" => jq::jq,
     "ls" => tree::ls,
     "mkdir" => files::mkdir,
     "mv" => tree::mv,

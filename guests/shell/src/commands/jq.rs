@@ -1,0 +1,280 @@
+//! `jq` over jaq (jaq-core, jaq-std, jaq-json): filters, paths and the standard library,
+//! with jq's options `-r -j -c -n -s -e -S --tab --indent N --arg --argjson`, and jq 1.6's
+//! output layout.
+
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::{Compiler, Ctx, Vars, data};
+use jaq_json::Val;
+
+use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use crate::exec::Interp;
+
+struct Options {
+    raw: bool,
+    join: bool,
+    compact: bool,
+    null_input: bool,
+    slurp: bool,
+    exit_status: bool,
+    sort_keys: bool,
+    indent: String,
+    vars: Vec<(String, Val)>,
+}
+
+/// `jq [OPTIONS] FILTER [FILE...]`.
+pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let mut o = Options {
+        raw: false,
+        join: false,
+        compact: false,
+        null_input: false,
+        slurp: false,
+        exit_status: false,
+        sort_keys: false,
+        indent: "  ".into(),
+        vars: Vec::new(),
+    };
+    let mut filter: Option<String> = None;
+    let mut files = Vec::new();
+    let mut i = 1;
+    let usage = "Use jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://stedolan.github.io/jq";
+    while i < argv.len() {
+        let a = argv[i].clone();
+        i += 1;
+        match a.as_str() {
+            "-r" | "--raw-output" => o.raw = true,
+            "-j" | "--join-output" => {
+                o.raw = true;
+                o.join = true;
+            }
+            "-c" | "--compact-output" => o.compact = true,
+            "-n" | "--null-input" => o.null_input = true,
+            "-s" | "--slurp" => o.slurp = true,
+            "-e" | "--exit-status" => o.exit_status = true,
+            "-S" | "--sort-keys" => o.sort_keys = true,
+            "-M" | "--monochrome-output" | "-C" | "--color-output" | "-a" | "--ascii-output" => {}
+            "--tab" => o.indent = "\t".into(),
+            "--indent" => {
+                let n: usize = argv.get(i).and_then(|v| v.parse().ok()).unwrap_or(2);
+                i += 1;
+                o.indent = " ".repeat(n.min(7));
+            }
+            "--arg" | "--argjson" => {
+                let (Some(name), Some(value)) = (argv.get(i).cloned(), argv.get(i + 1).cloned())
+                else {
+                    return complain(
+                        sh,
+                        &format!(
+                            "jq: error: {a} takes two parameters (e.g. {a} varname value)\n{usage}"
+                        ),
+                    )
+                    .await
+                        + 1;
+                };
+                i += 2;
+                let v = if a == "--arg" {
+                    Val::from(value)
+                } else {
+                    match jaq_json::read::parse_single(value.as_bytes()) {
+                        Ok(v) => v,
+                        Err(_) => {
+                            return complain(
+                                sh,
+                                &format!("jq: Invalid JSON text passed to --argjson\n{usage}"),
+                            )
+                            .await
+                                + 1;
+                        }
+                    }
+                };
+                o.vars.push((name, v));
+            }
+            s if s.starts_with('-')
+                && s.len() > 1
+                && filter.is_some()
+                && s.chars().skip(1).all(|c| "rjcnseS".contains(c))
+                || s.starts_with('-')
+                    && s.len() > 2
+                    && !s.starts_with("--")
+                    && s.chars().skip(1).all(|c| "rjcnseSM".contains(c)) =>
+            {
+                for c in s[1..].chars() {
+                    match c {
+                        'r' => o.raw = true,
+                        'j' => (o.raw, o.join) = (true, true),
+                        'c' => o.compact = true,
+                        'n' => o.null_input = true,
+                        's' => o.slurp = true,
+                        'e' => o.exit_status = true,
+                        'S' => o.sort_keys = true,
+                        _ => {}
+                    }
+                }
+            }
+            s if s.starts_with('-') && s.len() > 1 => {
+                return complain(sh, &format!("jq: Unknown option: {s}\n{usage}")).await + 1;
+            }
+            _ if filter.is_none() => filter = Some(a),
+            _ => files.push(a),
+        }
+    }
+    let Some(code) = filter else {
+        return complain(
+            sh,
+            &format!("Usage:\tjq [OPTIONS] FILTER [FILES...]\n{usage}"),
+        )
+        .await
+            + 1;
+    };
+    // Parse and compile.
+    let names: Vec<String> = o.vars.iter().map(|(n, _)| format!("${n}")).collect();
+    let defs = jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs());
+    let funs = jaq_core::funs()
+        .chain(jaq_std::funs())
+        .chain(jaq_json::funs());
+    let loader = Loader::new(defs);
+    let arena = Arena::default();
+    let program = File {
+        code: code.as_str(),
+        path: (),
+    };
+    let modules = match loader.load(&arena, program) {
+        Ok(m) => m,
+        Err(_) => {
+            return complain(
+                sh,
+                &format!("jq: error: syntax error in the filter: {code}\njq: 1 compile error"),
+            )
+            .await
+                + 2;
+        }
+    };
+    let filter = match Compiler::default()
+        .with_funs(funs)
+        .with_global_vars(names.iter().map(String::as_str))
+        .compile(modules)
+    {
+        Ok(f) => f,
+        Err(_) => {
+            return complain(
+                sh,
+                &format!("jq: error: cannot compile the filter: {code}\njq: 1 compile error"),
+            )
+            .await
+                + 2;
+        }
+    };
+    // Inputs.
+    let mut inputs: Vec<Val> = Vec::new();
+    if !o.null_input || o.slurp {
+        let files = if files.is_empty() {
+            vec!["-".to_string()]
+        } else {
+            files
+        };
+        for f in &files {
+            let input = match open(sh, f) {
+                Ok(i) => i,
+                Err(m) => return complain(sh, &format!("jq: error: Could not open {m}")).await + 1,
+            };
+            let data = match read_all_limited(&input, MEMORY_LIMIT, "jq").await {
+                Ok(d) => d,
+                Err(m) => return complain(sh, &m).await + 1,
+            };
+            for v in jaq_json::read::parse_many(&data) {
+                match v {
+                    Ok(v) => inputs.push(v),
+                    Err(e) => {
+                        return complain(
+                            sh,
+                            &format!("jq: error (at {f}): cannot parse JSON: {e}"),
+                        )
+                        .await
+                            + 1;
+                    }
+                }
+            }
+        }
+    }
+    let inputs: Vec<Val> = if o.slurp {
+        vec![Val::Arr(std::rc::Rc::new(inputs))]
+    } else if o.null_input {
+        vec![Val::Null]
+    } else {
+        inputs
+    };
+    let mut out = Writer::new(&sh.io.stdout);
+    let mut last: Option<Val> = None;
+    let mut status = 0;
+    let pp = jaq_json::write::Pp {
+        indent: if o.compact {
+            None
+        } else {
+            Some(o.indent.clone())
+        },
+        sort_keys: o.sort_keys,
+        // jq puts a space after `:` when it indents.
+        sep_space: !o.compact,
+        ..Default::default()
+    };
+    for input in inputs {
+        let ctx = Ctx::<data::JustLut<Val>>::new(
+            &filter.lut,
+            Vars::new(o.vars.iter().map(|(_, v)| v.clone())),
+        );
+        for result in filter.id.run((ctx, input)) {
+            match result {
+                Ok(v) => {
+                    let mut text = Vec::new();
+                    match &v {
+                        Val::TStr(s) if o.raw => text.extend_from_slice(s),
+                        _ => {
+                            let _ = jaq_json::write::write(&mut text, &pp, 0, &v);
+                        }
+                    }
+                    if !o.join {
+                        text.push(b'\n');
+                    }
+                    if let Err(Stop(s)) = out.write(&text).await {
+                        return s;
+                    }
+                    last = Some(v);
+                }
+                Err(e) => {
+                    let e = match e.get_halt() {
+                        Ok(code) => {
+                            let _ = out.flush().await;
+                            return code;
+                        }
+                        Err(e) => e,
+                    };
+                    let msg = match e.get_err() {
+                        Ok(err) => format!("{err}"),
+                        Err(_) => "error".to_string(),
+                    };
+                    if let Err(Stop(s)) = out.flush().await {
+                        return s;
+                    }
+                    complain(sh, &format!("jq: error (at <stdin>:0): {msg}")).await;
+                    status = 5;
+                }
+            }
+        }
+    }
+    if let Err(Stop(s)) = out.flush().await {
+        return s;
+    }
+    if status != 0 {
+        return status;
+    }
+    if o.exit_status {
+        return match last {
+            None => 4,
+            Some(Val::Null) | Some(Val::Bool(false)) => 1,
+            Some(_) => 0,
+        };
+    }
+    0
+}
