@@ -10,6 +10,7 @@ mod find;
 mod grep;
 mod jq;
 mod misc;
+mod paths;
 mod posix;
 mod sed;
 mod sorting;
@@ -59,10 +60,13 @@ table! {
     "jq" => jq::jq,
     "ls" => tree::ls,
     "mkdir" => files::mkdir,
+    "mktemp" => paths::mktemp,
     "mv" => tree::mv,
     "nl" => misc::nl,
     "paste" => misc::paste,
     "printenv" => misc::printenv,
+    "readlink" => paths::readlink,
+    "realpath" => paths::realpath,
     "rev" => text::rev,
     "rm" => files::rm,
     "rmdir" => tree::rmdir,
@@ -75,6 +79,7 @@ table! {
     "tee" => text::tee,
     "touch" => files::touch,
     "tr" => fields::tr,
+    "truncate" => paths::truncate,
     "uname" => misc::uname,
     "uniq" => sorting::uniq,
     "wc" => text::wc,
