@@ -10,6 +10,7 @@ mod find;
 mod grep;
 mod jq;
 mod misc;
+mod more;
 mod paths;
 mod posix;
 mod sed;
@@ -43,8 +44,11 @@ macro_rules! table {
 }
 
 table! {
+    "base64" => more::base64,
     "basename" => text::basename,
     "cat" => text::cat,
+    "cmp" => more::cmp,
+    "comm" => more::comm,
     "cp" => tree::cp,
     "cut" => fields::cut,
     "date" => date::date,
@@ -52,8 +56,10 @@ table! {
     "dirname" => text::dirname,
     "egrep" => grep::grep,
     "env" => misc::env,
+    "expr" => more::expr,
     "fgrep" => grep::grep,
     "find" => find::find,
+    "fold" => more::fold,
     "grep" => grep::grep,
     "head" => text::head,
     "hostname" => misc::hostname,
