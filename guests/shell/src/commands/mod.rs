@@ -2,6 +2,7 @@
 //! writes its output through the shell's streams, so pipelines stream. They behave as the GNU
 //! tools do (options, messages, exit statuses), checked against them case by case.
 
+mod archive;
 mod date;
 mod diff;
 mod fields;
@@ -61,6 +62,8 @@ table! {
     "find" => find::find,
     "fold" => more::fold,
     "grep" => grep::grep,
+    "gunzip" => archive::gzip,
+    "gzip" => archive::gzip,
     "head" => text::head,
     "hostname" => misc::hostname,
     "jq" => jq::jq,
@@ -82,6 +85,7 @@ table! {
     "sort" => sorting::sort,
     "tac" => text::tac,
     "tail" => text::tail,
+    "tar" => archive::tar,
     "tee" => text::tee,
     "touch" => files::touch,
     "tr" => fields::tr,
@@ -93,4 +97,5 @@ table! {
     "whoami" => misc::whoami,
     "xargs" => find::xargs,
     "yes" => files::yes,
+    "zcat" => archive::gzip,
 }
