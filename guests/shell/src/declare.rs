@@ -52,7 +52,7 @@ pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 
                 };
                 for c in w[1..].chars() {
                     if !"aAfFgilnprtuxn".contains(c) {
-                        sh.error(&format!("{cmd}: {}: invalid option", &w[..2]))
+                        sh.error(&format!("{cmd}: {}{c}: invalid option", &w[..1]))
                             .await;
                         return 2;
                     }

@@ -310,7 +310,7 @@ pub async fn diff(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 }
             }
             s if s.starts_with('-') && s.len() > 1 => {
-                complain(sh, &format!("diff: invalid option -- '{}'\ndiff: Try 'diff --help' for more information.", &s[1..2])).await;
+                complain(sh, &format!("diff: invalid option -- '{}'\ndiff: Try 'diff --help' for more information.", s.chars().nth(1).unwrap_or('-'))).await;
                 return 2;
             }
             s => operands.push(s.to_string()),

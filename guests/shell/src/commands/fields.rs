@@ -61,7 +61,7 @@ pub async fn cut(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             out_delim = Some(v.as_bytes().to_vec());
         } else if let Some(v) = a.strip_prefix("--delimiter=") {
             delim = v.bytes().next().unwrap_or(b'\t');
-        } else if a.len() >= 2 && a.starts_with('-') && "fcbd".contains(&a[1..2]) {
+        } else if a.starts_with('-') && a.get(1..2).is_some_and(|f| "fcbd".contains(f)) {
             let flag = a.as_bytes()[1] as char;
             let Some(v) = take(&mut i, &a[2..]) else {
                 return complain(
@@ -100,7 +100,10 @@ pub async fn cut(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         } else if a.starts_with('-') && a != "-" {
             return complain(
                 sh,
-                &format!("cut: invalid option -- '{}'\n{usage}", &a[1..2]),
+                &format!(
+                    "cut: invalid option -- '{}'\n{usage}",
+                    a.chars().nth(1).unwrap_or('-')
+                ),
             )
             .await;
         } else {
@@ -236,7 +239,7 @@ fn expand_set(text: &str) -> Result<Vec<u8>, String> {
         }
         if b[i] == b'[' && i + 3 < b.len() && b[i + 2] == b'*' {
             // `[c*n]`: c repeated n times (or to fill, with n empty).
-            if let Some(end) = text[i..].find(']') {
+            if let Some(end) = text[i..].find(']').filter(|e| *e >= 3) {
                 let c = b[i + 1];
                 let n: usize = text[i + 3..i + end].parse().unwrap_or(0);
                 items.extend(std::iter::repeat_n(c, if n == 0 { 1 } else { n }));

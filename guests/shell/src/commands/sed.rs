@@ -751,7 +751,11 @@ pub async fn sed(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 separate = true;
             }
             s if s.starts_with("-e") => scripts.push(s[2..].to_string()),
-            s if s.starts_with('-') && s.len() > 2 && !s.starts_with("--") => {
+            s if s.starts_with('-')
+                && s.len() > 2
+                && !s.starts_with("--")
+                && s[1..].chars().all(|c| "nErszue".contains(c)) =>
+            {
                 // Clustered flags such as -ne.
                 let mut rest = Vec::new();
                 for c in s[1..].chars() {

@@ -674,7 +674,7 @@ pub async fn seq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                     sh,
                     &format!(
                         "seq: invalid option -- '{}'\nTry 'seq --help' for more information.",
-                        &s[1..2]
+                        s.chars().nth(1).unwrap_or('-')
                     ),
                 )
                 .await;
