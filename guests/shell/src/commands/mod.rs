@@ -17,6 +17,7 @@ mod posix;
 mod sed;
 mod sorting;
 mod stream;
+mod sums;
 mod text;
 mod tree;
 
@@ -68,6 +69,7 @@ table! {
     "hostname" => misc::hostname,
     "jq" => jq::jq,
     "ls" => tree::ls,
+    "md5sum" => sums::sum,
     "mkdir" => files::mkdir,
     "mktemp" => paths::mktemp,
     "mv" => tree::mv,
@@ -81,6 +83,9 @@ table! {
     "rmdir" => tree::rmdir,
     "sed" => sed::sed,
     "seq" => text::seq,
+    "sha1sum" => sums::sum,
+    "sha256sum" => sums::sum,
+    "sha512sum" => sums::sum,
     "sleep" => misc::sleep,
     "sort" => sorting::sort,
     "tac" => text::tac,
