@@ -110,7 +110,7 @@ pub async fn sum(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             if !ok {
                 failed += 1;
             }
-            if !status_only && !(ok && quiet) {
+            if !(status_only || ok && quiet) {
                 let word = if ok { "OK" } else { "FAILED" };
                 if let Err(Stop(s)) = out.write_str(&format!("{name}: {word}\n")).await {
                     return s;
