@@ -263,11 +263,35 @@ fn whole_process(runs: usize) {
     }
 }
 
+/// Through the Rust API: `Workspace::exec` per call (loading and routing included).
+fn api(runs: usize) {
+    let ws = computer::Workspace::in_memory().unwrap();
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        let out = ws
+            .exec(computer::ExecRequest::script("echo hello world"))
+            .unwrap();
+        times.push(start.elapsed());
+        assert_eq!(out.status, 0);
+    }
+    times.sort();
+    println!("Through `Workspace::exec` (`echo hello world`), {runs} calls:\n");
+    println!("| p50 ms | p99 ms |");
+    println!("|---:|---:|");
+    println!(
+        "| {:.3} | {:.3} |\n",
+        ms(percentile(&times, 0.5)),
+        ms(percentile(&times, 0.99))
+    );
+}
+
 fn main() {
     let runs = std::env::var("BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
     in_process(runs);
+    api(runs);
     whole_process(20);
 }

@@ -166,6 +166,19 @@ pub fn start_runtime(config: IsolateConfig) -> Result<Arc<Isolate>> {
     Ok(Arc::clone(RUNTIME.get_or_init(|| isolate)))
 }
 
+/// The shell, loaded once per process: loading hashes the 5 MB component, which would cost
+/// milliseconds on every exec.
+fn shell_program(isolate: &Isolate) -> Result<Arc<computer_isolate::Program>> {
+    static SHELL: OnceLock<Arc<computer_isolate::Program>> = OnceLock::new();
+    if let Some(p) = SHELL.get() {
+        return Ok(Arc::clone(p));
+    }
+    let program = isolate
+        .load(computer_components::SHELL)
+        .map_err(Error::Isolate)?;
+    Ok(Arc::clone(SHELL.get_or_init(|| program)))
+}
+
 impl Workspace {
     /// Runs a command and collects its output.
     pub fn exec(&self, req: ExecRequest) -> Result<ExecOutput> {
@@ -207,9 +220,7 @@ impl Workspace {
             ));
         }
         let isolate = runtime()?;
-        let program = isolate
-            .load(computer_components::SHELL)
-            .map_err(Error::Isolate)?;
+        let program = shell_program(&isolate)?;
         let mut args = vec!["sh".to_string()];
         match req.program {
             Program::Script(s) => args.extend(["-c".into(), s]),
