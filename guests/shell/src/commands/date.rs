@@ -6,7 +6,7 @@ use crate::builtins::out;
 use crate::exec::Interp;
 
 /// Days since 1970-01-01 → (year, month, day) (Howard Hinnant's civil-from-days).
-fn civil(days: i64) -> (i64, u32, u32) {
+pub(super) fn civil(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

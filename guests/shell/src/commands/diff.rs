@@ -106,18 +106,7 @@ fn header(sh: &Interp<'_>, mark: &str, name: &str) -> String {
     let secs = time.as_secs() as i64;
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = {
-        // The same civil-date arithmetic as `date`.
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z.rem_euclid(146_097);
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        (yoe + era * 400 + if m <= 2 { 1 } else { 0 }, m, d)
-    };
+    let (y, m, d) = super::date::civil(days);
     format!(
         "{mark} {name}\t{y}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:09} +0000\n",
         rem / 3600,

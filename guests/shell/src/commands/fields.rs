@@ -1,7 +1,7 @@
 //! `cut` (fields, characters, bytes) and `tr` (sets with ranges, classes and escapes; `-d -s
 //! -c -t`), on bytes as GNU does in the C locale.
 
-use super::stream::{Lines, Stop, Writer, complain, open};
+use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::exec::Interp;
 
 /// A `cut` list: 1-based inclusive ranges.
@@ -121,11 +121,7 @@ pub async fn cut(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let out_delim = out_delim.unwrap_or_else(|| if kind == 'f' { vec![delim] } else { Vec::new() });
     let mut out = Writer::new(&sh.io.stdout);
     let mut status = 0;
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = files_or_stdin(files);
     for f in files {
         let input = match open(sh, &f) {
             Ok(i) => i,

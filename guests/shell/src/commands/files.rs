@@ -1,6 +1,6 @@
 //! File commands that change the tree: `touch`, `mkdir`, `rm`; and `yes`.
 
-use super::stream::complain;
+use super::stream::{complain, split_flags};
 use crate::exec::{Interp, io_message};
 
 /// `yes [STRING]`: writes the line until the reader goes away (then 141, as SIGPIPE).
@@ -19,26 +19,9 @@ pub async fn yes(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     }
 }
 
-/// Splits `-abc` style flags from operands (until `--`).
-fn flags_and_operands(argv: &[String]) -> (String, Vec<String>) {
-    let mut flags = String::new();
-    let mut operands = Vec::new();
-    let mut done = false;
-    for a in &argv[1..] {
-        if !done && a == "--" {
-            done = true;
-        } else if !done && a.len() > 1 && a.starts_with('-') {
-            flags.push_str(a.trim_start_matches('-'));
-        } else {
-            operands.push(a.clone());
-        }
-    }
-    (flags, operands)
-}
-
 /// `touch FILE...`: creates missing files, sets the others' times to now.
 pub async fn touch(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
-    let (_, files) = flags_and_operands(argv);
+    let (_, files) = split_flags(argv);
     if files.is_empty() {
         return complain(sh, "touch: missing file operand").await;
     }
@@ -63,7 +46,7 @@ pub async fn touch(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
 
 /// `mkdir [-p] DIR...`.
 pub async fn mkdir(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
-    let (flags, dirs) = flags_and_operands(argv);
+    let (flags, dirs) = split_flags(argv);
     if dirs.is_empty() {
         return complain(sh, "mkdir: missing operand").await;
     }
@@ -89,7 +72,7 @@ pub async fn mkdir(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
 
 /// `rm [-rf] FILE...`.
 pub async fn rm(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
-    let (flags, files) = flags_and_operands(argv);
+    let (flags, files) = split_flags(argv);
     let recursive = flags.contains('r') || flags.contains('R');
     let force = flags.contains('f');
     if files.is_empty() && !force {

@@ -6,7 +6,7 @@ use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Vars, data};
 use jaq_json::Val;
 
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
 use crate::exec::Interp;
 
 struct Options {
@@ -169,11 +169,7 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     // Inputs.
     let mut inputs: Vec<Val> = Vec::new();
     if !o.null_input || o.slurp {
-        let files = if files.is_empty() {
-            vec!["-".to_string()]
-        } else {
-            files
-        };
+        let files = files_or_stdin(files);
         for f in &files {
             let input = match open(sh, f) {
                 Ok(i) => i,

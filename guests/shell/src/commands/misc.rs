@@ -1,7 +1,7 @@
 //! The environment and small utilities: `env`, `printenv`, `which`, `whoami`, `hostname`,
 //! `uname`, `sleep`, `nl`, `paste`.
 
-use super::stream::{Lines, Stop, Writer, complain, open};
+use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::builtins::out;
 use crate::exec::Interp;
 
@@ -209,11 +209,7 @@ pub async fn nl(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
         i += 1;
     }
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = files_or_stdin(files);
     let mut w = Writer::new(&sh.io.stdout);
     let mut n = 0u64;
     let mut status = 0;
@@ -288,11 +284,7 @@ pub async fn paste(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
         i += 1;
     }
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = files_or_stdin(files);
     let mut contents: Vec<Vec<String>> = Vec::new();
     for f in &files {
         let input = match open(sh, f) {

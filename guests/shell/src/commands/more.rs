@@ -1,6 +1,8 @@
 //! Smaller coreutils: `base64`, `fold`, `comm`, `cmp`, `expr`.
 
-use super::stream::{Lines, MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use super::stream::{
+    Lines, MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited,
+};
 use crate::builtins::out;
 use crate::exec::Interp;
 
@@ -133,11 +135,7 @@ pub async fn fold(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         i += 1;
     }
     let width = width.max(1);
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = files_or_stdin(files);
     let mut w = Writer::new(&sh.io.stdout);
     for f in files {
         let input = match open(sh, &f) {

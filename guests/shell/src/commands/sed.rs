@@ -6,7 +6,7 @@
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::posix::translate;
-use super::stream::{Lines, Stop, Writer, complain, open};
+use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::exec::Interp;
 
 #[derive(Debug, Clone)]
@@ -821,11 +821,7 @@ pub async fn sed(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             return 1;
         }
     }
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = files_or_stdin(files);
     let groups: Vec<Vec<String>> = if separate {
         files.iter().map(|f| vec![f.clone()]).collect()
     } else {

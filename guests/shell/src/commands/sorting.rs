@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use lexopt::prelude::*;
 
-use super::stream::{Lines, MEMORY_LIMIT, Stop, Writer, bad_usage, complain, open};
+use super::stream::{Lines, MEMORY_LIMIT, Stop, Writer, bad_usage, complain, files_or_stdin, open};
 use crate::exec::Interp;
 
 #[derive(Clone, Copy, Default)]
@@ -315,11 +315,7 @@ pub async fn sort(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let delim = if zero { b'\0' } else { b'\n' };
     let mut lines: Vec<Vec<u8>> = Vec::new();
     let mut total = 0usize;
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = files_or_stdin(files);
     for f in &files {
         let input = match open(sh, f) {
             Ok(i) => i,

@@ -177,3 +177,45 @@ pub async fn bad_usage(sh: &Interp<'_>, cmd: &str, err: lexopt::Error, status: i
     .await;
     status
 }
+
+/// Operands (`-` for stdin when there are none).
+pub fn files_or_stdin(files: Vec<String>) -> Vec<String> {
+    if files.is_empty() {
+        vec!["-".into()]
+    } else {
+        files
+    }
+}
+
+/// Short flags run together (`-rf` → `rf`), GNU long options mapped to their letters, and
+/// the operands (everything after `--` is an operand).
+pub fn split_flags(argv: &[String]) -> (String, Vec<String>) {
+    let mut flags = String::new();
+    let mut operands = Vec::new();
+    let mut done = false;
+    for a in &argv[1..] {
+        if !done && a == "--" {
+            done = true;
+        } else if !done && a.starts_with("--") {
+            flags.push_str(match a.as_str() {
+                "--all" => "a",
+                "--almost-all" => "A",
+                "--recursive" => "R",
+                "--reverse" => "r",
+                "--directory" => "d",
+                "--classify" => "F",
+                "--force" => "f",
+                "--no-clobber" => "n",
+                "--archive" => "a",
+                "--parents" => "p",
+                "--verbose" => "v",
+                _ => "",
+            });
+        } else if !done && a.len() > 1 && a.starts_with('-') {
+            flags.push_str(&a[1..]);
+        } else {
+            operands.push(a.clone());
+        }
+    }
+    (flags, operands)
+}

@@ -3,7 +3,7 @@
 
 use sha2::Digest;
 
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
 use crate::exec::Interp;
 
 fn hex_digest(algo: &str, data: &[u8]) -> String {
@@ -47,11 +47,7 @@ pub async fn sum(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             s => files.push(s.to_string()),
         }
     }
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = files_or_stdin(files);
     let mut out = Writer::new(&sh.io.stdout);
     let mut status = 0;
     if !check {

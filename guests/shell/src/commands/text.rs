@@ -6,18 +6,9 @@
 use lexopt::prelude::*;
 
 use super::stream::{
-    Lines, MEMORY_LIMIT, Stop, Writer, bad_usage, complain, open, read_all_limited,
+    Lines, MEMORY_LIMIT, Stop, Writer, bad_usage, complain, files_or_stdin, open, read_all_limited,
 };
 use crate::exec::Interp;
-
-/// Operands (`-` for stdin when there are none).
-fn files_or_stdin(files: Vec<String>) -> Vec<String> {
-    if files.is_empty() {
-        vec!["-".into()]
-    } else {
-        files
-    }
-}
 
 fn parser(argv: &[String]) -> lexopt::Parser {
     lexopt::Parser::from_args(argv[1..].iter().cloned())
@@ -236,6 +227,33 @@ async fn span(sh: &mut Interp<'_>, cmd: &str, argv: &[String]) -> Result<Span, i
     Ok(s)
 }
 
+/// Opens one of `head`'s or `tail`'s files (the error worded as they word it; `None` after
+/// it) and, when there are several, writes its `==> NAME <==` header.
+async fn open_part(
+    sh: &Interp<'_>,
+    cmd: &str,
+    f: &str,
+    first: bool,
+    headers: bool,
+    out: &mut Writer,
+) -> Result<Option<crate::io::Input>, Stop> {
+    let input = match open(sh, f) {
+        Ok(input) => input,
+        Err(m) => {
+            let why = m.split_once(": ").map(|x| x.1).unwrap_or(&m);
+            out.flush().await?;
+            complain(sh, &format!("{cmd}: cannot open '{f}' for reading: {why}")).await;
+            return Ok(None);
+        }
+    };
+    if headers {
+        let name = if f == "-" { "standard input" } else { f };
+        let sep = if first { "" } else { "\n" };
+        out.write_str(&format!("{sep}==> {name} <==\n")).await?;
+    }
+    Ok(Some(input))
+}
+
 /// `head [-n N|-c N] [FILE...]`: stops reading once it has enough.
 pub async fn head(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let s = match span(sh, "head", argv).await {
@@ -247,27 +265,14 @@ pub async fn head(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut out = Writer::new(&sh.io.stdout);
     let mut status = 0;
     for (i, f) in files.iter().enumerate() {
-        let input = match open(sh, f) {
-            Ok(input) => input,
-            Err(m) => {
-                status = complain(
-                    sh,
-                    &format!(
-                        "head: cannot open '{f}' for reading: {}",
-                        m.split_once(": ").map(|x| x.1).unwrap_or(&m)
-                    ),
-                )
-                .await;
+        let input = match open_part(sh, "head", f, i == 0, headers, &mut out).await {
+            Ok(Some(input)) => input,
+            Ok(None) => {
+                status = 1;
                 continue;
             }
+            Err(Stop(st)) => return st,
         };
-        if headers {
-            let name = if f == "-" { "standard input" } else { f };
-            let sep = if i > 0 { "\n" } else { "" };
-            if let Err(Stop(st)) = out.write_str(&format!("{sep}==> {name} <==\n")).await {
-                return st;
-            }
-        }
         let r = if s.all_but {
             // All but the last N: needs the whole input.
             match read_all_limited(&input, MEMORY_LIMIT, "head").await {
@@ -355,27 +360,14 @@ pub async fn tail(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut out = Writer::new(&sh.io.stdout);
     let mut status = 0;
     for (i, f) in files.iter().enumerate() {
-        let input = match open(sh, f) {
-            Ok(input) => input,
-            Err(m) => {
-                status = complain(
-                    sh,
-                    &format!(
-                        "tail: cannot open '{f}' for reading: {}",
-                        m.split_once(": ").map(|x| x.1).unwrap_or(&m)
-                    ),
-                )
-                .await;
+        let input = match open_part(sh, "tail", f, i == 0, headers, &mut out).await {
+            Ok(Some(input)) => input,
+            Ok(None) => {
+                status = 1;
                 continue;
             }
+            Err(Stop(st)) => return st,
         };
-        if headers {
-            let name = if f == "-" { "standard input" } else { f };
-            let sep = if i > 0 { "\n" } else { "" };
-            if let Err(Stop(st)) = out.write_str(&format!("{sep}==> {name} <==\n")).await {
-                return st;
-            }
-        }
         let r = if s.from_start && !s.bytes {
             // From line N on: streams.
             let mut lines = Lines::new(input);

@@ -3,39 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::stream::{Stop, Writer, complain};
+use super::stream::{Stop, Writer, complain, split_flags};
 use crate::exec::{Interp, io_message};
-
-fn split_flags(argv: &[String]) -> (String, Vec<String>) {
-    let mut flags = String::new();
-    let mut operands = Vec::new();
-    let mut done = false;
-    for a in &argv[1..] {
-        if !done && a == "--" {
-            done = true;
-        } else if !done && a.starts_with("--") {
-            flags.push_str(match a.as_str() {
-                "--all" => "a",
-                "--almost-all" => "A",
-                "--recursive" => "R",
-                "--reverse" => "r",
-                "--directory" => "d",
-                "--classify" => "F",
-                "--force" => "f",
-                "--no-clobber" => "n",
-                "--archive" => "a",
-                "--parents" => "p",
-                "--verbose" => "v",
-                _ => "",
-            });
-        } else if !done && a.len() > 1 && a.starts_with('-') {
-            flags.push_str(&a[1..]);
-        } else {
-            operands.push(a.clone());
-        }
-    }
-    (flags, operands)
-}
 
 struct Item {
     name: String,
