@@ -146,7 +146,12 @@ async fn run_builtin(sh: &mut Interp<'_>, argv: &[String]) -> Result<(), Flow> {
 
 /// Writes to stdout; a closed pipe gives 141 (as SIGPIPE would).
 pub async fn out(sh: &Interp<'_>, text: &str) -> i32 {
-    match sh.io.stdout.write_all(text.as_bytes()).await {
+    match sh
+        .io
+        .stdout
+        .write_all(&crate::printf::output_bytes(text))
+        .await
+    {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 141,
         Err(_) => 1,

@@ -38,6 +38,34 @@ pub async fn echo(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     out(sh, &text).await
 }
 
+/// A byte from an escape (`\377`, `\xff`): ASCII as itself, others as a private-use
+/// character that [`output_bytes`] writes back as the raw byte, so text can carry bytes that
+/// are not UTF-8.
+pub fn raw_byte(b: u8) -> char {
+    if b < 0x80 {
+        b as char
+    } else {
+        char::from_u32(RAW_BASE + b as u32).unwrap_or('\u{fffd}')
+    }
+}
+
+const RAW_BASE: u32 = 0x10_ff00;
+
+/// The bytes to write for `text`: UTF-8, with [`raw_byte`] characters as their raw bytes.
+pub fn output_bytes(text: &str) -> std::borrow::Cow<'_, [u8]> {
+    if !text.chars().any(|c| c as u32 >= RAW_BASE + 0x80) {
+        return std::borrow::Cow::Borrowed(text.as_bytes());
+    }
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        match c as u32 {
+            v if v >= RAW_BASE + 0x80 && v <= RAW_BASE + 0xff => out.push((v - RAW_BASE) as u8),
+            _ => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The escapes `echo -e`, `printf` and `$'...'` share: `\n \t \r \a \b \e \f \v \\`.
 pub fn simple_escape(c: char) -> Option<char> {
     Some(match c {
@@ -86,14 +114,14 @@ pub fn escapes_of(s: &str, echo_style: bool) -> (String, bool) {
             Some('\'') if !echo_style => out.push('\''),
             Some('0') if echo_style => {
                 let (v, _) = number(&mut chars, 8, 3);
-                out.push(char::from_u32(v & 0xff).unwrap_or('\0'));
+                out.push(raw_byte((v & 0xff) as u8));
             }
             Some('x') => {
                 let (v, n) = number(&mut chars, 16, 2);
                 if n == 0 {
                     out.push_str("\\x");
                 } else {
-                    out.push(char::from_u32(v).unwrap_or('\0'));
+                    out.push(raw_byte(v as u8));
                 }
             }
             Some(u @ ('u' | 'U')) => {
@@ -117,14 +145,14 @@ pub fn escapes_of(s: &str, echo_style: bool) -> (String, bool) {
 
 /// One conversion's flags, width and precision.
 #[derive(Default, Clone)]
-struct Spec {
-    left: bool,
-    plus: bool,
-    space: bool,
-    alt: bool,
-    zero: bool,
-    width: Option<usize>,
-    precision: Option<usize>,
+pub struct Spec {
+    pub left: bool,
+    pub plus: bool,
+    pub space: bool,
+    pub alt: bool,
+    pub zero: bool,
+    pub width: Option<usize>,
+    pub precision: Option<usize>,
 }
 
 /// `printf [-v VAR] FORMAT [ARGS...]`.
@@ -157,7 +185,7 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                         v = v * 8 + fmt[j].to_digit(8).unwrap_or(0);
                         j += 1;
                     }
-                    text.push(char::from_u32(v & 0xff).unwrap_or('\0'));
+                    text.push(raw_byte((v & 0xff) as u8));
                     i = j;
                     continue;
                 }
@@ -327,11 +355,8 @@ fn first_escape(s: &str) -> (String, usize) {
             if digits.is_empty() {
                 ("\\x".into(), 2)
             } else {
-                let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
-                (
-                    char::from_u32(v).map(String::from).unwrap_or_default(),
-                    2 + digits.len(),
-                )
+                let v = u8::from_str_radix(&digits, 16).unwrap_or(0);
+                (raw_byte(v).to_string(), 2 + digits.len())
             }
         }
         Some(u @ ('u' | 'U')) => {
@@ -344,11 +369,8 @@ fn first_escape(s: &str) -> (String, usize) {
             if digits.is_empty() {
                 (format!("\\{u}"), 2)
             } else {
-                let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
-                (
-                    char::from_u32(v).map(String::from).unwrap_or_default(),
-                    2 + digits.len(),
-                )
+                let v = u8::from_str_radix(&digits, 16).unwrap_or(0);
+                (raw_byte(v).to_string(), 2 + digits.len())
             }
         }
         Some(c) => {
@@ -359,7 +381,7 @@ fn first_escape(s: &str) -> (String, usize) {
     }
 }
 
-fn truncate(s: &str, precision: Option<usize>) -> String {
+pub fn truncate(s: &str, precision: Option<usize>) -> String {
     match precision {
         Some(p) => s.chars().take(p).collect(),
         None => s.to_string(),
@@ -367,7 +389,7 @@ fn truncate(s: &str, precision: Option<usize>) -> String {
 }
 
 /// Pads to the width (spaces; left-aligned with `-`).
-fn pad(spec: &Spec, s: &str) -> String {
+pub fn pad(spec: &Spec, s: &str) -> String {
     let fill = spec.width.unwrap_or(0).saturating_sub(s.chars().count());
     if spec.left {
         format!("{s}{}", " ".repeat(fill))
@@ -426,7 +448,7 @@ fn parse_float(arg: &str) -> Result<f64, f64> {
     }
 }
 
-fn integer(spec: &Spec, conv: char, n: i64) -> String {
+pub fn integer(spec: &Spec, conv: char, n: i64) -> String {
     let (neg, mag) = (n < 0, n.unsigned_abs());
     let mut digits = match conv {
         'o' => format!("{:o}", if conv == 'o' && neg { n as u64 } else { mag }),
@@ -465,7 +487,7 @@ fn finish_number(spec: &Spec, prefix: &str, digits: &str, zero_ok: bool) -> Stri
     pad(spec, &format!("{prefix}{digits}"))
 }
 
-fn float(spec: &Spec, conv: char, v: f64) -> String {
+pub fn float(spec: &Spec, conv: char, v: f64) -> String {
     let p = spec.precision.unwrap_or(6);
     let upper = conv.is_ascii_uppercase();
     let neg = v.is_sign_negative() && v != 0.0 || (v == 0.0 && v.is_sign_negative());

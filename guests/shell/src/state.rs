@@ -108,7 +108,7 @@ impl Limits {
         Limits {
             commands: var("COMPUTER_SH_MAX_COMMANDS", 10_000_000),
             loop_iterations: var("COMPUTER_SH_MAX_LOOP_ITERATIONS", 1_000_000),
-            call_depth: var("COMPUTER_SH_MAX_CALL_DEPTH", 1000),
+            call_depth: var("COMPUTER_SH_MAX_CALL_DEPTH", 200),
             expansion_bytes: var("COMPUTER_SH_MAX_EXPANSION_BYTES", 64 << 20),
         }
     }

@@ -57,6 +57,11 @@ pub struct Program {
     pub hash: [u8; 32],
 }
 
+/// The native stack a guest may use (deep recursion in a guest stops here with a named
+/// error). Guests run on the caller's thread, so this must fit in the 2 MiB that Rust gives
+/// spawned threads, with room for the host's own frames.
+pub(crate) const WASM_STACK: usize = 1 << 20;
+
 /// Runs WebAssembly components against workspaces. Create one per process and share it.
 pub struct Isolate {
     pub(crate) engine: Engine,
@@ -79,6 +84,7 @@ impl Isolate {
     pub fn new(config: IsolateConfig) -> Result<Isolate, IsolateError> {
         let mut c = Config::new();
         c.wasm_component_model(true);
+        c.max_wasm_stack(WASM_STACK);
         c.epoch_interruption(true);
         if config.pooling {
             let mut pool = PoolingAllocationConfig::default();

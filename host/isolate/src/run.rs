@@ -229,6 +229,10 @@ impl Isolate {
 /// executed`) or the error's root cause; the wasm backtrace is left out.
 fn trap_message(e: &wasmtime::Error) -> String {
     match e.downcast_ref::<wasmtime::Trap>() {
+        Some(wasmtime::Trap::StackOverflow) => format!(
+            "stack limit of {} KiB exceeded (recursion too deep)",
+            crate::engine::WASM_STACK >> 10
+        ),
         Some(trap) => trap.to_string(),
         None => e.root_cause().to_string(),
     }

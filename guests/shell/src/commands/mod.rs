@@ -3,8 +3,10 @@
 //! tools do (options, messages, exit statuses), checked against them case by case.
 
 mod archive;
+mod awk;
 mod date;
 mod diff;
+mod dump;
 mod fields;
 mod files;
 mod find;
@@ -46,6 +48,7 @@ macro_rules! table {
 }
 
 table! {
+    "awk" => awk::awk,
     "base64" => more::base64,
     "basename" => text::basename,
     "cat" => text::cat,
@@ -62,10 +65,13 @@ table! {
     "fgrep" => grep::grep,
     "find" => find::find,
     "fold" => more::fold,
+    "gawk" => awk::awk,
     "grep" => grep::grep,
     "gunzip" => archive::gzip,
     "gzip" => archive::gzip,
+    "hd" => dump::hexdump,
     "head" => text::head,
+    "hexdump" => dump::hexdump,
     "hostname" => misc::hostname,
     "jq" => jq::jq,
     "ls" => tree::ls,
@@ -74,6 +80,7 @@ table! {
     "mktemp" => paths::mktemp,
     "mv" => tree::mv,
     "nl" => misc::nl,
+    "od" => dump::od,
     "paste" => misc::paste,
     "printenv" => misc::printenv,
     "readlink" => paths::readlink,
@@ -88,6 +95,7 @@ table! {
     "sha512sum" => sums::sum,
     "sleep" => misc::sleep,
     "sort" => sorting::sort,
+    "strings" => dump::strings,
     "tac" => text::tac,
     "tail" => text::tail,
     "tar" => archive::tar,
@@ -101,6 +109,7 @@ table! {
     "which" => misc::which,
     "whoami" => misc::whoami,
     "xargs" => find::xargs,
+    "xxd" => dump::xxd,
     "yes" => files::yes,
     "zcat" => archive::gzip,
 }

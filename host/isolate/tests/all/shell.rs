@@ -9,6 +9,7 @@
 //! files in the working directory afterwards) when it is not empty.
 //! `COMPUTER_RECORD=1 cargo test -p computer-isolate shell` records new cases and re-records
 //! the rest; without it, a case that was never recorded fails.
+//! `COMPUTER_CASES=TOPIC` limits a run to `tests/shell/cases/TOPIC.json`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -212,10 +213,16 @@ fn record(case: &mut Value, now: &Outcome) {
 #[test]
 fn compatibility_cases_recorded_from_bash() {
     let recording = std::env::var_os("COMPUTER_RECORD").is_some();
+    // `COMPUTER_CASES=cmd-awk` runs one topic's file only (while working on it).
+    let only = std::env::var("COMPUTER_CASES").ok();
     let mut files: Vec<_> = std::fs::read_dir(cases_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| match &only {
+            Some(topic) => p.file_stem().is_some_and(|s| s.to_string_lossy() == *topic),
+            None => true,
+        })
         .collect();
     files.sort();
     let mut failures = Vec::new();

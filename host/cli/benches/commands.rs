@@ -1,0 +1,239 @@
+//! The shell's commands on big inputs against the native GNU tools, in one run:
+//! `cargo bench -p computer-cli --bench commands`.
+//!
+//! The same generated files (a 10,000-file tree, 1,000,000 lines, 100 MB of text, 50 MB of
+//! JSON, a 20 MB .tar.gz) sit in a host folder for `bash -c` and in a workspace (a SQLite file,
+//! imported from that folder) for `Workspace::exec`; each command runs in both, their outputs
+//! are compared, and the medians and their ratio printed. `BENCH_RUNS` sets the runs (3).
+
+mod common;
+
+use common::median_of;
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use computer::isolate::Limits;
+use computer::{ExecRequest, Workspace};
+
+/// (name, command): each runs from the data folder.
+const COMMANDS: &[(&str, &str)] = &[
+    ("grep -rn, 10,000 files", "grep -rn needle tree | wc -l"),
+    (
+        "sort | uniq -c, 1M lines",
+        "sort lines.txt | uniq -c | sort -rn | head -5",
+    ),
+    (
+        "sed s///g, 100 MB",
+        "sed 's/the/THE/g' big.txt | tail -c 100",
+    ),
+    ("awk sum, 100 MB", "awk '{s+=$3} END{print s}' big.txt"),
+    (
+        "find -name, 10,000 files",
+        "find tree -name '*7.txt' | wc -l",
+    ),
+    (
+        "jq filter, 50 MB",
+        "jq '[.[] | select(.score > 50)] | length' data.json",
+    ),
+    (
+        "tar xzf, 20 MB",
+        "rm -rf x && mkdir x && tar xzf archive.tar.gz -C x && ls x | wc -l",
+    ),
+    (
+        "pipeline of six stages, 1M lines",
+        "cat lines.txt | grep -v zz | tr a-z A-Z | sort | uniq -c | sort -rn | head -3",
+    ),
+];
+
+const WORDS: &[&str] = &[
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "lazy",
+    "dog",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "agent",
+    "shell",
+    "workspace",
+    "needle",
+    "stack",
+    "queue",
+    "merge",
+    "branch",
+];
+
+/// A small deterministic generator (no dependency needed for bench data).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn word(&mut self) -> &'static str {
+        WORDS[(self.next() % WORDS.len() as u64) as usize]
+    }
+}
+
+fn generate(dir: &Path) {
+    let mut rng = Lcg(42);
+    // 10,000 files in 100 folders; about one in ten mentions the needle.
+    for d in 0..100 {
+        let folder = dir.join(format!("tree/d{d:02}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for f in 0..100 {
+            let mut text = String::new();
+            for _ in 0..20 {
+                let w = if rng.next() % 200 == 0 {
+                    "needle"
+                } else {
+                    rng.word()
+                };
+                text.push_str(&format!("{} {} {}\n", rng.word(), w, rng.next() % 1000));
+            }
+            std::fs::write(folder.join(format!("f{f}.txt")), text).unwrap();
+        }
+    }
+    let mut lines = std::io::BufWriter::new(std::fs::File::create(dir.join("lines.txt")).unwrap());
+    for _ in 0..1_000_000 {
+        writeln!(lines, "{}{}", rng.word(), rng.next() % 50).unwrap();
+    }
+    lines.flush().unwrap();
+    let mut big = std::io::BufWriter::new(std::fs::File::create(dir.join("big.txt")).unwrap());
+    let mut size = 0;
+    while size < 100 << 20 {
+        let line = format!(
+            "{} {} {} {} {}\n",
+            rng.word(),
+            rng.word(),
+            rng.next() % 10_000,
+            rng.word(),
+            rng.word()
+        );
+        size += line.len();
+        big.write_all(line.as_bytes()).unwrap();
+    }
+    big.flush().unwrap();
+    let mut json = std::io::BufWriter::new(std::fs::File::create(dir.join("data.json")).unwrap());
+    json.write_all(b"[").unwrap();
+    let mut size = 0;
+    let mut i = 0;
+    while size < 50 << 20 {
+        let item = format!(
+            "{}{{\"id\":{i},\"name\":\"{}-{}\",\"score\":{},\"tags\":[\"{}\",\"{}\"],\"active\":{}}}\n",
+            if i == 0 { "" } else { "," },
+            rng.word(),
+            rng.next() % 1000,
+            rng.next() % 100,
+            rng.word(),
+            rng.word(),
+            rng.next() % 2 == 0
+        );
+        size += item.len();
+        json.write_all(item.as_bytes()).unwrap();
+        i += 1;
+    }
+    json.write_all(b"]\n").unwrap();
+    json.flush().unwrap();
+    // The archive: the tree plus the line file, compressed (about 20 MB).
+    let status = Command::new("tar")
+        .args(["czf", "archive.tar.gz", "tree", "lines.txt", "big.txt"])
+        .current_dir(dir)
+        .status()
+        .expect("tar runs");
+    assert!(status.success());
+    // Trim to about 20 MB by rebuilding from a part of big.txt if it came out larger.
+    let len = std::fs::metadata(dir.join("archive.tar.gz")).unwrap().len();
+    if len > 24 << 20 {
+        let status = Command::new("bash")
+            .args([
+                "-c",
+                "head -c 60000000 big.txt > part.txt && tar czf archive.tar.gz tree lines.txt part.txt && rm part.txt",
+            ])
+            .current_dir(dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+fn native(dir: &Path, cmd: &str) -> String {
+    let out = Command::new("bash")
+        .args(["-c", cmd])
+        .current_dir(dir)
+        .output()
+        .expect("bash runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn ours(ws: &Workspace, cmd: &str) -> String {
+    let limits = Limits {
+        timeout: Duration::from_secs(600),
+        ..Limits::default()
+    };
+    let out = ws
+        .exec(ExecRequest::script(cmd).cwd("/data").limits(limits))
+        .expect("exec runs");
+    if out.status != 0 {
+        eprintln!(
+            "  {cmd}: status {} ({:?}): {}",
+            out.status,
+            out.ended,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn main() {
+    let runs = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    eprintln!("generating the inputs...");
+    generate(&data);
+    let ws = Workspace::open(tmp.path().join("bench.db")).unwrap();
+    eprintln!("importing them into a workspace...");
+    ws.import(&data, Path::new("/data"), &mut |_| {}).unwrap();
+    println!(
+        "{:<36} {:>12} {:>12} {:>8}  output",
+        "command", "native", "isolate", "ratio"
+    );
+    for (name, cmd) in COMMANDS {
+        let expected = native(&data, cmd);
+        let got = ours(&ws, cmd);
+        let same = if got == expected {
+            "same".to_string()
+        } else {
+            format!("DIFFERS: {:?} vs {:?}", got.trim(), expected.trim())
+        };
+        let n = median_of(runs, || {
+            native(&data, cmd);
+        });
+        let o = median_of(runs, || {
+            ours(&ws, cmd);
+        });
+        println!(
+            "{:<36} {:>10.1}ms {:>10.1}ms {:>7.2}x  {same}",
+            name,
+            n.as_secs_f64() * 1e3,
+            o.as_secs_f64() * 1e3,
+            o.as_secs_f64() / n.as_secs_f64()
+        );
+    }
+}
