@@ -809,6 +809,15 @@ impl<'s> Interp<'s> {
 
     /// Counts a command against the limit.
     async fn count_command(&mut self) -> Outcome {
+        if self
+            .shell
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            // Under `timeout`, past the deadline: the command stops there.
+            self.shell.status = crate::commands::TIMED_OUT;
+            return Err(Flow::Exit);
+        }
         let run = self.shell.commands_run.get() + 1;
         self.shell.commands_run.set(run);
         if run > self.shell.limits.commands {

@@ -59,7 +59,7 @@ pub fn output_bytes(text: &str) -> std::borrow::Cow<'_, [u8]> {
     let mut out = Vec::with_capacity(text.len());
     for c in text.chars() {
         match c as u32 {
-            v if v >= RAW_BASE + 0x80 && v <= RAW_BASE + 0xff => out.push((v - RAW_BASE) as u8),
+            v if (RAW_BASE + 0x80..=RAW_BASE + 0xff).contains(&v) => out.push((v - RAW_BASE) as u8),
             _ => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
         }
     }

@@ -166,6 +166,9 @@ pub struct Shell {
     pub exited: bool,
     /// Whether this is a subshell (an expansion error there exits with 1, not 127).
     pub subshell: bool,
+    /// When the command `timeout` runs must stop (checked before each command, and by
+    /// `sleep`: there are no processes to kill).
+    pub deadline: Option<std::time::Instant>,
     /// Whether the shell is running a trap action (traps do not nest).
     pub in_trap: bool,
     /// Parsed words by their text, shared with subshells.
@@ -246,6 +249,7 @@ impl Shell {
             last_job: None,
             in_trap: false,
             subshell: false,
+            deadline: None,
             exited: false,
             getopts_index: (1, 1),
             word_cache: Default::default(),

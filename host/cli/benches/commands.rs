@@ -96,7 +96,7 @@ fn generate(dir: &Path) {
         for f in 0..100 {
             let mut text = String::new();
             for _ in 0..20 {
-                let w = if rng.next() % 200 == 0 {
+                let w = if rng.next().is_multiple_of(200) {
                     "needle"
                 } else {
                     rng.word()
@@ -139,7 +139,7 @@ fn generate(dir: &Path) {
             rng.next() % 100,
             rng.word(),
             rng.word(),
-            rng.next() % 2 == 0
+            rng.next().is_multiple_of(2)
         );
         size += item.len();
         json.write_all(item.as_bytes()).unwrap();

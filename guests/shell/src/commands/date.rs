@@ -96,6 +96,11 @@ fn format(secs: i64, nanos: u32, fmt: &str) -> String {
             'B' => MONTHS[m as usize - 1].into(),
             'u' => (if weekday == 0 { 7 } else { weekday }).to_string(),
             'w' => weekday.to_string(),
+            'U' => format!("{:02}", (yday - 1 + 7 - weekday as i64) / 7),
+            'W' => format!("{:02}", (yday - 1 + 7 - ((weekday as i64 + 6) % 7)) / 7),
+            'G' => iso_week(y, yday, weekday).0.to_string(),
+            'g' => format!("{:02}", iso_week(y, yday, weekday).0.rem_euclid(100)),
+            'V' => format!("{:02}", iso_week(y, yday, weekday).1),
             's' => secs.to_string(),
             'Z' => "UTC".into(),
             'z' => "+0000".into(),
@@ -114,6 +119,24 @@ fn format(secs: i64, nanos: u32, fmt: &str) -> String {
         out.push_str(&piece);
     }
     out
+}
+
+/// The ISO 8601 week-based year and week of a day (`%G`, `%V`).
+fn iso_week(y: i64, yday: i64, weekday: usize) -> (i64, i64) {
+    let weeks_in = |y: i64| {
+        let p =
+            |y: i64| (y + y.div_euclid(4) - y.div_euclid(100) + y.div_euclid(400)).rem_euclid(7);
+        if p(y) == 4 || p(y - 1) == 3 { 53 } else { 52 }
+    };
+    let iso_day = (weekday as i64 + 6) % 7 + 1;
+    let week = (yday - iso_day + 10) / 7;
+    if week < 1 {
+        (y - 1, weeks_in(y - 1))
+    } else if week > weeks_in(y) {
+        (y + 1, 1)
+    } else {
+        (y, week)
+    }
 }
 
 /// Parses `-d`'s DATE: `@SECONDS`, `now`, `YYYY-MM-DD`, with ` HH:MM[:SS]` or `THH:MM:SS[Z]`.

@@ -1,7 +1,9 @@
 //! Looking at bytes: `od`, `xxd` (and `xxd -r`), `hexdump`/`hd`, `strings`. Inputs are read
 //! whole (up to the memory limit a command may hold), then printed row by row.
 
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
+use super::stream::{
+    MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, parse_size, read_all_limited,
+};
 use crate::exec::Interp;
 
 /// The inputs one after another, after skipping `skip` bytes and keeping at most `limit`.
@@ -33,40 +35,6 @@ async fn finish(w: &mut Writer, status: i32) -> i32 {
         Ok(()) => status,
         Err(Stop(s)) => s,
     }
-}
-
-/// A size operand: decimal, `0x` hex, `0` octal, with GNU's suffixes (`k`, `K`, `M`, ...).
-fn size(text: &str) -> Option<usize> {
-    let t = text.trim();
-    let (digits, mult) = match t
-        .char_indices()
-        .find(|(_, c)| c.is_ascii_alphabetic() && !t.starts_with("0x"))
-    {
-        Some((i, _)) => {
-            let m = match &t[i..] {
-                "b" => 512,
-                "k" | "K" | "KiB" => 1024,
-                "kB" | "KB" => 1000,
-                "m" | "M" | "MiB" => 1 << 20,
-                "MB" => 1_000_000,
-                "G" | "GiB" => 1 << 30,
-                _ => return None,
-            };
-            (&t[..i], m)
-        }
-        None => (t, 1),
-    };
-    let v = if let Some(h) = digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        usize::from_str_radix(h, 16).ok()?
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        usize::from_str_radix(&digits[1..], 8).ok()?
-    } else {
-        digits.parse().ok()?
-    };
-    v.checked_mul(mult)
 }
 
 fn printable(b: u8) -> char {
@@ -239,17 +207,17 @@ pub async fn od(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 }
             }
         } else if let Some(v) = value("-j") {
-            match size(&v) {
+            match parse_size(&v) {
                 Some(n) => skip = n,
                 None => return od_usage(sh, format!("invalid skip argument: '{v}'")).await,
             }
         } else if let Some(v) = value("-N") {
-            match size(&v) {
+            match parse_size(&v) {
                 Some(n) => limit = Some(n),
                 None => return od_usage(sh, format!("invalid count argument: '{v}'")).await,
             }
         } else if let Some(v) = value("-w") {
-            width = size(if v.is_empty() { "32" } else { &v })
+            width = parse_size(if v.is_empty() { "32" } else { &v })
                 .unwrap_or(16)
                 .max(1);
         } else if a == "-v" {
@@ -360,9 +328,11 @@ pub async fn xxd(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         let mut number = |flag: &str| -> Option<Option<usize>> {
             if a == flag {
                 i += 1;
-                return Some(argv.get(i).and_then(|v| size(v)));
+                return Some(argv.get(i).and_then(|v| parse_size(v)));
             }
-            a.strip_prefix(flag).filter(|v| !v.is_empty()).map(size)
+            a.strip_prefix(flag)
+                .filter(|v| !v.is_empty())
+                .map(parse_size)
         };
         if let Some(v) = number("-c") {
             cols = v;
@@ -474,7 +444,7 @@ pub async fn xxd(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     }
     let cols = cols.unwrap_or(16).max(1);
     let group = group.unwrap_or(2);
-    let hex_width = cols * 2 + if group == 0 { 0 } else { (cols - 1) / group };
+    let hex_width = cols * 2 + (cols - 1).checked_div(group).unwrap_or(0);
     for (k, row) in data.chunks(cols).enumerate() {
         let mut line = format!("{:08x}: ", seek + k * cols);
         let mut hexes = String::new();
@@ -517,7 +487,7 @@ pub async fn hexdump(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             "-v" => all_rows = true,
             "-n" | "-s" => {
                 i += 1;
-                let Some(v) = argv.get(i).and_then(|v| size(v)) else {
+                let Some(v) = argv.get(i).and_then(|v| parse_size(v)) else {
                     return complain(
                         sh,
                         &format!(

@@ -14,6 +14,8 @@ enum Expr {
     Not(Box<Expr>),
     Name(String, bool),
     PathMatch(String, bool),
+    /// `-regex`/`-iregex`: the whole path against an emacs-style regex.
+    Regex(regex::Regex),
     Type(char),
     Size(std::cmp::Ordering, u64, u64),
     Mtime(std::cmp::Ordering, i64),
@@ -36,6 +38,31 @@ struct Parser<'a> {
     mindepth: usize,
     depth_first: bool,
     cwd: std::path::PathBuf,
+}
+
+/// find's default regex syntax (emacs: `\(`, `\|` and `\{` are the operators, bare
+/// parentheses and bars are literal) as an extended POSIX regex.
+fn emacs_to_extended(re: &str) -> String {
+    let mut out = String::with_capacity(re.len());
+    let mut chars = re.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(n @ ('(' | ')' | '|' | '{' | '}')) => out.push(n),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '(' | ')' | '|' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn numeric(text: &str) -> Option<(std::cmp::Ordering, &str)> {
@@ -110,6 +137,18 @@ impl Parser<'_> {
             "-name" | "-iname" => Expr::Name(self.value(&tok)?, tok == "-iname"),
             "-path" | "-ipath" | "-wholename" => {
                 Expr::PathMatch(self.value(&tok)?, tok == "-ipath")
+            }
+            "-regex" | "-iregex" => {
+                let text = self.value(&tok)?;
+                let pattern = format!(
+                    "(?s){}^(?:{})$",
+                    if tok == "-iregex" { "(?i)" } else { "" },
+                    super::posix::translate(&emacs_to_extended(&text), true)
+                );
+                Expr::Regex(
+                    regex::Regex::new(&pattern)
+                        .map_err(|_| format!("invalid regular expression `{text}'"))?,
+                )
             }
             "-type" => {
                 let t = self.value("-type")?;
@@ -275,6 +314,7 @@ impl Finder<'_> {
                 Expr::Not(a) => !self.eval(sh, a, entry, fx).await?,
                 Expr::Name(p, nocase) => glob(p, &name(), *nocase),
                 Expr::PathMatch(p, nocase) => glob(p, &entry.shown, *nocase),
+                Expr::Regex(re) => re.is_match(&entry.shown),
                 Expr::Type(t) => entry.meta.as_ref().is_some_and(|m| type_char(m) == *t),
                 Expr::Size(ord, n, unit) => entry.meta.as_ref().is_some_and(|m| {
                     let units = m.len().div_ceil(*unit);

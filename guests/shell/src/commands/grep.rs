@@ -42,6 +42,12 @@ struct Options {
     exclude: Vec<String>,
     exclude_dir: Vec<String>,
     null_data: bool,
+    /// `-A`, `-B` or `-C` was given (even 0): groups are set off with `--`.
+    context_given: bool,
+    /// `-b`: each line's (or match's) byte offset.
+    byte_offset: bool,
+    /// `--label`: the name of standard input.
+    label: Option<String>,
 }
 
 fn build(patterns: &[String], syntax: Syntax, o: &Options) -> Result<Regex, String> {
@@ -154,6 +160,11 @@ pub async fn grep(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 o.recursive = true
             }
             Short('z') | Long("null-data") => o.null_data = true,
+            Short('b') | Long("byte-offset") => o.byte_offset = true,
+            Long("label") => match value(&mut p) {
+                Ok(v) => o.label = Some(v),
+                Err(e) => return bad_usage(sh, "grep", e, 2).await,
+            },
             Short('a') | Long("text") | Short('I') | Short('U') | Long("line-buffered") => {}
             Long("color") | Long("colour") => {
                 let _ = p.optional_value();
@@ -176,6 +187,7 @@ pub async fn grep(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                     complain(sh, "grep: invalid context length argument").await;
                     return 2;
                 };
+                o.context_given |= which != 'm';
                 match which {
                     'A' => o.after = n,
                     'B' => o.before = n,
@@ -256,7 +268,7 @@ pub async fn grep(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             }
         };
         let shown = if f == "-" {
-            "(standard input)"
+            o.label.as_deref().unwrap_or("(standard input)")
         } else {
             f.as_str()
         };
@@ -337,13 +349,17 @@ async fn search(
     let mut lines = Lines::with_delimiter(input, delim);
     let mut count = 0u64;
     let mut line_no = 0u64;
-    let mut before: VecDeque<(u64, Vec<u8>)> = VecDeque::new();
+    let mut before: VecDeque<(Place, Vec<u8>)> = VecDeque::new();
     let mut after_left = 0usize;
     let mut last_printed: Option<u64> = None;
-    let context = o.after > 0 || o.before > 0;
+    let context = o.context_given;
+    // Where the current line starts in the input (`-b`).
+    let mut offset = 0u64;
     let listing = o.files_with || o.files_without || o.count || o.quiet;
     while let Ok(Some(raw)) = lines.next().await {
         line_no += 1;
+        let line_start = offset;
+        offset += raw.len() as u64;
         let line = raw.strip_suffix(&[delim]).unwrap_or(&raw);
         if !o.null_data && line.contains(&0) && !listing {
             // A binary file: say so once, as GNU grep does.
@@ -370,31 +386,29 @@ async fn search(
             }
             // A group not adjacent to the previous one is set off with `--`.
             let first = line_no - before.len() as u64;
+            let here = Place {
+                line: line_no,
+                offset: line_start,
+            };
             if context && last_printed.is_some_and(|last| first > last + 1) {
                 out.write_str("--\n").await?;
             }
-            for (n, l) in before.drain(..) {
-                write_line(out, name, with_name, o.number, n, '-', &l, delim).await?;
+            for (at, l) in before.drain(..) {
+                write_line(out, name, with_name, o, at, '-', &l, delim).await?;
             }
             if o.only && !o.invert {
                 for m in re.find_iter(line) {
                     if m.as_bytes().is_empty() {
                         continue;
                     }
-                    write_line(
-                        out,
-                        name,
-                        with_name,
-                        o.number,
-                        line_no,
-                        ':',
-                        m.as_bytes(),
-                        delim,
-                    )
-                    .await?;
+                    let at = Place {
+                        offset: line_start + m.start() as u64,
+                        ..here
+                    };
+                    write_line(out, name, with_name, o, at, ':', m.as_bytes(), delim).await?;
                 }
             } else {
-                write_line(out, name, with_name, o.number, line_no, ':', line, delim).await?;
+                write_line(out, name, with_name, o, here, ':', line, delim).await?;
             }
             last_printed = Some(line_no);
             after_left = o.after;
@@ -403,10 +417,18 @@ async fn search(
             }
         } else if after_left > 0 && !listing {
             after_left -= 1;
-            write_line(out, name, with_name, o.number, line_no, '-', line, delim).await?;
+            let here = Place {
+                line: line_no,
+                offset: line_start,
+            };
+            write_line(out, name, with_name, o, here, '-', line, delim).await?;
             last_printed = Some(line_no);
         } else if o.before > 0 {
-            before.push_back((line_no, line.to_vec()));
+            let here = Place {
+                line: line_no,
+                offset: line_start,
+            };
+            before.push_back((here, line.to_vec()));
             if before.len() > o.before {
                 before.pop_front();
             }
@@ -429,13 +451,20 @@ async fn search(
     Ok(count > 0)
 }
 
+/// Where a line (or match) is: its line number and byte offset.
+#[derive(Clone, Copy)]
+struct Place {
+    line: u64,
+    offset: u64,
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn write_line(
     out: &mut Writer,
     name: &str,
     with_name: bool,
-    number: bool,
-    line_no: u64,
+    o: &Options,
+    at: Place,
     sep: char,
     text: &[u8],
     delim: u8,
@@ -445,8 +474,11 @@ async fn write_line(
         prefix.push_str(name);
         prefix.push(sep);
     }
-    if number {
-        prefix.push_str(&format!("{line_no}{sep}"));
+    if o.number {
+        prefix.push_str(&format!("{}{sep}", at.line));
+    }
+    if o.byte_offset {
+        prefix.push_str(&format!("{}{sep}", at.offset));
     }
     out.write_str(&prefix).await?;
     out.write(text).await?;

@@ -21,6 +21,33 @@ struct Options {
     vars: Vec<(String, Val)>,
 }
 
+/// jq 1.6 filters that jaq lacks, defined in jq itself.
+const JQ_COMPAT: &str = r#"
+def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be")
+  else map(if type == "string" then "\"" + gsub("\""; "\"\"") + "\""
+    elif type == "number" or type == "boolean" then tostring
+    elif . == null then ""
+    else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",") end;
+def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be")
+  else map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r")
+    elif . == null then "" else tostring end) | join("\t") end;
+def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
+def fromstream(f): {x: null, e: false} as $init
+  | foreach f as $i ($init;
+      if .e then $init else . end
+      | if $i | length == 2
+        then setpath(["e"]; $i[0] | length == 0) | setpath(["x"] + $i[0]; $i[1])
+        else setpath(["e"]; $i[0] | length == 1) end;
+      if .e then .x else empty end);
+def truncate_stream(stream): . as $n | null | stream | . as $input | if (.[0] | length) > $n then setpath([0]; .[0][$n:]) else empty end;
+"#;
+
+fn jq_compat_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static str>> {
+    jaq_core::load::parse(JQ_COMPAT, |p| p.defs())
+        .unwrap_or_default()
+        .into_iter()
+}
+
 /// `jq [OPTIONS] FILTER [FILE...]`.
 pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut o = Options {
@@ -130,7 +157,8 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let names: Vec<String> = o.vars.iter().map(|(n, _)| format!("${n}")).collect();
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
-        .chain(jaq_json::defs());
+        .chain(jaq_json::defs())
+        .chain(jq_compat_defs());
     let funs = jaq_core::funs()
         .chain(jaq_std::funs())
         .chain(jaq_json::funs());

@@ -117,6 +117,25 @@ pub async fn whoami(sh: &mut Interp<'_>, _argv: &[String]) -> i32 {
     out(sh, &format!("{user}\n")).await
 }
 
+/// `id [-u|-g|-G] [-n] [USER]`: the workspace's one user (uid and gid 1000, named by
+/// `$USER`).
+pub async fn id(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let user = sh.shell.get("USER").unwrap_or("user").to_string();
+    let (flags, operands) = super::stream::split_flags(argv);
+    if let Some(other) = operands.first()
+        && *other != user
+    {
+        return complain(sh, &format!("id: '{other}': no such user")).await;
+    }
+    let names = flags.contains('n');
+    let line = if flags.contains('u') || flags.contains('g') || flags.contains('G') {
+        if names { user } else { "1000".to_string() }
+    } else {
+        format!("uid=1000({user}) gid=1000({user}) groups=1000({user})")
+    };
+    out(sh, &format!("{line}\n")).await
+}
+
 /// `hostname`.
 pub async fn hostname(sh: &mut Interp<'_>, _argv: &[String]) -> i32 {
     let host = sh.shell.get("HOSTNAME").unwrap_or("computer").to_string();
@@ -164,22 +183,99 @@ pub async fn sleep(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         .await;
     }
     for a in &argv[1..] {
-        let (num, mult) = match a.chars().last() {
-            Some('s') => (&a[..a.len() - 1], 1.0),
-            Some('m') => (&a[..a.len() - 1], 60.0),
-            Some('h') => (&a[..a.len() - 1], 3600.0),
-            Some('d') => (&a[..a.len() - 1], 86400.0),
-            _ => (a.as_str(), 1.0),
-        };
-        match num.parse::<f64>() {
-            Ok(v) if v >= 0.0 => total += v * mult,
-            _ => {
+        match parse_duration(a) {
+            Some(v) => total += v,
+            None => {
                 return complain(sh, &format!("sleep: invalid time interval '{a}'\nTry 'sleep --help' for more information.")).await;
             }
         }
     }
-    std::thread::sleep(std::time::Duration::from_secs_f64(total.min(1e9)));
+    let mut wait = std::time::Duration::from_secs_f64(total.min(1e9));
+    if let Some(deadline) = sh.shell.deadline {
+        // Under `timeout`, sleep only until the deadline.
+        wait = wait.min(deadline.saturating_duration_since(std::time::Instant::now()));
+    }
+    std::thread::sleep(wait);
     0
+}
+
+/// `timeout [-s SIGNAL] [-k DURATION] [--preserve-status] DURATION COMMAND [ARG]...`.
+///
+/// There are no processes to kill: the command is stopped before its next command (a
+/// script's next step) once the time is up, and `sleep` wakes at the deadline; a single
+/// long-running built-in command finishes its work. Past the deadline the status is 124.
+pub async fn timeout(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let mut i = 1;
+    let mut preserve = false;
+    while let Some(a) = argv.get(i) {
+        match a.as_str() {
+            "-s" | "--signal" | "-k" | "--kill-after" => i += 1,
+            "--preserve-status" => preserve = true,
+            "--foreground" | "-v" | "--verbose" => {}
+            "--" => {
+                i += 1;
+                break;
+            }
+            s if s.starts_with("--signal=") || s.starts_with("--kill-after=") => {}
+            s if s.starts_with("-s") || s.starts_with("-k") => {}
+            s if s.starts_with('-')
+                && s.len() > 1
+                && !s[1..].starts_with(|c: char| c.is_ascii_digit()) =>
+            {
+                return complain(sh, &format!("timeout: invalid option -- '{}'\nTry 'timeout --help' for more information.", &s[1..])).await + 124;
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    let Some(duration) = argv.get(i) else {
+        return complain(
+            sh,
+            "timeout: missing operand\nTry 'timeout --help' for more information.",
+        )
+        .await
+            + 124;
+    };
+    let Some(seconds) = parse_duration(duration) else {
+        return complain(sh, &format!("timeout: invalid time interval '{duration}'\nTry 'timeout --help' for more information.")).await + 124;
+    };
+    let command = argv[i + 1..].to_vec();
+    if command.is_empty() {
+        return complain(sh, "Try 'timeout --help' for more information.").await + 124;
+    }
+    let saved = sh.shell.deadline;
+    let start = std::time::Instant::now();
+    if seconds > 0.0 {
+        let mine = start + std::time::Duration::from_secs_f64(seconds.min(1e9));
+        sh.shell.deadline = Some(saved.map_or(mine, |d| d.min(mine)));
+    }
+    // The command runs as a child would: its `exit` ends only it.
+    let _ = sh.run_argv(command).await;
+    let status = sh.shell.status;
+    sh.shell.deadline = saved;
+    let timed_out = seconds > 0.0 && start.elapsed().as_secs_f64() >= seconds;
+    if timed_out && !preserve {
+        super::TIMED_OUT
+    } else if timed_out {
+        128 + 15
+    } else {
+        status
+    }
+}
+
+/// A duration as `sleep` and `timeout` read it: a number with `s`, `m`, `h` or `d`.
+fn parse_duration(text: &str) -> Option<f64> {
+    let (num, mult) = match text.chars().last()? {
+        's' => (&text[..text.len() - 1], 1.0),
+        'm' => (&text[..text.len() - 1], 60.0),
+        'h' => (&text[..text.len() - 1], 3600.0),
+        'd' => (&text[..text.len() - 1], 86400.0),
+        _ => (text, 1.0),
+    };
+    num.parse::<f64>()
+        .ok()
+        .filter(|v| *v >= 0.0)
+        .map(|v| v * mult)
 }
 
 /// `nl [-b a|t] [-w N] [-s SEP] [FILE]`.
@@ -187,6 +283,9 @@ pub async fn nl(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut all = false;
     let mut width = 6usize;
     let mut sep = "\t".to_string();
+    // `-n ln|rn|rz`, `-v START`, `-i INCREMENT`.
+    let mut format = "rn".to_string();
+    let (mut start, mut step) = (1i64, 1i64);
     let mut files = Vec::new();
     let mut i = 1;
     while i < argv.len() {
@@ -204,6 +303,12 @@ pub async fn nl(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             width = value(v).parse().unwrap_or(6);
         } else if let Some(v) = a.strip_prefix("-s") {
             sep = value(v);
+        } else if let Some(v) = a.strip_prefix("-n") {
+            format = value(v);
+        } else if let Some(v) = a.strip_prefix("-v") {
+            start = value(v).parse().unwrap_or(1);
+        } else if let Some(v) = a.strip_prefix("-i") {
+            step = value(v).parse().unwrap_or(1);
         } else {
             files.push(a.to_string());
         }
@@ -211,7 +316,7 @@ pub async fn nl(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     }
     let files = files_or_stdin(files);
     let mut w = Writer::new(&sh.io.stdout);
-    let mut n = 0u64;
+    let mut n = start;
     let mut status = 0;
     for f in files {
         let input = match open(sh, &f) {
@@ -228,8 +333,13 @@ pub async fn nl(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             let prefix = if blank && !all {
                 " ".repeat(width + sep.chars().count())
             } else {
-                n += 1;
-                format!("{n:>width$}{sep}")
+                let number = match format.as_str() {
+                    "ln" => format!("{n:<width$}"),
+                    "rz" => format!("{n:0>width$}"),
+                    _ => format!("{n:>width$}"),
+                };
+                n += step;
+                format!("{number}{sep}")
             };
             if let Err(Stop(s)) = w.write_str(&prefix).await {
                 return s;
@@ -297,6 +407,17 @@ pub async fn paste(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             v.push(String::from_utf8_lossy(l.strip_suffix(b"\n").unwrap_or(&l)).into_owned());
         }
         contents.push(v);
+    }
+    // `paste - -`: the one standard input is dealt out line by line to each `-`.
+    let dashes: Vec<usize> = (0..files.len()).filter(|k| files[*k] == "-").collect();
+    if dashes.len() > 1 {
+        let all: Vec<String> = dashes
+            .iter()
+            .flat_map(|k| std::mem::take(&mut contents[*k]))
+            .collect();
+        for (j, line) in all.into_iter().enumerate() {
+            contents[dashes[j % dashes.len()]].push(line);
+        }
     }
     let join = |items: &[String]| -> String {
         let mut s = String::new();

@@ -4,6 +4,7 @@
 
 mod archive;
 mod awk;
+mod child;
 mod date;
 mod diff;
 mod dump;
@@ -12,6 +13,7 @@ mod files;
 mod find;
 mod grep;
 mod jq;
+mod layout;
 mod misc;
 mod more;
 mod paths;
@@ -27,6 +29,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::exec::Interp;
+
+/// The status of a command stopped by `timeout`.
+pub const TIMED_OUT: i32 = 124;
 
 /// A built-in command: runs with the shell's streams, returns its status.
 pub type CommandFn =
@@ -50,9 +55,11 @@ macro_rules! table {
 table! {
     "awk" => awk::awk,
     "base64" => more::base64,
+    "bash" => child::sh,
     "basename" => text::basename,
     "cat" => text::cat,
     "cmp" => more::cmp,
+    "column" => layout::column,
     "comm" => more::comm,
     "cp" => tree::cp,
     "cut" => fields::cut,
@@ -61,9 +68,11 @@ table! {
     "dirname" => text::dirname,
     "egrep" => grep::grep,
     "env" => misc::env,
+    "expand" => layout::expand,
     "expr" => more::expr,
     "fgrep" => grep::grep,
     "find" => find::find,
+    "fmt" => layout::fmt,
     "fold" => more::fold,
     "gawk" => awk::awk,
     "grep" => grep::grep,
@@ -73,7 +82,9 @@ table! {
     "head" => text::head,
     "hexdump" => dump::hexdump,
     "hostname" => misc::hostname,
+    "id" => misc::id,
     "jq" => jq::jq,
+    "join" => layout::join,
     "ls" => tree::ls,
     "md5sum" => sums::sum,
     "mkdir" => files::mkdir,
@@ -90,20 +101,24 @@ table! {
     "rmdir" => tree::rmdir,
     "sed" => sed::sed,
     "seq" => text::seq,
+    "sh" => child::sh,
     "sha1sum" => sums::sum,
     "sha256sum" => sums::sum,
     "sha512sum" => sums::sum,
     "sleep" => misc::sleep,
     "sort" => sorting::sort,
+    "split" => layout::split,
     "strings" => dump::strings,
     "tac" => text::tac,
     "tail" => text::tail,
     "tar" => archive::tar,
     "tee" => text::tee,
+    "timeout" => misc::timeout,
     "touch" => files::touch,
     "tr" => fields::tr,
     "truncate" => paths::truncate,
     "uname" => misc::uname,
+    "unexpand" => layout::unexpand,
     "uniq" => sorting::uniq,
     "wc" => text::wc,
     "which" => misc::which,

@@ -211,16 +211,10 @@ pub async fn truncate(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         Some(c @ ('+' | '-')) => (Some(c), &spec[1..]),
         _ => (None, spec.as_str()),
     };
-    let (num, mult) = match digits.chars().last() {
-        Some('K' | 'k') => (&digits[..digits.len() - 1], 1024u64),
-        Some('M') => (&digits[..digits.len() - 1], 1 << 20),
-        Some('G') => (&digits[..digits.len() - 1], 1 << 30),
-        _ => (digits, 1),
-    };
-    let Ok(n) = num.parse::<u64>() else {
+    let Some(n) = super::stream::parse_size(digits) else {
         return complain(sh, &format!("truncate: Invalid number: '{spec}'")).await;
     };
-    let n = n.saturating_mul(mult);
+    let n = n as u64;
     let mut status = 0;
     for f in files {
         let path = sh.shell.path(&f);

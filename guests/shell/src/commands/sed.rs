@@ -239,8 +239,17 @@ impl Parser<'_> {
         while let Some(c) = self.peek() {
             self.i += 1;
             if c == b'\\' {
+                // GNU decodes escapes in the text (`\t`, `\a`...); others lose the backslash.
                 if let Some(n) = self.peek() {
-                    out.push(n);
+                    out.push(match n {
+                        b'a' => 7,
+                        b't' => b'\t',
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b'f' => 12,
+                        b'v' => 11,
+                        n => n,
+                    });
                     self.i += 1;
                 }
                 continue;
@@ -515,6 +524,17 @@ impl Source {
     }
 }
 
+/// Range states before the first line: `0,/re/` is open from the start (its end can match
+/// on line 1).
+fn initially_active(prog: &[Instr]) -> Vec<Option<u64>> {
+    prog.iter()
+        .map(|i| match &i.range {
+            Range::Two(Addr::Line(0), Addr::Re(_)) => Some(0),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The state of one run of a script.
 struct Run<'p> {
     prog: &'p [Instr],
@@ -523,7 +543,9 @@ struct Run<'p> {
     delim: u8,
     active: Vec<Option<u64>>,
     hold: Vec<u8>,
-    last_re: Option<Regex>,
+    /// The last regex used (an empty one means it); borrowed from the program, never cloned:
+    /// a cloned `Regex` starts with an empty cache, which costs more than the search.
+    last_re: Option<&'p Regex>,
     writes: std::collections::HashMap<String, std::fs::File>,
 }
 
@@ -540,8 +562,8 @@ enum End {
     },
 }
 
-impl Run<'_> {
-    fn addr(&mut self, a: &Addr, line: u64, last: bool, pattern: &[u8]) -> bool {
+impl<'p> Run<'p> {
+    fn addr(&mut self, a: &'p Addr, line: u64, last: bool, pattern: &[u8]) -> bool {
         match a {
             Addr::Line(n) => line == *n,
             Addr::Last => last,
@@ -554,21 +576,23 @@ impl Run<'_> {
             }
             Addr::Re(re) => {
                 if let Some(r) = re {
-                    self.last_re = Some(r.clone());
+                    self.last_re = Some(r);
                 }
-                self.last_re.as_ref().is_some_and(|r| r.is_match(pattern))
+                self.last_re.is_some_and(|r| r.is_match(pattern))
             }
         }
     }
 
     fn selected(&mut self, k: usize, line: u64, last: bool, pattern: &[u8]) -> bool {
-        let instr = &self.prog[k];
-        let hit = match instr.range.clone() {
+        // A copy of the program's reference, so the instruction is borrowed, not cloned.
+        let prog = self.prog;
+        let instr = &prog[k];
+        let hit = match &instr.range {
             Range::None => true,
-            Range::One(a) => self.addr(&a, line, last, pattern),
+            Range::One(a) => self.addr(a, line, last, pattern),
             Range::Two(a, b) => match self.active[k] {
                 Some(_) => {
-                    let end = match &b {
+                    let end = match b {
                         Addr::Line(n) => line >= *n,
                         other => self.addr(other, line, last, pattern),
                     };
@@ -578,8 +602,8 @@ impl Run<'_> {
                     true
                 }
                 None => {
-                    if self.addr(&a, line, last, pattern) {
-                        let ends_now = matches!(b, Addr::Line(n) if n <= line);
+                    if self.addr(a, line, last, pattern) {
+                        let ends_now = matches!(b, Addr::Line(n) if *n <= line);
                         if !ends_now {
                             self.active[k] = Some(0);
                         }
@@ -597,9 +621,9 @@ impl Run<'_> {
                     true
                 }
                 None => {
-                    if self.addr(&a, line, last, pattern) {
-                        if n > 0 {
-                            self.active[k] = Some(line + n);
+                    if self.addr(a, line, last, pattern) {
+                        if *n > 0 {
+                            self.active[k] = Some(line + *n);
                         }
                         true
                     } else {
@@ -833,7 +857,7 @@ pub async fn sed(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         labels,
         quiet,
         delim,
-        active: vec![None; prog.len()],
+        active: initially_active(&prog),
         hold: Vec::new(),
         last_re: None,
         writes: Default::default(),
@@ -875,7 +899,7 @@ pub async fn sed(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         };
         if separate {
             line_no = 0;
-            run.active = vec![None; prog.len()];
+            run.active = initially_active(&prog);
         }
         let outcome = run_group(
             sh,
@@ -938,6 +962,8 @@ async fn run_group(
     errors: &mut Vec<String>,
 ) -> Result<Option<i32>, Stop> {
     let delim = run.delim;
+    // A copy of the program's reference: instructions are borrowed while `run` changes.
+    let prog = run.prog;
     let mut pattern: Vec<u8>;
     let mut had_newline;
     let mut pending: Option<(Vec<u8>, bool)> = None;
@@ -972,7 +998,7 @@ async fn run_group(
                     };
                     continue;
                 }
-                let cmd = run.prog[pc].cmd.clone();
+                let cmd = &prog[pc].cmd;
                 pc += 1;
                 match cmd {
                     Cmd::Block(_) | Cmd::EndBlock | Cmd::Label => {}
@@ -985,9 +1011,9 @@ async fn run_group(
                         write,
                     } => {
                         if let Some(r) = &re {
-                            run.last_re = Some(r.clone());
+                            run.last_re = Some(r);
                         }
-                        let Some(re) = run.last_re.clone() else {
+                        let Some(re) = run.last_re else {
                             errors.push("sed: no previous regular expression".into());
                             return Ok(Some(1));
                         };
@@ -998,11 +1024,11 @@ async fn run_group(
                         for caps in re.captures_iter(&pattern) {
                             let m = caps.get(0).map(|m| (m.start(), m.end())).unwrap_or((0, 0));
                             count += 1;
-                            if count < nth {
+                            if count < *nth {
                                 continue;
                             }
                             result.extend_from_slice(&pattern[last_end..m.0]);
-                            result.extend(render(&rep, &caps));
+                            result.extend(render(rep, &caps));
                             last_end = m.1;
                             changed = true;
                             if !global {
@@ -1013,12 +1039,12 @@ async fn run_group(
                             result.extend_from_slice(&pattern[last_end..]);
                             pattern = result;
                             subst_flag = true;
-                            if print {
+                            if *print {
                                 out.write(&pattern).await?;
                                 out.write(&[delim]).await?;
                             }
                             if let Some(f) = write
-                                && let Some(file) = run.writes.get_mut(&f)
+                                && let Some(file) = run.writes.get_mut(f)
                             {
                                 use std::io::Write;
                                 let _ = file.write_all(&pattern);
@@ -1093,21 +1119,31 @@ async fn run_group(
                         appends.push(b'\n');
                     }
                     Cmd::Insert(t) => {
-                        out.write(&t).await?;
+                        out.write(t).await?;
                         out.write(b"\n").await?;
                     }
                     Cmd::Change(t) => {
                         // In a range, the text comes once, at its end.
                         let in_range = run.active[pc - 1].is_some();
                         if !in_range || run.prog[pc - 1].negate {
-                            out.write(&t).await?;
+                            out.write(t).await?;
                             out.write(b"\n").await?;
                         }
                         break End::Cycle { print: false };
                     }
                     Cmd::LineNo => out.write_str(&format!("{line_no}\n")).await?,
-                    Cmd::Quit(code) => break End::Quit { print: true, code },
-                    Cmd::QuitSilent(code) => break End::Quit { print: false, code },
+                    Cmd::Quit(code) => {
+                        break End::Quit {
+                            print: true,
+                            code: *code,
+                        };
+                    }
+                    Cmd::QuitSilent(code) => {
+                        break End::Quit {
+                            print: false,
+                            code: *code,
+                        };
+                    }
                     Cmd::Hold => run.hold = pattern.clone(),
                     Cmd::HoldAppend => {
                         run.hold.push(b'\n');
@@ -1123,7 +1159,7 @@ async fn run_group(
                         pc = if l.is_empty() {
                             run.prog.len()
                         } else {
-                            run.labels[&l]
+                            run.labels[l]
                         };
                     }
                     Cmd::BranchIf(l) | Cmd::BranchUnless(l) => {
@@ -1132,7 +1168,7 @@ async fn run_group(
                             pc = if l.is_empty() {
                                 run.prog.len()
                             } else {
-                                run.labels[&l]
+                                run.labels[l]
                             };
                         }
                         if want {
@@ -1142,12 +1178,12 @@ async fn run_group(
                     Cmd::List => out.write(&unambiguous(&pattern)).await?,
                     Cmd::Zap => pattern.clear(),
                     Cmd::ReadFile(f) => {
-                        if let Ok(data) = std::fs::read(sh.shell.path(&f)) {
+                        if let Ok(data) = std::fs::read(sh.shell.path(f)) {
                             appends.extend(data);
                         }
                     }
                     Cmd::WriteFile(f) => {
-                        if let Some(file) = run.writes.get_mut(&f) {
+                        if let Some(file) = run.writes.get_mut(f) {
                             use std::io::Write;
                             let _ = file.write_all(&pattern);
                             let _ = file.write_all(&[delim]);

@@ -195,40 +195,84 @@ fn human(s: &[u8]) -> f64 {
 }
 
 /// Natural order of version strings (`v1.2` before `v1.10`).
+/// `sort -V`: GNU's `filevercmp` (file suffixes such as `.tar.gz` compared last; `~` before
+/// everything; digits as numbers; letters before other characters).
 fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
-            let si = i;
-            while i < a.len() && a[i].is_ascii_digit() {
-                i += 1;
-            }
-            let sj = j;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            let na = std::str::from_utf8(&a[si..i])
-                .ok()
-                .and_then(|s| s.trim_start_matches('0').parse::<u128>().ok())
-                .unwrap_or(0);
-            let nb = std::str::from_utf8(&b[sj..j])
-                .ok()
-                .and_then(|s| s.trim_start_matches('0').parse::<u128>().ok())
-                .unwrap_or(0);
-            match na.cmp(&nb) {
-                Ordering::Equal => continue,
-                o => return o,
-            }
+    if a == b {
+        return Ordering::Equal;
+    }
+    let (pa, pb) = (suffix_start(a), suffix_start(b));
+    match verrevcmp(&a[..pa], &b[..pb]) {
+        Ordering::Equal => verrevcmp(a, b),
+        o => o,
+    }
+}
+
+/// Where a trailing file suffix (`(\.[A-Za-z~][A-Za-z0-9~]*)*$`) starts.
+fn suffix_start(s: &[u8]) -> usize {
+    let mut start = s.len();
+    let mut i = s.len();
+    // Walk back over `.word` groups.
+    loop {
+        let mut k = i;
+        while k > 0 && (s[k - 1].is_ascii_alphanumeric() || s[k - 1] == b'~') {
+            k -= 1;
         }
-        match a[i].cmp(&b[j]) {
-            Ordering::Equal => {
-                i += 1;
-                j += 1;
-            }
-            o => return o,
+        if k > 0 && k < i && s[k - 1] == b'.' && (s[k].is_ascii_alphabetic() || s[k] == b'~') {
+            i = k - 1;
+            start = i;
+        } else {
+            return start;
         }
     }
-    (a.len() - i).cmp(&(b.len() - j))
+}
+
+fn verrevcmp(a: &[u8], b: &[u8]) -> Ordering {
+    fn order(c: Option<&u8>) -> i32 {
+        match c {
+            None => 0,
+            Some(c) if c.is_ascii_digit() => 0,
+            Some(c) if c.is_ascii_alphabetic() => *c as i32,
+            Some(b'~') => -1,
+            Some(c) => *c as i32 + 256,
+        }
+    }
+    let digit = |s: &[u8], k: usize| s.get(k).is_some_and(u8::is_ascii_digit);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        while (i < a.len() && !digit(a, i)) || (j < b.len() && !digit(b, j)) {
+            let (x, y) = (order(a.get(i)), order(b.get(j)));
+            if x != y {
+                return x.cmp(&y);
+            }
+            i += 1;
+            j += 1;
+        }
+        while a.get(i) == Some(&b'0') {
+            i += 1;
+        }
+        while b.get(j) == Some(&b'0') {
+            j += 1;
+        }
+        let mut first_diff = Ordering::Equal;
+        while digit(a, i) && digit(b, j) {
+            if first_diff == Ordering::Equal {
+                first_diff = a[i].cmp(&b[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+        if digit(a, i) {
+            return Ordering::Greater;
+        }
+        if digit(b, j) {
+            return Ordering::Less;
+        }
+        if first_diff != Ordering::Equal {
+            return first_diff;
+        }
+    }
+    Ordering::Equal
 }
 
 fn compare(a: &[u8], b: &[u8], kind: &Kind) -> Ordering {
@@ -273,7 +317,8 @@ pub async fn sort(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             Short('f') | Long("ignore-case") => global.fold = true,
             Short('b') | Long("ignore-leading-blanks") => global.blanks = true,
             Short('r') | Long("reverse") => global.reverse = true,
-            Short('d') | Short('i') | Short('M') | Short('R') => {}
+            // `-m`: the inputs are sorted already; sorting them together gives the merge.
+            Short('d') | Short('i') | Short('M') | Short('R') | Short('m') | Long("merge") => {}
             Short('u') | Long("unique") => unique = true,
             Short('s') | Long("stable") => stable = true,
             Short('c') | Short('C') | Long("check") => check = true,
@@ -442,6 +487,8 @@ fn trim_blanks(s: &[u8]) -> &[u8] {
 /// `uniq [-c] [-d] [-u] [-i] [-f N] [-s N] [-w N] [INPUT [OUTPUT]]`.
 pub async fn uniq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let (mut count, mut dups, mut uniques, mut fold) = (false, false, false, false);
+    // `-D`: every line of each repeated group.
+    let mut all_repeated = false;
     let (mut skip_fields, mut skip_chars, mut width) = (0usize, 0usize, usize::MAX);
     let mut operands = Vec::new();
     let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
@@ -460,6 +507,7 @@ pub async fn uniq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         match arg {
             Short('c') | Long("count") => count = true,
             Short('d') | Long("repeated") => dups = true,
+            Short('D') | Long("all-repeated") => all_repeated = true,
             Short('u') | Long("unique") => uniques = true,
             Short('i') | Long("ignore-case") => fold = true,
             Short('f') | Long("skip-fields") => skip_fields = number(&mut p),
@@ -509,19 +557,28 @@ pub async fn uniq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     };
     let mut out = Writer::new(&target);
     let mut lines = Lines::new(input);
+    // The group so far: its first line, key and size, and (for `-D`) the rest of it.
     let mut current: Option<(Vec<u8>, Vec<u8>, u64)> = None;
-    let emit = |line: Vec<u8>, n: u64| {
-        let show = (!dups || n > 1) && (!uniques || n == 1);
+    let mut rest: Vec<Vec<u8>> = Vec::new();
+    let emit = |line: Vec<u8>, n: u64, rest: &mut Vec<Vec<u8>>| {
+        let show = if all_repeated {
+            n > 1
+        } else {
+            (!dups || n > 1) && (!uniques || n == 1)
+        };
         let mut text = Vec::new();
         if show {
-            if count {
-                text.extend(format!("{n:7} ").bytes());
-            }
-            text.extend_from_slice(&line);
-            if text.last() != Some(&b'\n') {
-                text.push(b'\n');
+            for l in std::iter::once(line).chain(rest.drain(..)) {
+                if count {
+                    text.extend(format!("{n:7} ").bytes());
+                }
+                text.extend_from_slice(&l);
+                if text.last() != Some(&b'\n') {
+                    text.push(b'\n');
+                }
             }
         }
+        rest.clear();
         text
     };
     loop {
@@ -530,9 +587,12 @@ pub async fn uniq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             (Some(l), Some((cl, ck, n))) => {
                 let k = key(&l);
                 if k == ck {
+                    if all_repeated {
+                        rest.push(l);
+                    }
                     current = Some((cl, ck, n + 1));
                 } else {
-                    let text = emit(cl, n);
+                    let text = emit(cl, n, &mut rest);
                     if let Err(Stop(s)) = out.write(&text).await {
                         return s;
                     }
@@ -544,7 +604,7 @@ pub async fn uniq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 current = Some((l, k, 1));
             }
             (None, Some((cl, _, n))) => {
-                let text = emit(cl, n);
+                let text = emit(cl, n, &mut rest);
                 if let Err(Stop(s)) = out.write(&text).await {
                     return s;
                 }

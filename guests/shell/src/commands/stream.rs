@@ -219,3 +219,37 @@ pub fn split_flags(argv: &[String]) -> (String, Vec<String>) {
     }
     (flags, operands)
 }
+
+/// A size operand: decimal, `0x` hex, `0` octal, with GNU's suffixes (`k`, `K`, `M`, ...).
+pub fn parse_size(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let (digits, mult) = match t
+        .char_indices()
+        .find(|(_, c)| c.is_ascii_alphabetic() && !t.starts_with("0x"))
+    {
+        Some((i, _)) => {
+            let m = match &t[i..] {
+                "b" => 512,
+                "k" | "K" | "KiB" => 1024,
+                "kB" | "KB" => 1000,
+                "m" | "M" | "MiB" => 1 << 20,
+                "MB" => 1_000_000,
+                "G" | "GiB" => 1 << 30,
+                _ => return None,
+            };
+            (&t[..i], m)
+        }
+        None => (t, 1),
+    };
+    let v = if let Some(h) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        usize::from_str_radix(h, 16).ok()?
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        usize::from_str_radix(&digits[1..], 8).ok()?
+    } else {
+        digits.parse().ok()?
+    };
+    v.checked_mul(mult)
+}

@@ -189,6 +189,15 @@ async fn span(sh: &mut Interp<'_>, cmd: &str, argv: &[String]) -> Result<Span, i
         s.n = first[1..].parse().unwrap_or(10);
         s.from_start = first.starts_with('+');
         args.remove(1);
+        // GNU tail takes the historical form with one file only.
+        if cmd == "tail" && args.len() > 2 {
+            let digits = &first[1..];
+            return Err(complain(
+                sh,
+                &format!("tail: option used in invalid context -- {digits}"),
+            )
+            .await);
+        }
     }
     let mut p = parser(&args);
     loop {
@@ -356,7 +365,9 @@ pub async fn tail(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         Err(status) => return status,
     };
     let files = files_or_stdin(s.files.clone());
-    let headers = s.headers.unwrap_or(files.len() > 1);
+    // `tail -n 0` prints nothing at all, not even headers (as GNU's).
+    let nothing = s.n == 0 && !s.from_start;
+    let headers = s.headers.unwrap_or(files.len() > 1) && !nothing;
     let mut out = Writer::new(&sh.io.stdout);
     let mut status = 0;
     for (i, f) in files.iter().enumerate() {
@@ -650,6 +661,7 @@ pub async fn tee(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
 pub async fn seq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut sep = "\n".to_string();
     let mut equal_width = false;
+    let mut format: Option<String> = None;
     let mut nums = Vec::new();
     let mut i = 1;
     while i < argv.len() {
@@ -660,6 +672,12 @@ pub async fn seq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 sep = argv.get(i).cloned().unwrap_or_default();
             }
             "-w" | "--equal-width" => equal_width = true,
+            "-f" | "--format" => {
+                i += 1;
+                format = argv.get(i).cloned();
+            }
+            s if s.starts_with("--format=") => format = Some(s[9..].to_string()),
+            s if s.starts_with("-f") && s.len() > 2 => format = Some(s[2..].to_string()),
             s if s.starts_with("-s") && s.len() > 2 => sep = s[2..].to_string(),
             s if s.starts_with('-') && s.parse::<f64>().is_err() => {
                 complain(
@@ -722,7 +740,12 @@ pub async fn seq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         .map(|n| n.split_once('.').map(|(_, d)| d.len()).unwrap_or(0))
         .max()
         .unwrap_or(0);
-    let fmt = |v: f64| format!("{v:.decimals$}");
+    let fmt = |v: f64| match &format {
+        // `-f`: a printf format with one floating-point conversion.
+        Some(f) => super::awk::format::sprintf(f, &[super::awk::value::Value::Num(v)], "%.6g")
+            .unwrap_or_default(),
+        None => format!("{v:.decimals$}"),
+    };
     let width = if equal_width {
         fmt(first).len().max(fmt(last).len())
     } else {

@@ -65,10 +65,15 @@ impl<'p> Machine<'p, '_, '_> {
                     return fatal("split: second argument is not an array");
                 };
                 let sep = match args.get(2) {
-                    Some(Expr::Regex(i)) => FieldSep::Regex(self.literals[*i].clone()),
+                    Some(Expr::Regex(i)) => FieldSep::Regex(std::rc::Rc::clone(&self.literals[*i])),
                     Some(e) => {
                         let fs = self.eval(e).await?.into_string(&self.convfmt);
-                        FieldSep::new(&fs, false).map_err(Jump::Fatal)?
+                        if fs.chars().count() > 1 {
+                            // A regex: compiled once, from the cache.
+                            FieldSep::Regex(self.dynamic_regex(&fs)?)
+                        } else {
+                            FieldSep::new(&fs, false).map_err(Jump::Fatal)?
+                        }
                     }
                     None => {
                         let fs = self.get_var(super::ast::Var::Global(special::FS))?;

@@ -64,9 +64,12 @@ fn ends_operand(t: Option<&Tok>) -> bool {
     )
 }
 
+/// Where tokenizing failed (line, column) and why.
+pub type LexError = (usize, usize, String);
+
 /// The tokens and gawk's warnings (unknown escapes), or where tokenizing failed (line,
 /// column) and why.
-pub fn tokenize(src: &str) -> Result<(Vec<Token>, Vec<String>), (usize, usize, String)> {
+pub fn tokenize(src: &str) -> Result<(Vec<Token>, Vec<String>), LexError> {
     let mut warnings = Vec::new();
     let chars: Vec<char> = src.chars().collect();
     let mut out: Vec<Token> = Vec::new();

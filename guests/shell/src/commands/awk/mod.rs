@@ -9,12 +9,12 @@
 mod ast;
 mod builtins;
 mod eval;
-mod format;
+pub(super) mod format;
 mod lexer;
 mod parser;
 mod records;
 mod run;
-mod value;
+pub(super) mod value;
 
 use ast::{Pattern, Program};
 use run::{Jump, Machine};

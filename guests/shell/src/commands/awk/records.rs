@@ -1,6 +1,8 @@
 //! Reading records (RS: a character, `""` for paragraphs, or a regex) and splitting them
 //! into fields (FS: `" "` for blanks, one character, `""` for characters, or a regex).
 
+use std::rc::Rc;
+
 use crate::io::Input;
 
 use super::super::stream::MEMORY_LIMIT;
@@ -145,7 +147,8 @@ pub enum FieldSep {
     CharOrNewline(char),
     /// `""`: every character a field.
     Chars,
-    Regex(regex::Regex),
+    /// Shared, not cloned: a cloned `Regex` starts with an empty cache.
+    Regex(Rc<regex::Regex>),
 }
 
 impl FieldSep {
@@ -157,35 +160,63 @@ impl FieldSep {
             (Some(' '), None) => FieldSep::Blanks,
             (Some(c), None) if c != '\\' && newline_too && c != '\n' => FieldSep::CharOrNewline(c),
             (Some(c), None) if c != '\\' => FieldSep::Char(c),
-            _ if newline_too => FieldSep::Regex(compile(&format!("({fs})|\n"))?),
-            _ => FieldSep::Regex(compile(fs)?),
+            _ if newline_too => FieldSep::Regex(Rc::new(compile(&format!("({fs})|\n"))?)),
+            _ => FieldSep::Regex(Rc::new(compile(fs)?)),
         })
     }
 
     /// Appends the fields of `s` to `out`.
     pub fn split(&self, s: &str, out: &mut Vec<String>) {
+        let mut ranges = Vec::new();
+        self.split_ranges(s, &mut ranges);
+        out.extend(ranges.into_iter().map(|(a, b)| s[a..b].to_string()));
+    }
+
+    /// Appends where the fields of `s` are (byte ranges) to `out`.
+    pub fn split_ranges(&self, s: &str, out: &mut Vec<(usize, usize)>) {
         if s.is_empty() {
             return;
         }
+        let mut by = |is_sep: &dyn Fn(char) -> bool| {
+            let mut start = 0;
+            for (i, c) in s.char_indices() {
+                if is_sep(c) {
+                    out.push((start, i));
+                    start = i + c.len_utf8();
+                }
+            }
+            out.push((start, s.len()));
+        };
         match self {
-            FieldSep::Blanks => out.extend(
-                s.split([' ', '\t', '\n'])
-                    .filter(|f| !f.is_empty())
-                    .map(str::to_string),
-            ),
-            FieldSep::CharOrNewline(c) => out.extend(s.split([*c, '\n']).map(str::to_string)),
-            FieldSep::Char(c) => out.extend(s.split(*c).map(str::to_string)),
-            FieldSep::Chars => out.extend(s.chars().map(String::from)),
+            FieldSep::Blanks => {
+                let bytes = s.as_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n') {
+                        i += 1;
+                    }
+                    let start = i;
+                    while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'\n') {
+                        i += 1;
+                    }
+                    if i > start {
+                        out.push((start, i));
+                    }
+                }
+            }
+            FieldSep::CharOrNewline(c) => by(&|x| x == *c || x == '\n'),
+            FieldSep::Char(c) => by(&|x| x == *c),
+            FieldSep::Chars => out.extend(s.char_indices().map(|(i, c)| (i, i + c.len_utf8()))),
             FieldSep::Regex(re) => {
                 let mut last = 0;
                 for m in re.find_iter(s) {
                     if m.end() == m.start() {
                         continue;
                     }
-                    out.push(s[last..m.start()].to_string());
+                    out.push((last, m.start()));
                     last = m.end();
                 }
-                out.push(s[last..].to_string());
+                out.push((last, s.len()));
             }
         }
     }

@@ -101,7 +101,11 @@ pub struct Machine<'p, 's, 'b> {
     pub(super) globals: Vec<Cell>,
     pub(super) frames: Vec<Vec<Cell>>,
     pub(super) record: String,
+    /// The fields as where they are in `record` (until one is assigned: then `fields`).
+    pub(super) spans: Vec<(usize, usize)>,
     pub(super) fields: Vec<String>,
+    /// Whether `fields` holds the fields (else `spans` does).
+    pub(super) owned: bool,
     pub(super) split_done: bool,
     pub(super) field_sep: Option<(String, bool, FieldSep)>,
     pub(super) record_sep: Option<(String, Rc<RecordSep>)>,
@@ -111,14 +115,17 @@ pub struct Machine<'p, 's, 'b> {
     pub(super) ofs: String,
     pub(super) ors: String,
     pub(super) subsep: String,
-    pub(super) literals: Vec<regex::Regex>,
-    pub(super) dynamic: HashMap<String, regex::Regex>,
+    /// Regexes are shared (`Rc`), never cloned: a cloned `Regex` starts with an empty cache,
+    /// which costs more than a search.
+    pub(super) literals: Vec<Rc<regex::Regex>>,
+    pub(super) dynamic: HashMap<String, Rc<regex::Regex>>,
     pub out: Writer,
     outputs: IndexMap<String, Sink>,
     inputs: HashMap<String, Source>,
     pub(super) main: Option<RecordReader>,
     pub(super) next_arg: usize,
     pub(super) opened_operand: bool,
+    /// Whether each rule's range pattern is open.
     pub ranges: Vec<bool>,
     pub status: i32,
     /// Whether any of the program ran (errors then name its line).
@@ -134,7 +141,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
         let literals = prog
             .regexes
             .iter()
-            .map(|r| compile(r))
+            .map(|r| compile(r).map(Rc::new))
             .collect::<Result<Vec<_>, _>>()?;
         let out = Writer::new(&sh.io.stdout);
         let mut m = Machine {
@@ -143,7 +150,9 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
             globals: vec![Cell::Uninit; prog.globals.len()],
             frames: Vec::new(),
             record: String::new(),
+            spans: Vec::new(),
             fields: Vec::new(),
+            owned: false,
             split_done: true,
             field_sep: None,
             record_sep: None,
@@ -250,8 +259,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
 
     pub(super) fn get_var(&mut self, var: Var) -> Result<Value, Jump> {
         if var == Var::Global(NF) {
-            self.split_fields();
-            return Ok(Value::Num(self.fields.len() as f64));
+            return Ok(Value::Num(self.field_count() as f64));
         }
         match self.cell(var) {
             Cell::Uninit | Cell::Untyped(_) => Ok(Value::Uninit),
@@ -321,6 +329,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
     pub fn set_record(&mut self, text: String) {
         self.record = text;
         self.split_done = false;
+        self.owned = false;
     }
 
     pub(super) fn split_fields(&mut self) {
@@ -328,20 +337,49 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
             return;
         }
         self.split_done = true;
-        self.fields.clear();
+        self.owned = false;
+        self.spans.clear();
         let paragraph = matches!(&self.globals[RS], Cell::Scalar(v) if v.to_str("%.6g").is_empty());
-        let fs = match &self.globals[FS] {
-            Cell::Scalar(v) => v.to_str(&self.convfmt).into_owned(),
-            _ => " ".into(),
+        let stale = {
+            let fs = match &self.globals[FS] {
+                Cell::Scalar(v) => v.to_str(&self.convfmt),
+                _ => " ".into(),
+            };
+            !matches!(&self.field_sep, Some((f, p, _)) if *f == fs && *p == paragraph)
         };
-        let stale = !matches!(&self.field_sep, Some((f, p, _)) if *f == fs && *p == paragraph);
         if stale {
+            let fs = match &self.globals[FS] {
+                Cell::Scalar(v) => v.to_str(&self.convfmt).into_owned(),
+                _ => " ".into(),
+            };
             // An invalid FS regex splits nothing (gawk stops at the assignment instead).
             let sep = FieldSep::new(&fs, paragraph).unwrap_or(FieldSep::Chars);
             self.field_sep = Some((fs, paragraph, sep));
         }
         if let Some((_, _, sep)) = &self.field_sep {
-            sep.split(&self.record, &mut self.fields);
+            sep.split_ranges(&self.record, &mut self.spans);
+        }
+    }
+
+    /// NF.
+    pub(super) fn field_count(&mut self) -> usize {
+        self.split_fields();
+        if self.owned {
+            self.fields.len()
+        } else {
+            self.spans.len()
+        }
+    }
+
+    /// Makes the fields owned strings (before one of them changes).
+    fn own_fields(&mut self) {
+        self.split_fields();
+        if !self.owned {
+            self.fields.clear();
+            let record = &self.record;
+            self.fields
+                .extend(self.spans.iter().map(|(a, b)| record[*a..*b].to_string()));
+            self.owned = true;
         }
     }
 
@@ -350,8 +388,15 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
             return Value::StrNum(self.record.clone());
         }
         self.split_fields();
-        match self.fields.get(i - 1) {
-            Some(f) => Value::StrNum(f.clone()),
+        let field = if self.owned {
+            self.fields.get(i - 1).cloned()
+        } else {
+            self.spans
+                .get(i - 1)
+                .map(|(a, b)| self.record[*a..*b].to_string())
+        };
+        match field {
+            Some(f) => Value::StrNum(f),
             None => Value::Uninit,
         }
     }
@@ -362,7 +407,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
             return Ok(());
         }
         check_field_count(i)?;
-        self.split_fields();
+        self.own_fields();
         if self.fields.len() < i {
             self.fields.resize(i, String::new());
         }
@@ -374,7 +419,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
     pub(super) fn set_nf(&mut self, n: f64) -> Result<(), Jump> {
         let n = n.max(0.0) as usize;
         check_field_count(n)?;
-        self.split_fields();
+        self.own_fields();
         self.fields.resize(n, String::new());
         self.rebuild_record();
         Ok(())
@@ -394,25 +439,25 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
 
     // ---- regexes ----
 
-    pub(super) fn regex_of<'x>(&'x mut self, e: &'p Expr) -> Task<'x, regex::Regex> {
+    pub(super) fn regex_of<'x>(&'x mut self, e: &'p Expr) -> Task<'x, Rc<regex::Regex>> {
         Box::pin(async move {
             if let Expr::Regex(i) = e {
-                return Ok(self.literals[*i].clone());
+                return Ok(Rc::clone(&self.literals[*i]));
             }
             let text = self.eval(e).await?.into_string(&self.convfmt);
             self.dynamic_regex(&text)
         })
     }
 
-    pub(super) fn dynamic_regex(&mut self, text: &str) -> Result<regex::Regex, Jump> {
+    pub(super) fn dynamic_regex(&mut self, text: &str) -> Result<Rc<regex::Regex>, Jump> {
         if let Some(re) = self.dynamic.get(text) {
-            return Ok(re.clone());
+            return Ok(Rc::clone(re));
         }
-        let re = compile(text).map_err(Jump::Fatal)?;
+        let re = Rc::new(compile(text).map_err(Jump::Fatal)?);
         if self.dynamic.len() > 1000 {
             self.dynamic.clear();
         }
-        self.dynamic.insert(text.to_string(), re.clone());
+        self.dynamic.insert(text.to_string(), Rc::clone(&re));
         Ok(re)
     }
 
@@ -674,15 +719,21 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
     // ---- input ----
 
     pub(super) fn record_sep(&mut self) -> Result<Rc<RecordSep>, Jump> {
+        {
+            let rs = match &self.globals[RS] {
+                Cell::Scalar(v) => v.to_str(&self.convfmt),
+                _ => "\n".into(),
+            };
+            if let Some((cached, sep)) = &self.record_sep
+                && *cached == rs
+            {
+                return Ok(Rc::clone(sep));
+            }
+        }
         let rs = match &self.globals[RS] {
             Cell::Scalar(v) => v.to_str(&self.convfmt).into_owned(),
             _ => "\n".into(),
         };
-        if let Some((cached, sep)) = &self.record_sep
-            && *cached == rs
-        {
-            return Ok(Rc::clone(sep));
-        }
         let sep = Rc::new(RecordSep::new(&rs).map_err(Jump::Fatal)?);
         self.record_sep = Some((rs, Rc::clone(&sep)));
         Ok(sep)
