@@ -179,8 +179,11 @@ fn native(dir: &Path, cmd: &str) -> String {
 }
 
 fn ours(ws: &Workspace, cmd: &str) -> String {
+    // jq holds a 50 MB document as values several times its size: more than the default
+    // 512 MiB (what that costs is part of what this measures).
     let limits = Limits {
         timeout: Duration::from_secs(600),
+        memory: 4 << 30,
         ..Limits::default()
     };
     let out = ws

@@ -1,5 +1,5 @@
 //! The `computer:host/process` interface (exit with a full status), the
-//! `computer:host/workspace` interface (revisions, changes, snapshots) and the
+//! `computer:host/workspace` interface (revisions, changes, snapshots, modes and owners) and the
 //! `computer:host/git` interface, whose operations this build does not provide yet.
 
 use computer_vfs::ChangeKind;
@@ -43,6 +43,41 @@ impl workspace::Host for State {
             .fs
             .vfs
             .snapshot(&name)
+            .map(|_| ())
+            .map_err(|e| e.to_string()))
+    }
+
+    fn stat(
+        &mut self,
+        path: String,
+        follow: bool,
+    ) -> wasmtime::Result<Result<workspace::FileInfo, String>> {
+        let vfs = &self.fs.vfs;
+        let stat = if follow {
+            vfs.stat(&path)
+        } else {
+            vfs.lstat(&path)
+        };
+        Ok(stat
+            .map(|s| workspace::FileInfo {
+                mode: s.mode(),
+                uid: s.uid,
+                gid: s.gid,
+                nlink: s.nlink,
+                size: s.size,
+                ino: s.ino,
+                atime: s.atime,
+                mtime: s.mtime,
+                ctime: s.ctime,
+            })
+            .map_err(|e| e.to_string()))
+    }
+
+    fn chmod(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), String>> {
+        Ok(self
+            .fs
+            .vfs
+            .set_permissions(&path, mode & 0o7777)
             .map(|_| ())
             .map_err(|e| e.to_string()))
     }

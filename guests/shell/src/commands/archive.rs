@@ -87,6 +87,8 @@ fn mtime(meta: &std::fs::Metadata) -> u64 {
 pub async fn tar(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut mode: Option<char> = None;
     let (mut gzip, mut verbose) = (false, false);
+    // `-O`: extract to standard output.
+    let mut to_stdout = false;
     let mut file: Option<String> = None;
     let mut dir: Option<String> = None;
     let mut strip = 0usize;
@@ -95,7 +97,7 @@ pub async fn tar(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     // The old form: a first word of letters without a dash.
     if let Some(first) = args.first().cloned()
         && !first.starts_with('-')
-        && first.chars().all(|c| "cxtzvfjJpP".contains(c))
+        && first.chars().all(|c| "cxtzvfjJpPO".contains(c))
     {
         args[0] = format!("-{first}");
     }
@@ -120,6 +122,7 @@ pub async fn tar(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                     'c' | 'x' | 't' => mode = Some(c),
                     'z' => gzip = true,
                     'v' => verbose = true,
+                    'O' => to_stdout = true,
                     'p' | 'P' | 'o' => {}
                     'f' => {
                         file = args.get(i).cloned();
@@ -158,6 +161,13 @@ pub async fn tar(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 status = 2;
                 complain(sh, &format!("tar: {p}: Cannot stat: {}", io_message(&e))).await;
             }
+        }
+        if status != 0 {
+            complain(
+                sh,
+                "tar: Exiting with failure status due to previous errors",
+            )
+            .await;
         }
         let data = match builder.into_inner() {
             Ok(d) => d,
@@ -278,6 +288,16 @@ pub async fn tar(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             continue;
         }
         let target = base.join(parts[strip..].join("/"));
+        if to_stdout {
+            let mut bytes = Vec::new();
+            if !is_dir
+                && entry.read_to_end(&mut bytes).is_ok()
+                && let Err(Stop(s)) = out.write(&bytes).await
+            {
+                return s;
+            }
+            continue;
+        }
         let r = if is_dir {
             std::fs::create_dir_all(&target)
         } else if entry.header().entry_type().is_symlink() {
@@ -310,6 +330,8 @@ pub async fn gzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut decompress = argv[0] == "gunzip" || argv[0] == "zcat";
     let mut to_stdout = argv[0] == "zcat";
     let mut keep = false;
+    // `-t`: check the files decompress; `-l`: list their sizes.
+    let (mut test, mut list) = (false, false);
     let mut files = Vec::new();
     for a in &argv[1..] {
         if a.starts_with('-') && a.len() > 1 {
@@ -318,6 +340,8 @@ pub async fn gzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                     'd' => decompress = true,
                     'c' => to_stdout = true,
                     'k' => keep = true,
+                    't' => test = true,
+                    'l' => list = true,
                     'f' | 'n' | 'N' | 'q' | '1'..='9' => {}
                     other => {
                         return complain(sh, &format!("gzip: invalid option -- '{other}'")).await;
@@ -350,6 +374,11 @@ pub async fn gzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         };
     }
     let mut status = 0;
+    if list {
+        let _ = out
+            .write_str("         compressed        uncompressed  ratio uncompressed_name\n")
+            .await;
+    }
     for f in files {
         let path = sh.shell.path(&f);
         let data = match std::fs::read(&path) {
@@ -359,6 +388,34 @@ pub async fn gzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 continue;
             }
         };
+        if test || list {
+            let Ok(plain) = gunzip_bytes(&data) else {
+                status = complain(sh, &format!("{name}: {f}: not in gzip format")).await;
+                continue;
+            };
+            if list {
+                let (c, u) = (data.len() as f64, plain.len() as f64);
+                let ratio = if u == 0.0 { 0.0 } else { (u - c) / u * 100.0 };
+                let stem = f.strip_suffix(".gz").unwrap_or(&f);
+                let line = format!(
+                    "{:>19} {:>19} {ratio:>5.1}% {stem}\n",
+                    data.len(),
+                    plain.len()
+                );
+                if let Err(Stop(s)) = out.write_str(&line).await {
+                    return s;
+                }
+            }
+            continue;
+        }
+        if !decompress && !to_stdout && f.ends_with(".gz") {
+            complain(
+                sh,
+                &format!("{name}: {f} already has .gz suffix -- unchanged"),
+            )
+            .await;
+            continue;
+        }
         let (result, target) = if decompress {
             let Some(stem) = f.strip_suffix(".gz").or_else(|| f.strip_suffix(".tgz")) else {
                 status = complain(sh, &format!("{name}: {f}: unknown suffix -- ignored"))
@@ -373,7 +430,8 @@ pub async fn gzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         let bytes = match result {
             Ok(b) => b,
             Err(_) => {
-                status = complain(sh, &format!("{name}: {f}: not in gzip format")).await;
+                // GNU's decompressor starts this message on a new line.
+                status = complain(sh, &format!("\n{name}: {f}: not in gzip format")).await;
                 continue;
             }
         };

@@ -55,7 +55,7 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// Formats seconds since the epoch (and nanoseconds) with strftime's conversions.
-fn format(secs: i64, nanos: u32, fmt: &str) -> String {
+pub(super) fn format(secs: i64, nanos: u32, fmt: &str) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil(days);
@@ -140,7 +140,7 @@ fn iso_week(y: i64, yday: i64, weekday: usize) -> (i64, i64) {
 }
 
 /// Parses `-d`'s DATE: `@SECONDS`, `now`, `YYYY-MM-DD`, with ` HH:MM[:SS]` or `THH:MM:SS[Z]`.
-fn parse(text: &str, now: i64) -> Option<i64> {
+pub(super) fn parse(text: &str, now: i64) -> Option<i64> {
     let t = text.trim();
     if let Some(s) = t.strip_prefix('@') {
         return s.parse().ok();
@@ -224,6 +224,24 @@ pub async fn date(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                         nanos = 0;
                     }
                     None => return complain(sh, &format!("date: invalid date '{text}'")).await,
+                }
+            }
+            "-r" | "--reference" => {
+                // The file's modification time.
+                i += 1;
+                let file = argv.get(i).cloned().unwrap_or_default();
+                let modified = std::fs::metadata(sh.shell.path(&file))
+                    .and_then(|m| m.modified())
+                    .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default());
+                match modified {
+                    Ok(d) => {
+                        secs = d.as_secs() as i64;
+                        nanos = d.subsec_nanos();
+                    }
+                    Err(e) => {
+                        let msg = crate::exec::io_message(&e);
+                        return complain(sh, &format!("date: {file}: {msg}")).await;
+                    }
                 }
             }
             "-I" | "--iso-8601" => fmt = "%Y-%m-%d".into(),

@@ -1,5 +1,7 @@
-//! `diff [-u|-U N|-c?] [-q] [-r] [-N] [-a] FILE1 FILE2`: GNU diff's normal and unified
-//! formats over the `similar` crate's Myers diff; status 0 same, 1 different, 2 trouble.
+//! `diff [-u|-U N] [-q] [-s] [-r] [-N] [-a] [-i -b -w -B] FILE1 FILE2`: GNU diff's normal and
+//! unified formats over the `similar` crate's Myers diff; status 0 same, 1 different, 2
+//! trouble. `-i -b -w -B` decide whether files count as the same; when they differ anyway,
+//! the diff shown is of the files as they are.
 
 use similar::{DiffOp, TextDiff};
 
@@ -11,6 +13,45 @@ struct Options {
     brief: bool,
     recursive: bool,
     new_file: bool,
+    /// `-s`: say when two files are the same.
+    report_same: bool,
+    /// `-i`, `-b`, `-w`, `-B`: what does not count as a difference.
+    ignore_case: bool,
+    ignore_space_change: bool,
+    ignore_all_space: bool,
+    ignore_blank_lines: bool,
+}
+
+impl Options {
+    fn ignores(&self) -> bool {
+        self.ignore_case
+            || self.ignore_space_change
+            || self.ignore_all_space
+            || self.ignore_blank_lines
+    }
+
+    /// The text as these options compare it.
+    fn normalized(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for line in text.lines() {
+            let mut l = if self.ignore_all_space {
+                line.chars().filter(|c| !c.is_whitespace()).collect()
+            } else if self.ignore_space_change {
+                line.split_whitespace().collect::<Vec<_>>().join(" ")
+            } else {
+                line.to_string()
+            };
+            if self.ignore_case {
+                l = l.to_lowercase();
+            }
+            if self.ignore_blank_lines && l.trim().is_empty() {
+                continue;
+            }
+            out.push_str(&l);
+            out.push('\n');
+        }
+        out
+    }
 }
 
 /// `a`, or `a,b` for a range of lines (1-based, inclusive).
@@ -162,7 +203,15 @@ async fn files(
             return Ok(2);
         }
     };
-    if da == db {
+    let same = da == db
+        || (o.ignores()
+            && o.normalized(&String::from_utf8_lossy(&da))
+                == o.normalized(&String::from_utf8_lossy(&db)));
+    if same {
+        if o.report_same {
+            out.write_str(&format!("Files {a} and {b} are identical\n"))
+                .await?;
+        }
         return Ok(0);
     }
     if let Some(l) = label {
@@ -267,6 +316,11 @@ pub async fn diff(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         brief: false,
         recursive: false,
         new_file: false,
+        report_same: false,
+        ignore_case: false,
+        ignore_space_change: false,
+        ignore_all_space: false,
+        ignore_blank_lines: false,
     };
     let mut operands = Vec::new();
     let mut i = 1;
@@ -278,6 +332,11 @@ pub async fn diff(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             "-r" | "--recursive" => o.recursive = true,
             "-N" | "--new-file" => o.new_file = true,
             "-a" | "--text" => {}
+            "-s" | "--report-identical-files" => o.report_same = true,
+            "-i" | "--ignore-case" => o.ignore_case = true,
+            "-b" | "--ignore-space-change" => o.ignore_space_change = true,
+            "-w" | "--ignore-all-space" => o.ignore_all_space = true,
+            "-B" | "--ignore-blank-lines" => o.ignore_blank_lines = true,
             "-U" => {
                 i += 1;
                 o.unified = argv.get(i).and_then(|v| v.parse().ok());
@@ -286,7 +345,7 @@ pub async fn diff(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             s if s.starts_with("--unified=") => o.unified = s[10..].parse().ok(),
             s if s.starts_with('-')
                 && s.len() > 1
-                && s.chars().skip(1).all(|c| "uqrNa".contains(c)) =>
+                && s.chars().skip(1).all(|c| "uqrNasibwB".contains(c)) =>
             {
                 for c in s[1..].chars() {
                     match c {
@@ -294,6 +353,11 @@ pub async fn diff(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                         'q' => o.brief = true,
                         'r' => o.recursive = true,
                         'N' => o.new_file = true,
+                        's' => o.report_same = true,
+                        'i' => o.ignore_case = true,
+                        'b' => o.ignore_space_change = true,
+                        'w' => o.ignore_all_space = true,
+                        'B' => o.ignore_blank_lines = true,
                         _ => {}
                     }
                 }

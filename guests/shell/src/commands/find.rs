@@ -251,7 +251,26 @@ impl Parser<'_> {
 struct Entry {
     shown: String,
     path: std::path::PathBuf,
-    meta: Option<std::fs::Metadata>,
+    /// The type the directory listing gave (no `stat` needed to walk or test `-type`).
+    kind: Option<std::fs::FileType>,
+    /// Metadata, looked up only when a test needs it (`-size`, `-mtime`, `-newer`, ...).
+    meta: std::cell::OnceCell<Option<std::fs::Metadata>>,
+}
+
+impl Entry {
+    fn meta(&self) -> Option<&std::fs::Metadata> {
+        self.meta
+            .get_or_init(|| std::fs::symlink_metadata(&self.path).ok())
+            .as_ref()
+    }
+
+    fn file_type(&self) -> Option<std::fs::FileType> {
+        self.kind.or_else(|| self.meta().map(|m| m.file_type()))
+    }
+
+    fn is_dir(&self) -> bool {
+        self.file_type().is_some_and(|t| t.is_dir())
+    }
 }
 
 /// What evaluating the expression asks for besides its truth.
@@ -266,8 +285,7 @@ struct Finder<'o> {
     status: i32,
 }
 
-fn type_char(m: &std::fs::Metadata) -> char {
-    let t = m.file_type();
+fn type_char(t: std::fs::FileType) -> char {
     if t.is_symlink() {
         'l'
     } else if t.is_dir() {
@@ -315,12 +333,12 @@ impl Finder<'_> {
                 Expr::Name(p, nocase) => glob(p, &name(), *nocase),
                 Expr::PathMatch(p, nocase) => glob(p, &entry.shown, *nocase),
                 Expr::Regex(re) => re.is_match(&entry.shown),
-                Expr::Type(t) => entry.meta.as_ref().is_some_and(|m| type_char(m) == *t),
-                Expr::Size(ord, n, unit) => entry.meta.as_ref().is_some_and(|m| {
+                Expr::Type(t) => entry.file_type().is_some_and(|k| type_char(k) == *t),
+                Expr::Size(ord, n, unit) => entry.meta().is_some_and(|m| {
                     let units = m.len().div_ceil(*unit);
                     units.cmp(n) == *ord
                 }),
-                Expr::Mtime(ord, days) => entry.meta.as_ref().is_some_and(|m| {
+                Expr::Mtime(ord, days) => entry.meta().is_some_and(|m| {
                     let age = m
                         .modified()
                         .ok()
@@ -330,11 +348,10 @@ impl Finder<'_> {
                     age.cmp(days) == *ord
                 }),
                 Expr::Newer(t) => entry
-                    .meta
-                    .as_ref()
+                    .meta()
                     .and_then(|m| m.modified().ok())
                     .is_some_and(|m| m > *t),
-                Expr::Empty => entry.meta.as_ref().is_some_and(|m| {
+                Expr::Empty => entry.meta().is_some_and(|m| {
                     if m.is_dir() {
                         std::fs::read_dir(&entry.path)
                             .map(|mut d| d.next().is_none())
@@ -358,7 +375,7 @@ impl Finder<'_> {
                     true
                 }
                 Expr::Delete => {
-                    let r = if entry.meta.as_ref().is_some_and(|m| m.is_dir()) {
+                    let r = if entry.is_dir() {
                         std::fs::remove_dir(&entry.path)
                     } else {
                         std::fs::remove_file(&entry.path)
@@ -464,13 +481,14 @@ pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             Entry {
                 shown: start.clone(),
                 path,
-                meta,
+                kind: meta.as_ref().map(|m| m.file_type()),
+                meta: std::cell::OnceCell::from(meta),
             },
             0,
             false,
         )];
         while let Some((entry, depth, visited)) = stack.pop() {
-            let is_dir = entry.meta.as_ref().is_some_and(|m| m.is_dir());
+            let is_dir = entry.is_dir();
             let descend = is_dir && maxdepth.is_none_or(|m| depth < m);
             if depth_first && descend && !visited {
                 // Children first; the directory itself after them.
@@ -512,21 +530,29 @@ fn children(entry: &Entry, depth: usize) -> Vec<(Entry, usize, bool)> {
     let Ok(dir) = std::fs::read_dir(&entry.path) else {
         return Vec::new();
     };
-    let mut names: Vec<String> = dir
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+    let mut names: Vec<(String, Option<std::fs::FileType>)> = dir
+        .filter_map(|e| {
+            let e = e.ok()?;
+            Some((e.file_name().into_string().ok()?, e.file_type().ok()))
+        })
         .collect();
-    names.sort();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
     names
         .into_iter()
-        .map(|n| {
+        .map(|(n, kind)| {
             let path = entry.path.join(&n);
             let shown = if entry.shown.ends_with('/') {
                 format!("{}{n}", entry.shown)
             } else {
                 format!("{}/{n}", entry.shown)
             };
-            let meta = std::fs::symlink_metadata(&path).ok();
-            (Entry { shown, path, meta }, depth + 1, false)
+            let entry = Entry {
+                shown,
+                path,
+                kind,
+                meta: std::cell::OnceCell::new(),
+            };
+            (entry, depth + 1, false)
         })
         .collect()
 }

@@ -1,7 +1,8 @@
 //! Laying text out: `column -t`, `expand`, `unexpand`, `fmt`, `join`, `split`.
 
 use super::stream::{
-    Lines, MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited,
+    Lines, MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, invalid_option, open,
+    read_all_limited,
 };
 use crate::exec::Interp;
 
@@ -107,7 +108,8 @@ pub async fn column(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         for row in &rows {
             for (k, cell) in row.iter().enumerate() {
                 text.push_str(cell);
-                if k + 1 < row.len() {
+                // Every column but the table's last is padded, even at a short row's end.
+                if k + 1 < widths.len() {
                     let fill = widths[k] - cell.chars().count();
                     text.push_str(&" ".repeat(fill));
                     text.push_str(&out_sep);
@@ -665,14 +667,7 @@ pub async fn split(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 }
             }
             s if s.starts_with('-') && s.len() > 1 => {
-                return complain(
-                    sh,
-                    &format!(
-                        "split: invalid option -- '{}'\nTry 'split --help' for more information.",
-                        &s[1..]
-                    ),
-                )
-                .await;
+                return invalid_option(sh, "split", &s[1..]).await;
             }
             _ => operands.push(a.clone()),
         }

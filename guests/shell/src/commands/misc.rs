@@ -1,7 +1,7 @@
 //! The environment and small utilities: `env`, `printenv`, `which`, `whoami`, `hostname`,
 //! `uname`, `sleep`, `nl`, `paste`.
 
-use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
+use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, invalid_option, open};
 use crate::builtins::out;
 use crate::exec::Interp;
 
@@ -222,7 +222,7 @@ pub async fn timeout(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 && s.len() > 1
                 && !s[1..].starts_with(|c: char| c.is_ascii_digit()) =>
             {
-                return complain(sh, &format!("timeout: invalid option -- '{}'\nTry 'timeout --help' for more information.", &s[1..])).await + 124;
+                return invalid_option(sh, "timeout", &s[1..]).await + 124;
             }
             _ => break,
         }

@@ -14,6 +14,7 @@ mod find;
 mod grep;
 mod jq;
 mod layout;
+mod meta;
 mod misc;
 mod more;
 mod paths;
@@ -58,6 +59,7 @@ table! {
     "bash" => child::sh,
     "basename" => text::basename,
     "cat" => text::cat,
+    "chmod" => meta::chmod,
     "cmp" => more::cmp,
     "column" => layout::column,
     "comm" => more::comm,
@@ -108,6 +110,7 @@ table! {
     "sleep" => misc::sleep,
     "sort" => sorting::sort,
     "split" => layout::split,
+    "stat" => meta::stat,
     "strings" => dump::strings,
     "tac" => text::tac,
     "tail" => text::tail,

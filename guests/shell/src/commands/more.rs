@@ -227,35 +227,56 @@ pub async fn comm(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         text.extend_from_slice(line);
         text.push(b'\n');
     };
+    // As GNU's, unsorted input is reported (once per file, when the merge reads past the
+    // out-of-order line) and makes the status 1.
+    let mut unsorted = [false; 2];
+    let mut notes = Vec::new();
+    let mut check = |file: usize, lines: &[Vec<u8>], at: usize| {
+        if !unsorted[file] && at + 1 < lines.len() && lines[at + 1] < lines[at] {
+            unsorted[file] = true;
+            notes.push(format!("comm: file {} is not in sorted order", file + 1));
+        }
+    };
     while i < a.len() || j < b.len() {
         match (a.get(i), b.get(j)) {
             (Some(x), Some(y)) if x == y => {
                 emit(2, x, &mut text);
+                check(0, a, i);
+                check(1, b, j);
                 i += 1;
                 j += 1;
             }
             (Some(x), Some(y)) if x < y => {
                 emit(0, x, &mut text);
+                check(0, a, i);
                 i += 1;
             }
             (Some(_), Some(y)) => {
                 emit(1, y, &mut text);
+                check(1, b, j);
                 j += 1;
             }
             (Some(x), None) => {
                 emit(0, x, &mut text);
+                check(0, a, i);
                 i += 1;
             }
             (None, Some(y)) => {
                 emit(1, y, &mut text);
+                check(1, b, j);
                 j += 1;
             }
             (None, None) => break,
         }
     }
+    let disordered = !notes.is_empty();
+    if disordered {
+        notes.push("comm: input is not in sorted order".into());
+        complain(sh, &notes.join("\n")).await;
+    }
     let mut w = Writer::new(&sh.io.stdout);
     match w.write(&text).await.and(w.flush().await) {
-        Ok(()) => 0,
+        Ok(()) => i32::from(disordered),
         Err(Stop(s)) => s,
     }
 }
@@ -298,6 +319,30 @@ pub async fn cmp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
     }
     let (a, b) = (&data[0], &data[1]);
+    let verbose = argv[1..].iter().any(|x| x == "-l" || x == "--verbose");
+    if verbose {
+        // `-l`: every differing byte: position, then both values in octal.
+        let width = a.len().max(b.len()).to_string().len();
+        let mut text = String::new();
+        for k in 0..a.len().min(b.len()) {
+            if a[k] != b[k] {
+                text.push_str(&format!("{:>width$} {:>3o} {:>3o}\n", k + 1, a[k], b[k]));
+            }
+        }
+        let status = out(sh, &text).await;
+        if status != 0 {
+            return status;
+        }
+        if a.len() != b.len() {
+            let (short, n) = if a.len() < b.len() {
+                (files[0], a.len())
+            } else {
+                (files[1], b.len())
+            };
+            complain(sh, &format!("cmp: EOF on {short} after byte {n}")).await;
+        }
+        return i32::from(!text.is_empty() || a.len() != b.len());
+    }
     let mut line = 1;
     for k in 0..a.len().min(b.len()) {
         if a[k] != b[k] {
@@ -357,6 +402,14 @@ pub async fn cmp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
 /// `expr EXPRESSION`: `|`, `&`, comparisons, `+ - * / %`, `:` (a regex match), `length`,
 /// `substr`, `index`, parentheses.
 pub async fn expr(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    if argv.len() < 2 {
+        return complain(
+            sh,
+            "expr: missing operand\nTry 'expr --help' for more information.",
+        )
+        .await
+            + 1;
+    }
     let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
     let mut p = ExprParser { args: &args, i: 0 };
     let result = p.or();

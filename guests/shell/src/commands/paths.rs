@@ -77,7 +77,13 @@ pub async fn readlink(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
 
 /// `realpath [-s] FILE...`.
 pub async fn realpath(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
-    let no_symlinks = argv[1..].iter().any(|a| a == "-s" || a == "--no-symlinks");
+    // `-m`: no part needs to exist (the path is only normalized).
+    let no_symlinks = argv[1..].iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "-s" | "--no-symlinks" | "-m" | "--canonicalize-missing"
+        )
+    });
     let mut status = 0;
     let mut text = String::new();
     let files: Vec<&String> = argv[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -114,6 +120,7 @@ pub async fn realpath(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
 /// `mktemp [-d] [-p DIR] [TEMPLATE]`: a new file (or directory) named from TEMPLATE's `X`s.
 pub async fn mktemp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut dir_mode = false;
+    let mut in_tmpdir = false;
     let mut base: Option<String> = None;
     let mut template: Option<String> = None;
     let mut i = 1;
@@ -124,18 +131,27 @@ pub async fn mktemp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 i += 1;
                 base = argv.get(i).cloned();
             }
-            "-t" | "-q" | "-u" => {}
+            "-t" => in_tmpdir = true,
+            "-q" | "-u" => {}
             s if s.starts_with("--tmpdir=") => base = Some(s[9..].to_string()),
             s => template = Some(s.to_string()),
         }
         i += 1;
     }
+    // Without a template, or with `-p`/`-t`, the name goes in the temporary directory.
+    in_tmpdir |= template.is_none() || base.is_some();
     let template = template.unwrap_or_else(|| "tmp.XXXXXXXXXX".into());
-    let x = template.chars().rev().take_while(|c| *c == 'X').count();
+    // The last run of X's (in the last path component) is replaced; what follows stays.
+    let last = template.rfind('/').map_or(0, |i| i + 1);
+    let run_end = template[last..].rfind('X').map_or(0, |i| last + i + 1);
+    let run_start = template[last..run_end]
+        .rfind(|c| c != 'X')
+        .map_or(last, |i| last + i + 1);
+    let x = run_end - run_start;
     if x < 3 {
         return complain(sh, &format!("mktemp: too few X's in template '{template}'")).await;
     }
-    let dir = if template.contains('/') {
+    let dir = if template.contains('/') || !in_tmpdir {
         String::new()
     } else {
         base.or_else(|| sh.shell.get("TMPDIR").map(str::to_string))
@@ -147,7 +163,7 @@ pub async fn mktemp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         let suffix: String = (0..x)
             .map(|_| CHARS[sh.shell.random() as usize % CHARS.len()] as char)
             .collect();
-        let name = format!("{}{suffix}", &template[..template.len() - x]);
+        let name = format!("{}{suffix}{}", &template[..run_start], &template[run_end..]);
         let full = if dir.is_empty() {
             name
         } else {

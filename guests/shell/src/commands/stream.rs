@@ -112,15 +112,13 @@ pub fn open(sh: &Interp<'_>, name: &str) -> Result<Input, String> {
         "/dev/null" => return Ok(Input::Null),
         _ => {}
     }
+    // Open first, then ask the open file what it is: one path lookup, not two.
     let path = sh.shell.path(name);
-    match std::fs::metadata(&path) {
-        Ok(m) if m.is_dir() => return Err(format!("{name}: Is a directory")),
-        Err(e) => return Err(format!("{name}: {}", io_message(&e))),
-        Ok(_) => {}
+    let file = std::fs::File::open(&path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(format!("{name}: Is a directory"));
     }
-    std::fs::File::open(&path)
-        .map(|f| Input::File(Rc::new(RefCell::new(f))))
-        .map_err(|e| format!("{name}: {}", io_message(&e)))
+    Ok(Input::File(Rc::new(RefCell::new(file))))
 }
 
 /// Reads all of an input, failing past `limit` bytes with a message that names the limit.
@@ -176,6 +174,15 @@ pub async fn bad_usage(sh: &Interp<'_>, cmd: &str, err: lexopt::Error, status: i
     )
     .await;
     status
+}
+
+/// An unknown short option, as GNU tools word it; returns 1.
+pub async fn invalid_option(sh: &Interp<'_>, cmd: &str, option: &str) -> i32 {
+    complain(
+        sh,
+        &format!("{cmd}: invalid option -- '{option}'\nTry '{cmd} --help' for more information."),
+    )
+    .await
 }
 
 /// Operands (`-` for stdin when there are none).

@@ -45,10 +45,10 @@ fn sort_items(items: &mut [Item], flags: &str) {
     }
 }
 
-/// `ls [-aAdFpRrtS1] [FILE...]`.
+/// `ls [-laAdFhpRrtS1] [FILE...]`.
 pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let (flags, operands) = split_flags(argv);
-    if let Some(bad) = flags.chars().find(|c| !"aAdFpRrtS1UfhlL".contains(*c)) {
+    if let Some(bad) = flags.chars().find(|c| !"aAdFpRrtS1UfhlLm".contains(*c)) {
         return complain(
             sh,
             &format!("ls: invalid option -- '{bad}'\nTry 'ls --help' for more information."),
@@ -56,14 +56,10 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         .await
             + 1;
     }
-    if flags.contains('l') {
-        return complain(
-            sh,
-            "ls: -l: the long listing is not available yet (WASI does not show modes and owners)",
-        )
-        .await
-            + 1;
-    }
+    // `-l`: modes and owners come from the workspace (WASI has none).
+    let long = flags.contains('l');
+    let human = flags.contains('h');
+    let user = sh.shell.get("USER").unwrap_or("user").to_string();
     let show_all = flags.contains('a') || flags.contains('f');
     let almost = flags.contains('A');
     let classify = flags.contains('F');
@@ -96,8 +92,19 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     }
     let mut out = Writer::new(&sh.io.stdout);
     let mut text = String::new();
-    for f in &files {
-        text.push_str(&format!("{}{}\n", f.name, suffix(&f.meta, classify, slash)));
+    if long {
+        let entries: Vec<(String, PathBuf)> = files
+            .iter()
+            .map(|f| (f.name.clone(), sh.shell.path(&f.name)))
+            .collect();
+        for line in super::meta::long_lines(&entries, human, &user).1 {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    } else {
+        for f in &files {
+            text.push_str(&format!("{}{}\n", f.name, suffix(&f.meta, classify, slash)));
+        }
     }
     let headers = operands.len() > 1 || flags.contains('R');
     let mut queue: Vec<String> = dirs;
@@ -144,9 +151,28 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             text.push_str(&format!("{dir}:\n"));
         }
         first = false;
+        if long {
+            let entries: Vec<(String, PathBuf)> = items
+                .iter()
+                .map(|i| (i.name.clone(), path.join(&i.name)))
+                .collect();
+            let (total, lines) = super::meta::long_lines(&entries, human, &user);
+            let total = if human {
+                super::meta::human_size(total * 1024)
+            } else {
+                total.to_string()
+            };
+            text.push_str(&format!("total {total}\n"));
+            for line in lines {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
         let mut subdirs = Vec::new();
         for i in &items {
-            text.push_str(&format!("{}{}\n", i.name, suffix(&i.meta, classify, slash)));
+            if !long {
+                text.push_str(&format!("{}{}\n", i.name, suffix(&i.meta, classify, slash)));
+            }
             if flags.contains('R') && i.meta.is_dir() && i.name != "." && i.name != ".." {
                 subdirs.push(if dir.ends_with('/') {
                     format!("{dir}{}", i.name)
@@ -165,6 +191,11 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             }
             text.clear();
         }
+    }
+    if flags.contains('m') && !long && !headers {
+        // `-m`: the names across, separated by commas.
+        let names: Vec<&str> = text.lines().collect();
+        text = format!("{}\n", names.join(", "));
     }
     match out.write_str(&text).await.and(out.flush().await) {
         Ok(()) => status,
@@ -198,6 +229,17 @@ fn target(sh: &Interp<'_>, src: &str, dest: &str) -> PathBuf {
         d.join(base)
     } else {
         d
+    }
+}
+
+/// `target` as the user would write it (for messages): `dest`, or `dest/NAME` into a
+/// directory.
+fn shown_target(sh: &Interp<'_>, src: &str, dest: &str) -> String {
+    if sh.shell.path(dest).is_dir() {
+        let base = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+        format!("{}/{base}", dest.trim_end_matches('/'))
+    } else {
+        dest.to_string()
     }
 }
 
@@ -253,6 +295,15 @@ pub async fn cp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         if no_clobber && to.exists() {
             continue;
         }
+        if to == from {
+            let shown = shown_target(sh, &src, &dest);
+            status = complain(sh, &format!("cp: '{src}' and '{shown}' are the same file")).await;
+            continue;
+        }
+        if flags.contains('v') {
+            let shown = shown_target(sh, &src, &dest);
+            crate::builtins::out(sh, &format!("'{src}' -> '{shown}'\n")).await;
+        }
         if let Err(e) = copy_tree(&from, &to) {
             status = complain(
                 sh,
@@ -301,12 +352,28 @@ pub async fn mv(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         if flags.contains('n') && to.exists() {
             continue;
         }
-        if let Err(e) = std::fs::rename(&from, &to) {
+        if to.starts_with(&from) && to != from {
+            let shown = shown_target(sh, &src, &dest);
             status = complain(
                 sh,
-                &format!("mv: cannot move '{src}' to '{dest}': {}", io_message(&e)),
+                &format!("mv: cannot move '{src}' to a subdirectory of itself, '{shown}'"),
             )
             .await;
+            continue;
+        }
+        let shown = shown_target(sh, &src, &dest);
+        match std::fs::rename(&from, &to) {
+            Err(e) => {
+                status = complain(
+                    sh,
+                    &format!("mv: cannot move '{src}' to '{dest}': {}", io_message(&e)),
+                )
+                .await;
+            }
+            Ok(()) if flags.contains('v') => {
+                crate::builtins::out(sh, &format!("renamed '{src}' -> '{shown}'\n")).await;
+            }
+            Ok(()) => {}
         }
     }
     status
