@@ -35,23 +35,23 @@ impl<'p> Machine<'p, '_, '_> {
                 {
                     return Ok(Value::Num(self.array(*v)?.borrow().len() as f64));
                 }
-                let s = self.eval(arg).await?;
+                let s = self.operand(arg).await?;
                 Ok(Value::Num(s.to_str(&self.convfmt).chars().count() as f64))
             }
             Builtin::Substr => {
                 arity(2, 3)?;
-                let s = self.eval(&args[0]).await?.into_string(&self.convfmt);
-                let start = self.eval(&args[1]).await?.to_num();
+                let s = self.operand(&args[0]).await?.into_string(&self.convfmt);
+                let start = self.operand(&args[1]).await?.to_num();
                 let len = match args.get(2) {
-                    Some(n) => Some(self.eval(n).await?.to_num()),
+                    Some(n) => Some(self.operand(n).await?.to_num()),
                     None => None,
                 };
                 Ok(Value::Str(substr(&s, start, len)))
             }
             Builtin::Index => {
                 arity(2, 2)?;
-                let s = self.eval(&args[0]).await?.into_string(&self.convfmt);
-                let t = self.eval(&args[1]).await?.into_string(&self.convfmt);
+                let s = self.operand(&args[0]).await?.into_string(&self.convfmt);
+                let t = self.operand(&args[1]).await?.into_string(&self.convfmt);
                 let at = match s.find(&t) {
                     Some(i) => s[..i].chars().count() + 1,
                     None => 0,
@@ -60,14 +60,14 @@ impl<'p> Machine<'p, '_, '_> {
             }
             Builtin::Split => {
                 arity(2, 3)?;
-                let s = self.eval(&args[0]).await?.into_string(&self.convfmt);
+                let s = self.operand(&args[0]).await?.into_string(&self.convfmt);
                 let Expr::Var(target) = &args[1] else {
                     return fatal("split: second argument is not an array");
                 };
                 let sep = match args.get(2) {
                     Some(Expr::Regex(i)) => FieldSep::Regex(std::rc::Rc::clone(&self.literals[*i])),
                     Some(e) => {
-                        let fs = self.eval(e).await?.into_string(&self.convfmt);
+                        let fs = self.operand(e).await?.into_string(&self.convfmt);
                         if fs.chars().count() > 1 {
                             // A regex: compiled once, from the cache.
                             FieldSep::Regex(self.dynamic_regex(&fs)?)
@@ -94,7 +94,7 @@ impl<'p> Machine<'p, '_, '_> {
             Builtin::Sub | Builtin::Gsub => {
                 arity(2, 3)?;
                 let re = self.regex_of(&args[0]).await?;
-                let replacement = self.eval(&args[1]).await?.into_string(&self.convfmt);
+                let replacement = self.operand(&args[1]).await?.into_string(&self.convfmt);
                 let place = match args.get(2) {
                     Some(target) => self.place(target).await?,
                     None => super::run::Place::Field(0),
@@ -108,7 +108,7 @@ impl<'p> Machine<'p, '_, '_> {
             }
             Builtin::Match => {
                 arity(2, 2)?;
-                let s = self.eval(&args[0]).await?.into_string(&self.convfmt);
+                let s = self.operand(&args[0]).await?.into_string(&self.convfmt);
                 let re = self.regex_of(&args[1]).await?;
                 let (start, len) = match re.find(&s) {
                     Some(m) => (
@@ -134,7 +134,7 @@ impl<'p> Machine<'p, '_, '_> {
             | Builtin::Sqrt
             | Builtin::Int => {
                 arity(1, 1)?;
-                let x = self.eval(&args[0]).await?.to_num();
+                let x = self.operand(&args[0]).await?.to_num();
                 Ok(Value::Num(match b {
                     Builtin::Sin => x.sin(),
                     Builtin::Cos => x.cos(),
@@ -146,8 +146,8 @@ impl<'p> Machine<'p, '_, '_> {
             }
             Builtin::Atan2 => {
                 arity(2, 2)?;
-                let y = self.eval(&args[0]).await?.to_num();
-                let x = self.eval(&args[1]).await?.to_num();
+                let y = self.operand(&args[0]).await?.to_num();
+                let x = self.operand(&args[1]).await?.to_num();
                 Ok(Value::Num(y.atan2(x)))
             }
             Builtin::Rand => {
@@ -157,7 +157,7 @@ impl<'p> Machine<'p, '_, '_> {
             Builtin::Srand => {
                 arity(0, 1)?;
                 let seed = match args.first() {
-                    Some(e) => self.eval(e).await?.to_num(),
+                    Some(e) => self.operand(e).await?.to_num(),
                     None => std::time::SystemTime::now()
                         .duration_since(std::time::UNIX_EPOCH)
                         .map(|d| d.as_secs() as f64)
@@ -167,7 +167,7 @@ impl<'p> Machine<'p, '_, '_> {
             }
             Builtin::Tolower | Builtin::Toupper => {
                 arity(1, 1)?;
-                let s = self.eval(&args[0]).await?.into_string(&self.convfmt);
+                let s = self.operand(&args[0]).await?.into_string(&self.convfmt);
                 Ok(Value::Str(if b == Builtin::Tolower {
                     s.to_lowercase()
                 } else {
@@ -176,12 +176,12 @@ impl<'p> Machine<'p, '_, '_> {
             }
             Builtin::System => {
                 arity(1, 1)?;
-                let cmd = self.eval(&args[0]).await?.into_string(&self.convfmt);
+                let cmd = self.operand(&args[0]).await?.into_string(&self.convfmt);
                 Ok(Value::Num(self.system(&cmd).await? as f64))
             }
             Builtin::Close => {
                 arity(1, 2)?;
-                let name = self.eval(&args[0]).await?.into_string(&self.convfmt);
+                let name = self.operand(&args[0]).await?.into_string(&self.convfmt);
                 Ok(Value::Num(self.close(&name).await? as f64))
             }
             Builtin::Fflush => {

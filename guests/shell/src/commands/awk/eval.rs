@@ -19,9 +19,9 @@ impl<'p> Machine<'p, '_, '_> {
                 Expr::Str(s) => Value::Str(s.clone()),
                 Expr::Regex(i) => truth(self.literals[*i].is_match(&self.record)),
                 Expr::Var(v) => self.get_var(*v)?,
-                Expr::Group(inner) => self.eval(inner).await?,
+                Expr::Group(inner) => self.operand(inner).await?,
                 Expr::Field(index) => {
-                    let i = self.eval(index).await?;
+                    let i = self.operand(index).await?;
                     let i = self.field_index(&i)?;
                     self.get_field(i)
                 }
@@ -37,7 +37,7 @@ impl<'p> Machine<'p, '_, '_> {
                 }
                 Expr::Assign(target, op, value) => {
                     let place = self.place(target).await?;
-                    let v = self.eval(value).await?;
+                    let v = self.operand(value).await?;
                     let v = match op {
                         None => v,
                         Some(op) => {
@@ -49,27 +49,27 @@ impl<'p> Machine<'p, '_, '_> {
                     v
                 }
                 Expr::Cond(cond, then, other) => {
-                    if self.eval(cond).await?.is_true() {
-                        self.eval(then).await?
+                    if self.operand(cond).await?.is_true() {
+                        self.operand(then).await?
                     } else {
-                        self.eval(other).await?
+                        self.operand(other).await?
                     }
                 }
                 Expr::And(a, b) => {
-                    truth(self.eval(a).await?.is_true() && self.eval(b).await?.is_true())
+                    truth(self.operand(a).await?.is_true() && self.operand(b).await?.is_true())
                 }
                 Expr::Or(a, b) => {
-                    truth(self.eval(a).await?.is_true() || self.eval(b).await?.is_true())
+                    truth(self.operand(a).await?.is_true() || self.operand(b).await?.is_true())
                 }
-                Expr::Not(a) => truth(!self.eval(a).await?.is_true()),
+                Expr::Not(a) => truth(!self.operand(a).await?.is_true()),
                 Expr::Binary(op, a, b) => {
-                    let x = self.eval(a).await?.to_num();
-                    let y = self.eval(b).await?.to_num();
+                    let x = self.operand(a).await?.to_num();
+                    let y = self.operand(b).await?.to_num();
                     Value::Num(arithmetic(*op, x, y)?)
                 }
                 Expr::Cmp(op, a, b) => {
-                    let x = self.eval(a).await?;
-                    let y = self.eval(b).await?;
+                    let x = self.operand(a).await?;
+                    let y = self.operand(b).await?;
                     let ord = compare(&x, &y, &self.convfmt);
                     truth(match op {
                         CmpOp::Lt => ord.is_lt(),
@@ -81,18 +81,18 @@ impl<'p> Machine<'p, '_, '_> {
                     })
                 }
                 Expr::Match(negate, text, re) => {
-                    let text = self.eval(text).await?.into_string(&self.convfmt);
+                    let text = self.operand(text).await?.into_string(&self.convfmt);
                     let re = self.regex_of(re).await?;
                     truth(re.is_match(&text) != *negate)
                 }
                 Expr::Concat(a, b) => {
-                    let mut s = self.eval(a).await?.into_string(&self.convfmt);
-                    let b = self.eval(b).await?;
+                    let mut s = self.operand(a).await?.into_string(&self.convfmt);
+                    let b = self.operand(b).await?;
                     s.push_str(&b.to_str(&self.convfmt));
                     Value::Str(s)
                 }
-                Expr::Neg(a) => Value::Num(-self.eval(a).await?.to_num()),
-                Expr::Plus(a) => Value::Num(self.eval(a).await?.to_num()),
+                Expr::Neg(a) => Value::Num(-self.operand(a).await?.to_num()),
+                Expr::Plus(a) => Value::Num(self.operand(a).await?.to_num()),
                 Expr::Incr(target, step, pre) => {
                     let place = self.place(target).await?;
                     let old = self.read(&place)?.to_num();
@@ -106,6 +106,26 @@ impl<'p> Machine<'p, '_, '_> {
         })
     }
 
+    /// Evaluates `e`, without boxing a future for the common leaves (constants, variables,
+    /// `$n`): most operands are leaves, and a box per node was most of the time spent.
+    pub async fn operand(&mut self, e: &'p Expr) -> Result<Value, Jump> {
+        match e {
+            Expr::Num(n) => Ok(Value::Num(*n)),
+            Expr::Str(s) => Ok(Value::Str(s.clone())),
+            Expr::Var(v) => self.get_var(*v),
+            Expr::Field(index) => {
+                let i = match &**index {
+                    Expr::Num(n) => Value::Num(*n),
+                    Expr::Var(v) => self.get_var(*v)?,
+                    other => self.eval(other).await?,
+                };
+                let i = self.field_index(&i)?;
+                Ok(self.get_field(i))
+            }
+            other => self.eval(other).await,
+        }
+    }
+
     /// The key for `a[i, j]`: the subscripts joined by SUBSEP.
     pub async fn subscript(&mut self, subscripts: &'p [Expr]) -> Result<String, Jump> {
         let mut key = String::new();
@@ -113,7 +133,7 @@ impl<'p> Machine<'p, '_, '_> {
             if i > 0 {
                 key.push_str(&self.subsep);
             }
-            let v = self.eval(s).await?;
+            let v = self.operand(s).await?;
             key.push_str(&v.to_str(&self.convfmt));
         }
         Ok(key)
@@ -124,7 +144,7 @@ impl<'p> Machine<'p, '_, '_> {
         match target {
             Expr::Var(v) => Ok(Place::Var(*v)),
             Expr::Field(index) => {
-                let i = self.eval(index).await?;
+                let i = self.operand(index).await?;
                 Ok(Place::Field(self.field_index(&i)?))
             }
             Expr::Index(var, subscripts) => {
@@ -198,7 +218,7 @@ impl<'p> Machine<'p, '_, '_> {
                     Cell::Scalar(_) => {}
                 }
             }
-            let v = self.eval(a).await?;
+            let v = self.operand(a).await?;
             frame.push(Cell::Scalar(v));
         }
         frame.resize(func.params, Cell::Uninit);

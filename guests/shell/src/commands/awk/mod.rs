@@ -254,15 +254,15 @@ async fn run<'p>(m: &mut Machine<'p, '_, '_>, program: &'p Program) -> Result<()
             for (i, rule) in program.rules.iter().enumerate() {
                 let matched = match &rule.pattern {
                     Pattern::All => true,
-                    Pattern::Expr(e) => m.eval(e).await?.is_true(),
+                    Pattern::Expr(e) => m.operand(e).await?.is_true(),
                     Pattern::Range(from, to) => {
                         if m.ranges[i] {
-                            if m.eval(to).await?.is_true() {
+                            if m.operand(to).await?.is_true() {
                                 m.ranges[i] = false;
                             }
                             true
-                        } else if m.eval(from).await?.is_true() {
-                            m.ranges[i] = !m.eval(to).await?.is_true();
+                        } else if m.operand(from).await?.is_true() {
+                            m.ranges[i] = !m.operand(to).await?.is_true();
                             true
                         } else {
                             false

@@ -444,7 +444,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
             if let Expr::Regex(i) = e {
                 return Ok(Rc::clone(&self.literals[*i]));
             }
-            let text = self.eval(e).await?.into_string(&self.convfmt);
+            let text = self.operand(e).await?.into_string(&self.convfmt);
             self.dynamic_regex(&text)
         })
     }
@@ -467,7 +467,13 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
         self.ran_code = true;
         Box::pin(async move {
             for s in body {
-                self.exec(s).await?;
+                // Expression statements (most of them) skip a boxed `exec`.
+                match s {
+                    Stmt::Expr(e) => {
+                        self.operand(e).await?;
+                    }
+                    other => self.exec(other).await?,
+                }
             }
             Ok(())
         })
@@ -477,7 +483,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
         Box::pin(async move {
             match s {
                 Stmt::Expr(e) => {
-                    self.eval(e).await?;
+                    self.operand(e).await?;
                 }
                 Stmt::Print(args, dest) => {
                     let mut text = String::new();
@@ -488,7 +494,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
                         if i > 0 {
                             text.push_str(&self.ofs);
                         }
-                        let v = self.eval(a).await?;
+                        let v = self.operand(a).await?;
                         text.push_str(&v.to_str(&self.ofmt));
                     }
                     text.push_str(&self.ors);
@@ -502,21 +508,21 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
                     self.output(dest, text.as_bytes()).await?;
                 }
                 Stmt::If(cond, then, other) => {
-                    if self.eval(cond).await?.is_true() {
+                    if self.operand(cond).await?.is_true() {
                         self.exec(then).await?;
                     } else if let Some(other) = other {
                         self.exec(other).await?;
                     }
                 }
                 Stmt::While(cond, body) => {
-                    while self.eval(cond).await?.is_true() {
+                    while self.operand(cond).await?.is_true() {
                         if self.loop_body(body).await? {
                             break;
                         }
                     }
                 }
                 Stmt::Do(body, cond) => loop {
-                    if self.loop_body(body).await? || !self.eval(cond).await?.is_true() {
+                    if self.loop_body(body).await? || !self.operand(cond).await?.is_true() {
                         break;
                     }
                 },
@@ -526,7 +532,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
                     }
                     loop {
                         if let Some(cond) = cond
-                            && !self.eval(cond).await?.is_true()
+                            && !self.operand(cond).await?.is_true()
                         {
                             break;
                         }
@@ -552,13 +558,13 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
                 Stmt::NextFile => return Err(Jump::NextFile),
                 Stmt::Exit(code) => {
                     if let Some(code) = code {
-                        self.status = self.eval(code).await?.to_num() as i32;
+                        self.status = self.operand(code).await?.to_num() as i32;
                     }
                     return Err(Jump::Exit);
                 }
                 Stmt::Return(value) => {
                     let v = match value {
-                        Some(v) => self.eval(v).await?,
+                        Some(v) => self.operand(v).await?,
                         None => Value::Uninit,
                     };
                     return Err(Jump::Return(v));
@@ -592,7 +598,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
     pub(super) async fn format(&mut self, args: &'p [Expr]) -> Result<String, Jump> {
         let mut values = Vec::with_capacity(args.len());
         for a in args {
-            values.push(self.eval(a).await?);
+            values.push(self.operand(a).await?);
         }
         let fmt = values[0].to_str(&self.convfmt).into_owned();
         sprintf(&fmt, &values[1..], &self.convfmt).map_err(Jump::Fatal)
@@ -606,7 +612,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
         let Some((mode, target)) = dest else {
             return Ok(self.out.write(data).await?);
         };
-        let name = self.eval(target).await?.into_string(&self.convfmt);
+        let name = self.operand(target).await?.into_string(&self.convfmt);
         if !self.outputs.contains_key(&name) {
             let sink = match (mode, name.as_str()) {
                 (Redirect::Pipe, _) => Sink::Pipe(Vec::new()),
@@ -895,7 +901,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
                 None => return Ok(Value::Num(0.0)),
             },
             From::File(name) | From::Command(name) => {
-                let name = self.eval(name).await?.into_string(&self.convfmt);
+                let name = self.operand(name).await?.into_string(&self.convfmt);
                 if !self.inputs.contains_key(&name) {
                     let opened = match source {
                         From::Command(_) => {
