@@ -143,6 +143,10 @@ pub fn escapes_of(s: &str, echo_style: bool) -> (String, bool) {
     (out, false)
 }
 
+/// The widest field or precision a conversion gets (a huge `%*d` would otherwise exhaust
+/// memory; bash would print it).
+pub const MAX_FIELD: usize = 1 << 24;
+
 /// One conversion's flags, width and precision.
 #[derive(Default, Clone)]
 pub struct Spec {
@@ -243,12 +247,12 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                 if w < 0 {
                     spec.left = true;
                 }
-                spec.width = Some(w.unsigned_abs() as usize);
+                spec.width = Some((w.unsigned_abs() as usize).min(MAX_FIELD));
             }
             if fmt.get(i) == Some(&'.') {
                 i += 1;
-                spec.precision =
-                    Some(number(&mut i, &mut rest, &mut consumed).unwrap_or(0).max(0) as usize);
+                let p = number(&mut i, &mut rest, &mut consumed).unwrap_or(0).max(0);
+                spec.precision = Some((p as usize).min(MAX_FIELD));
             }
             // Length modifiers mean nothing here.
             while fmt
@@ -461,8 +465,8 @@ pub fn integer(spec: &Spec, conv: char, n: i64) -> String {
         if p == 0 && n == 0 {
             digits.clear();
         }
-        while digits.len() < p {
-            digits.insert(0, '0');
+        if digits.len() < p {
+            digits = format!("{}{digits}", "0".repeat(p - digits.len()));
         }
     }
     let prefix = match conv {
@@ -488,7 +492,9 @@ fn finish_number(spec: &Spec, prefix: &str, digits: &str, zero_ok: bool) -> Stri
 }
 
 pub fn float(spec: &Spec, conv: char, v: f64) -> String {
-    let p = spec.precision.unwrap_or(6);
+    // Rust's formatting takes at most 65,535 digits of precision (more would panic); nothing
+    // real asks for more.
+    let p = spec.precision.unwrap_or(6).min(u16::MAX as usize);
     let upper = conv.is_ascii_uppercase();
     let neg = v.is_sign_negative() && v != 0.0 || (v == 0.0 && v.is_sign_negative());
     let mag = v.abs();

@@ -65,11 +65,12 @@ pub fn sprintf(fmt: &str, args: &[Value], convfmt: &str) -> Result<String, Strin
             if w < 0 {
                 spec.left = true;
             }
-            spec.width = Some(w.unsigned_abs().min(1 << 20) as usize);
+            spec.width = Some((w.unsigned_abs() as usize).min(crate::printf::MAX_FIELD));
         }
         if chars.get(i) == Some(&'.') {
             i += 1;
-            spec.precision = Some(number(&mut i).unwrap_or(0).clamp(0, 1 << 20) as usize);
+            spec.precision =
+                Some((number(&mut i).unwrap_or(0).max(0) as usize).min(crate::printf::MAX_FIELD));
         }
         while chars
             .get(i)
