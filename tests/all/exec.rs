@@ -127,6 +127,29 @@ fn the_shell_names_each_limit_it_stops_at() {
             text(&out.stderr)
         );
     }
+    // awk's own limits, named in gawk's style, status 2.
+    let awk_cases = [
+        (
+            "awk 'function f(n) { return f(n + 1) } BEGIN { f(1) }'",
+            "function calls nested deeper than 300 (awk's call depth limit)",
+        ),
+        (
+            "echo a | awk '{ $2000000 = 1 }'",
+            "field 2000000 is beyond awk's limit of 1000000 fields per record",
+        ),
+    ];
+    for (script, message) in awk_cases {
+        let out = run(&ws, ExecRequest::script(script));
+        assert_eq!(out.status, 2, "{script}");
+        assert!(
+            text(&out.stderr).contains(message),
+            "{script}: {}",
+            text(&out.stderr)
+        );
+    }
+    // A precision past what Rust can format is capped, not a crash (it once panicked).
+    let out = run(&ws, ExecRequest::script("printf '%.99999999f' 1 | wc -c"));
+    assert_eq!((out.status, text(&out.stdout).trim()), (0, "65537"));
     let out = run(&ws, ExecRequest::script("echo {1..200000}{a,b,c,d,e,f}"));
     assert!(
         text(&out.stderr).contains("brace expansion limit of 100000 words exceeded"),
@@ -251,6 +274,21 @@ const PIECES: &[&str] = &[
     "tail -n",
     "base64 -d",
     "-é",
+    "awk",
+    "'{print $2}'",
+    "'BEGIN { printf \"%.99999f\", 1 }'",
+    "awk -F:",
+    "od -c",
+    "xxd",
+    "column -t",
+    "ls -l",
+    "stat -c %a",
+    "chmod 755",
+    "sh -c",
+    "timeout 1",
+    "printf %.99999999f",
+    "split -l 1",
+    "join",
 ];
 
 fn script() -> impl Strategy<Value = String> {
