@@ -226,7 +226,7 @@ impl<'p> Machine<'p, '_, '_> {
         let result = self.exec_block(&func.body).await;
         let frame = self.frames.pop().unwrap_or_default();
         for (i, var, array) in untyped {
-            if matches!(&frame[i], Cell::Array(a) if Rc::ptr_eq(a, &array))
+            if matches!(frame.get(i), Some(Cell::Array(a)) if Rc::ptr_eq(a, &array))
                 && matches!(self.cell(var), Cell::Uninit | Cell::Untyped(_))
             {
                 *self.cell(var) = Cell::Array(array);

@@ -128,6 +128,8 @@ pub struct Machine<'p, 's, 'b> {
     /// Whether each rule's range pattern is open.
     pub ranges: Vec<bool>,
     pub status: i32,
+    /// What a local refers to outside any function (never, by construction).
+    pub(super) spare: Cell,
     /// Whether any of the program ran (errors then name its line).
     pub(super) ran_code: bool,
     /// Set when an error comes from opening the next input file.
@@ -172,6 +174,7 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
             ranges: vec![false; prog.rules.len()],
             status: 0,
             ran_code: false,
+            spare: Cell::Uninit,
             between_records: false,
             seed: 0.0,
             rand_state: 0x2545_f491_4f6c_dd1d,
@@ -240,13 +243,12 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
     pub(super) fn cell(&mut self, var: Var) -> &mut Cell {
         match var {
             Var::Global(i) => &mut self.globals[i],
-            Var::Local(i) => {
-                let frame = self
-                    .frames
-                    .last_mut()
-                    .expect("locals only inside a function");
-                &mut frame[i]
-            }
+            // The parser makes locals only inside function bodies, which run in a frame; the
+            // spare cell keeps a broken invariant from being a crash.
+            Var::Local(i) => match self.frames.last_mut().and_then(|f| f.get_mut(i)) {
+                Some(cell) => cell,
+                None => &mut self.spare,
+            },
         }
     }
 
