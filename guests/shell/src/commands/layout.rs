@@ -440,12 +440,16 @@ pub async fn join(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         };
         match a.get(..2).unwrap_or(&a) {
             "-t" => sep = value(&mut i).chars().next(),
-            "-1" => f1 = value(&mut i).parse().unwrap_or(1),
-            "-2" => f2 = value(&mut i).parse().unwrap_or(1),
-            "-j" => {
-                let f = value(&mut i).parse().unwrap_or(1);
-                f1 = f;
-                f2 = f;
+            "-1" | "-2" | "-j" => {
+                let v = value(&mut i);
+                let Some(f) = v.parse::<usize>().ok().filter(|f| *f > 0) else {
+                    return complain(sh, &format!("join: invalid field number: '{v}'")).await;
+                };
+                match &a[..2] {
+                    "-1" => f1 = f,
+                    "-2" => f2 = f,
+                    _ => (f1, f2) = (f, f),
+                }
             }
             "-a" | "-v" => {
                 let which: usize = value(&mut i).parse().unwrap_or(0);
@@ -468,7 +472,9 @@ pub async fn join(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                         "0" => Some((0, 0)),
                         f => {
                             let (file, field) = f.split_once('.')?;
-                            Some((file.parse().ok()?, field.parse().ok()?))
+                            let file = file.parse().ok().filter(|n: &usize| (1..=2).contains(n))?;
+                            let field = field.parse().ok().filter(|n: &usize| *n > 0)?;
+                            Some((file, field))
                         }
                     })
                     .collect();
