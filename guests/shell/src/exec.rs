@@ -921,6 +921,14 @@ impl<'s> Interp<'s> {
             self.shell.status = cmd(self, &argv).await;
             return Ok(());
         }
+        if let Some(base) = crate::commands::standard_path(name)
+            && std::fs::symlink_metadata(self.shell.path(name)).is_err()
+        {
+            let mut argv = argv;
+            argv[0] = base.to_string();
+            let base = base.to_string();
+            return Box::pin(self.invoke(argv, &base)).await;
+        }
         self.host_exec(argv).await;
         Ok(())
     }
@@ -983,7 +991,13 @@ impl<'s> Interp<'s> {
                 self.shell.status = out.status;
             }
             Err(exec::Error::NotFound(_)) => {
-                self.error(&format!("{}: command not found", argv[0])).await;
+                // A path names a file, not a command to look up: bash says the file is missing.
+                let why = if argv[0].contains('/') {
+                    "No such file or directory"
+                } else {
+                    "command not found"
+                };
+                self.error(&format!("{}: {why}", argv[0])).await;
                 self.shell.status = 127;
             }
             Err(exec::Error::Unavailable(m) | exec::Error::Limit(m) | exec::Error::Invalid(m)) => {

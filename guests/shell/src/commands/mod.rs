@@ -31,6 +31,23 @@ use std::pin::Pin;
 
 use crate::exec::Interp;
 
+/// For `/bin/NAME`, `/usr/bin/NAME` (and the `sbin` and `local` ones): NAME, when the shell
+/// has it built in. Scripts run `/usr/bin/env` and `/bin/echo` and test `[ -x /bin/sh ]`;
+/// those paths hold nothing in a workspace, so they stand for the built-in commands.
+pub fn standard_path(path: &str) -> Option<&str> {
+    let name = [
+        "/usr/local/bin/",
+        "/usr/bin/",
+        "/bin/",
+        "/usr/sbin/",
+        "/sbin/",
+    ]
+    .iter()
+    .find_map(|dir| path.strip_prefix(dir))?;
+    let known = find(name).is_some() || crate::builtins::is_builtin(name);
+    (known && !name.contains('/')).then_some(name)
+}
+
 /// The status of a command stopped by `timeout`.
 pub const TIMED_OUT: i32 = 124;
 
