@@ -126,14 +126,14 @@ impl Interp<'_> {
     async fn unary(&mut self, op: &U, v: &str) -> Result<bool, TestError> {
         let path = self.shell.path(v);
         // `/usr/bin/env` and the like stand for built-in commands (see `standard_path`).
-        let standard = crate::commands::standard_path(v).is_some();
+        let standard = || crate::commands::standard_path(v).is_some();
         let meta = || std::fs::metadata(&path);
         Ok(match op {
             U::StringHasZeroLength => v.is_empty(),
             U::StringHasNonZeroLength => !v.is_empty(),
-            U::FileExists => meta().is_ok() || standard,
+            U::FileExists => meta().is_ok() || standard(),
             U::FileExistsAndIsDir => meta().is_ok_and(|m| m.is_dir()),
-            U::FileExistsAndIsRegularFile => meta().is_ok_and(|m| m.is_file()) || standard,
+            U::FileExistsAndIsRegularFile => meta().is_ok_and(|m| m.is_file()) || standard(),
             U::FileExistsAndIsSymlink => {
                 std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink())
             }
@@ -144,7 +144,7 @@ impl Interp<'_> {
             | U::FileExistsAndIsExecutable
             | U::FileExistsAndOwnedByEffectiveUserId
             | U::FileExistsAndOwnedByEffectiveGroupId
-            | U::FileExistsAndModifiedSinceLastRead => meta().is_ok() || standard,
+            | U::FileExistsAndModifiedSinceLastRead => meta().is_ok() || standard(),
             U::FileExistsAndIsBlockSpecialFile
             | U::FileExistsAndIsCharSpecialFile
             | U::FileExistsAndIsSetgid

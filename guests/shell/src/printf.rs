@@ -159,6 +159,25 @@ pub struct Spec {
     pub precision: Option<usize>,
 }
 
+impl Spec {
+    /// A spec with the flags (`-+ #0`) that start at `fmt[*i]`, `*i` moved past them.
+    pub fn with_flags(fmt: &[char], i: &mut usize) -> Spec {
+        let mut spec = Spec::default();
+        while let Some(&f) = fmt.get(*i) {
+            match f {
+                '-' => spec.left = true,
+                '+' => spec.plus = true,
+                ' ' => spec.space = true,
+                '#' => spec.alt = true,
+                '0' => spec.zero = true,
+                _ => break,
+            }
+            *i += 1;
+        }
+        spec
+    }
+}
+
 /// `printf [-v VAR] FORMAT [ARGS...]`.
 pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     let (target, args) = match args {
@@ -211,18 +230,7 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                 i += 1;
                 continue;
             }
-            let mut spec = Spec::default();
-            while let Some(&f) = fmt.get(i) {
-                match f {
-                    '-' => spec.left = true,
-                    '+' => spec.plus = true,
-                    ' ' => spec.space = true,
-                    '#' => spec.alt = true,
-                    '0' => spec.zero = true,
-                    _ => break,
-                }
-                i += 1;
-            }
+            let mut spec = Spec::with_flags(&fmt, &mut i);
             let number =
                 |i: &mut usize, rest: &mut std::slice::Iter<String>, consumed: &mut bool| {
                     if fmt.get(*i) == Some(&'*') {

@@ -37,6 +37,40 @@ async fn finish(w: &mut Writer, status: i32) -> i32 {
     }
 }
 
+/// `od` and `hexdump` without `-v`: a full row equal to the one before is not shown; the
+/// first of such a run prints `*`.
+struct Squeeze<'d> {
+    previous: Option<&'d [u8]>,
+    starred: bool,
+    width: usize,
+    off: bool,
+}
+
+impl<'d> Squeeze<'d> {
+    fn new(width: usize, off: bool) -> Squeeze<'d> {
+        Squeeze {
+            previous: None,
+            starred: false,
+            width,
+            off,
+        }
+    }
+
+    /// Whether `row` is left out (a `*` written for the first of a run).
+    async fn repeats(&mut self, row: &'d [u8], w: &mut Writer) -> bool {
+        if !self.off && self.previous == Some(row) && row.len() == self.width {
+            if !self.starred {
+                let _ = w.write(b"*\n").await;
+                self.starred = true;
+            }
+            return true;
+        }
+        self.starred = false;
+        self.previous = Some(row);
+        false
+    }
+}
+
 fn printable(b: u8) -> char {
     if (0x20..0x7f).contains(&b) {
         b as char
@@ -265,19 +299,12 @@ pub async fn od(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         .unwrap_or(1);
     let single = types.len() == 1;
     let mut w = Writer::new(&sh.io.stdout);
-    let mut previous: Option<&[u8]> = None;
-    let mut starred = false;
+    let mut squeeze = Squeeze::new(width, all_rows);
     for (row_index, row) in data.chunks(width).enumerate() {
         let offset = skip + row_index * width;
-        if !all_rows && previous == Some(row) && row.len() == width {
-            if !starred {
-                let _ = w.write(b"*\n").await;
-                starred = true;
-            }
+        if squeeze.repeats(row, &mut w).await {
             continue;
         }
-        starred = false;
-        previous = Some(row);
         for (k, (t, z)) in types.iter().enumerate() {
             let mut line = if k == 0 {
                 address(offset)
@@ -515,18 +542,11 @@ pub async fn hexdump(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         Err(s) => return s,
     };
     let mut w = Writer::new(&sh.io.stdout);
-    let mut previous: Option<&[u8]> = None;
-    let mut starred = false;
+    let mut squeeze = Squeeze::new(16, all_rows);
     for (k, row) in data.chunks(16).enumerate() {
-        if !all_rows && previous == Some(row) && row.len() == 16 {
-            if !starred {
-                let _ = w.write(b"*\n").await;
-                starred = true;
-            }
+        if squeeze.repeats(row, &mut w).await {
             continue;
         }
-        starred = false;
-        previous = Some(row);
         let offset = skip + k * 16;
         let line = if canonical {
             let mut hexes = String::new();

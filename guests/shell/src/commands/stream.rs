@@ -51,12 +51,63 @@ impl Writer {
     }
 }
 
-/// Lines of an input (each with its `\n`, the last one perhaps without).
-pub struct Lines {
+/// An input read ahead into a buffer: `pending` is what is read and not yet used, `consume`
+/// uses some, `fill` reads more. Lines and awk's records are cut from it.
+pub struct Buffered {
     input: Input,
     buf: Vec<u8>,
     pos: usize,
     eof: bool,
+}
+
+impl Buffered {
+    pub fn new(input: Input) -> Buffered {
+        Buffered {
+            input,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+        }
+    }
+
+    pub fn pending(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    pub fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.buf.len());
+    }
+
+    /// Whether the input has ended (what is pending is all there is).
+    pub fn at_eof(&self) -> bool {
+        self.eof
+    }
+
+    /// Reads another chunk; fails when what is pending (one line or record) passes the memory
+    /// limit, naming it.
+    pub async fn fill(&mut self) -> std::io::Result<()> {
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        let chunk = self.input.read().await?;
+        if chunk.is_empty() {
+            self.eof = true;
+        }
+        if self.buf.len() + chunk.len() > MEMORY_LIMIT {
+            return Err(std::io::Error::other(format!(
+                "a line or record longer than the {} MiB a command may hold in memory",
+                MEMORY_LIMIT >> 20
+            )));
+        }
+        self.buf.extend_from_slice(&chunk);
+        Ok(())
+    }
+}
+
+/// Lines of an input (each with its `\n`, the last one perhaps without).
+pub struct Lines {
+    input: Buffered,
     delim: u8,
 }
 
@@ -68,10 +119,7 @@ impl Lines {
     /// Records ending in `delim` (`\0` for `-z` options).
     pub fn with_delimiter(input: Input, delim: u8) -> Lines {
         Lines {
-            input,
-            buf: Vec::new(),
-            pos: 0,
-            eof: false,
+            input: Buffered::new(input),
             delim,
         }
     }
@@ -79,28 +127,21 @@ impl Lines {
     /// The next line, or `None` at the end.
     pub async fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
         loop {
-            if let Some(i) = self.buf[self.pos..].iter().position(|b| *b == self.delim) {
-                let line = self.buf[self.pos..self.pos + i + 1].to_vec();
-                self.pos += i + 1;
+            let rest = self.input.pending();
+            if let Some(i) = rest.iter().position(|b| *b == self.delim) {
+                let line = rest[..=i].to_vec();
+                self.input.consume(i + 1);
                 return Ok(Some(line));
             }
-            if self.eof {
-                if self.pos < self.buf.len() {
-                    let line = self.buf[self.pos..].to_vec();
-                    self.pos = self.buf.len();
-                    return Ok(Some(line));
+            if self.input.at_eof() {
+                if rest.is_empty() {
+                    return Ok(None);
                 }
-                return Ok(None);
+                let line = rest.to_vec();
+                self.input.consume(line.len());
+                return Ok(Some(line));
             }
-            if self.pos > 0 {
-                self.buf.drain(..self.pos);
-                self.pos = 0;
-            }
-            let chunk = self.input.read().await?;
-            if chunk.is_empty() {
-                self.eof = true;
-            }
-            self.buf.extend_from_slice(&chunk);
+            self.input.fill().await?;
         }
     }
 }

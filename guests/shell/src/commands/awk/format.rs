@@ -25,18 +25,7 @@ pub fn sprintf(fmt: &str, args: &[Value], convfmt: &str) -> Result<String, Strin
             i += 1;
             continue;
         }
-        let mut spec = Spec::default();
-        while let Some(&f) = chars.get(i) {
-            match f {
-                '-' => spec.left = true,
-                '+' => spec.plus = true,
-                ' ' => spec.space = true,
-                '#' => spec.alt = true,
-                '0' => spec.zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
+        let mut spec = Spec::with_flags(&chars, &mut i);
         let mut missing = false;
         let mut number = |i: &mut usize| -> Option<i64> {
             if chars.get(*i) == Some(&'*') {

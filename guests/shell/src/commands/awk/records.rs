@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::io::Input;
 
-use super::super::stream::MEMORY_LIMIT;
+use super::super::stream::Buffered;
 
 /// How records are separated.
 pub enum RecordSep {
@@ -30,39 +30,14 @@ impl RecordSep {
 
 /// Records read from one input, buffered.
 pub struct RecordReader {
-    input: Input,
-    buf: Vec<u8>,
-    pos: usize,
-    eof: bool,
+    input: Buffered,
 }
 
 impl RecordReader {
     pub fn new(input: Input) -> RecordReader {
         RecordReader {
-            input,
-            buf: Vec::new(),
-            pos: 0,
-            eof: false,
+            input: Buffered::new(input),
         }
-    }
-
-    async fn fill(&mut self) -> std::io::Result<()> {
-        if self.pos > 0 {
-            self.buf.drain(..self.pos);
-            self.pos = 0;
-        }
-        let chunk = self.input.read().await?;
-        if chunk.is_empty() {
-            self.eof = true;
-        }
-        if self.buf.len() + chunk.len() > MEMORY_LIMIT {
-            return Err(std::io::Error::other(format!(
-                "record longer than the {} MiB awk holds in memory",
-                MEMORY_LIMIT >> 20
-            )));
-        }
-        self.buf.extend_from_slice(&chunk);
-        Ok(())
     }
 
     /// The next record without its separator, or `None` at the end.
@@ -70,49 +45,55 @@ impl RecordReader {
         if let RecordSep::Paragraph = sep {
             // Leading newlines never start a record.
             loop {
-                while self.pos < self.buf.len() && self.buf[self.pos] == b'\n' {
-                    self.pos += 1;
-                }
-                if self.pos < self.buf.len() || self.eof {
+                let blank = self
+                    .input
+                    .pending()
+                    .iter()
+                    .take_while(|b| **b == b'\n')
+                    .count();
+                self.input.consume(blank);
+                if !self.input.pending().is_empty() || self.input.at_eof() {
                     break;
                 }
-                self.fill().await?;
+                self.input.fill().await?;
             }
         }
         loop {
-            let rest = &self.buf[self.pos..];
+            let eof = self.input.at_eof();
+            let rest = self.input.pending();
             let found = match sep {
                 RecordSep::Byte(b) => memchr(*b, rest).map(|i| (i, i + 1)),
                 RecordSep::Paragraph => find_blank_lines(rest),
                 RecordSep::Regex(re) => re
                     .find(rest)
                     // A match touching the buffer's end might grow with more input.
-                    .filter(|m| m.end() < rest.len() || self.eof)
+                    .filter(|m| m.end() < rest.len() || eof)
                     .filter(|m| m.end() > m.start())
                     .map(|m| (m.start(), m.end())),
             };
             if let Some((end, next)) = found
-                && (!matches!(sep, RecordSep::Paragraph) || next < rest.len() || self.eof)
+                && (!matches!(sep, RecordSep::Paragraph) || next < rest.len() || eof)
             {
                 let record = text(&rest[..end]);
-                self.pos += next;
+                self.input.consume(next);
                 return Ok(Some(record));
             }
-            if self.eof {
-                if self.pos >= self.buf.len() {
+            if eof {
+                if rest.is_empty() {
                     return Ok(None);
                 }
-                let mut rest = &self.buf[self.pos..];
+                let taken = rest.len();
+                let mut rest = rest;
                 if matches!(sep, RecordSep::Paragraph) {
                     while rest.last() == Some(&b'\n') {
                         rest = &rest[..rest.len() - 1];
                     }
                 }
                 let record = text(rest);
-                self.pos = self.buf.len();
+                self.input.consume(taken);
                 return Ok(Some(record));
             }
-            self.fill().await?;
+            self.input.fill().await?;
         }
     }
 }

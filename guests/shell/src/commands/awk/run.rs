@@ -852,22 +852,9 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
             let input = if arg == "-" || arg == "/dev/stdin" {
                 self.sh.io.stdin.clone()
             } else {
-                let path = self.sh.shell.path(&arg);
-                if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
-                    self.out.flush().await?;
-                    let _ = self
-                        .sh
-                        .io
-                        .stderr
-                        .write_all(
-                            format!("awk: warning: command line argument `{arg}' is a directory: skipped\n")
-                                .as_bytes(),
-                        )
-                        .await;
-                    continue;
-                }
-                match std::fs::File::open(&path) {
-                    Ok(f) => Input::File(Rc::new(RefCell::new(f))),
+                // Open, then ask the open file what it is: one path lookup.
+                let file = match std::fs::File::open(self.sh.shell.path(&arg)) {
+                    Ok(f) => f,
                     Err(e) => {
                         // Opening is between records: gawk names no input place.
                         self.between_records = true;
@@ -876,7 +863,16 @@ impl<'p, 's, 'b> Machine<'p, 's, 'b> {
                             io_message(&e)
                         ));
                     }
+                };
+                if file.metadata().is_ok_and(|m| m.is_dir()) {
+                    self.out.flush().await?;
+                    let warning = format!(
+                        "awk: warning: command line argument `{arg}' is a directory: skipped\n"
+                    );
+                    let _ = self.sh.io.stderr.write_all(warning.as_bytes()).await;
+                    continue;
                 }
+                Input::File(Rc::new(RefCell::new(file)))
             };
             self.set_global(FILENAME, Value::Str(arg));
             self.set_global(FNR, Value::Num(0.0));
