@@ -82,6 +82,30 @@ impl workspace::Host for State {
             .map_err(|e| e.to_string()))
     }
 
+    fn symlink(&mut self, target: String, path: String) -> wasmtime::Result<Result<(), String>> {
+        Ok(self
+            .fs
+            .vfs
+            .symlink(target, path)
+            .map(|_| ())
+            .map_err(|e| e.to_string()))
+    }
+
+    fn usage(&mut self) -> wasmtime::Result<Result<workspace::FsUsage, String>> {
+        Ok(self
+            .fs
+            .vfs
+            .statfs()
+            .map(|s| workspace::FsUsage {
+                block_size: s.block_size,
+                blocks: s.blocks,
+                blocks_free: s.blocks_free,
+                files: s.files,
+                files_free: s.files_free,
+            })
+            .map_err(|e| e.to_string()))
+    }
+
     fn snapshots(&mut self) -> wasmtime::Result<Vec<String>> {
         Ok(self
             .fs

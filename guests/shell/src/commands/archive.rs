@@ -36,7 +36,7 @@ fn add(
         let shown = format!("{}/", rel.trim_end_matches('/'));
         let mut header = tar::Header::new_gnu();
         header.set_entry_type(tar::EntryType::Directory);
-        header.set_mode(0o755);
+        header.set_mode(permissions(&full, 0o755));
         header.set_size(0);
         header.set_mtime(mtime(&meta));
         builder.append_data(&mut header, &shown, std::io::empty())?;
@@ -66,13 +66,18 @@ fn add(
         let data = std::fs::read(&full)?;
         let mut header = tar::Header::new_gnu();
         header.set_entry_type(tar::EntryType::Regular);
-        header.set_mode(0o644);
+        header.set_mode(permissions(&full, 0o644));
         header.set_size(data.len() as u64);
         header.set_mtime(mtime(&meta));
         builder.append_data(&mut header, rel, &data[..])?;
         names.push(rel.to_string());
     }
     Ok(())
+}
+
+/// The permission bits of `path` (`fallback` when the workspace cannot say).
+fn permissions(path: &Path, fallback: u32) -> u32 {
+    super::meta::info(path, false).map_or(fallback, |i| i.mode & 0o7777)
 }
 
 fn mtime(meta: &std::fs::Metadata) -> u64 {
@@ -301,18 +306,24 @@ pub async fn tar(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         let r = if is_dir {
             std::fs::create_dir_all(&target)
         } else if entry.header().entry_type().is_symlink() {
-            // WASI gives a guest no portable way to make a symbolic link here.
-            Err(std::io::Error::other(
-                "symbolic links are not extracted in the isolate",
-            ))
+            match entry.link_name() {
+                Ok(Some(to)) => {
+                    let _ = std::fs::remove_file(&target);
+                    super::links::symlink(&to.to_string_lossy(), &target)
+                }
+                Ok(None) => Err(std::io::Error::other("symbolic link without a target")),
+                Err(e) => Err(e),
+            }
         } else {
             if let Some(parent) = target.parent() {
                 let _ = std::fs::create_dir_all(parent);
             }
             let mut bytes = Vec::new();
+            let mode = entry.header().mode().unwrap_or(0o644) & 0o7777;
             entry
                 .read_to_end(&mut bytes)
                 .and_then(|_| std::fs::write(&target, &bytes))
+                .and_then(|()| super::meta::set_mode(&target, mode))
         };
         if let Err(e) = r {
             status = 2;

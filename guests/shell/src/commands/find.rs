@@ -37,6 +37,8 @@ struct Parser<'a> {
     maxdepth: Option<usize>,
     mindepth: usize,
     depth_first: bool,
+    /// `-follow`: as `-L`.
+    follow: bool,
     cwd: std::path::PathBuf,
 }
 
@@ -241,7 +243,11 @@ impl Parser<'_> {
                 self.depth_first = true;
                 Expr::True
             }
-            "-follow" | "-xdev" | "-mount" | "-noleaf" => Expr::True,
+            "-follow" => {
+                self.follow = true;
+                Expr::True
+            }
+            "-xdev" | "-mount" | "-noleaf" => Expr::True,
             other => return Err(format!("unknown predicate `{other}'")),
         })
     }
@@ -255,6 +261,8 @@ struct Entry {
     kind: Option<std::fs::FileType>,
     /// Metadata, looked up only when a test needs it (`-size`, `-mtime`, `-newer`, ...).
     meta: std::cell::OnceCell<Option<std::fs::Metadata>>,
+    /// With `-L`: the directories above (inode, shown name), to stop at a loop.
+    ancestors: Vec<(u64, String)>,
 }
 
 impl Entry {
@@ -420,7 +428,18 @@ impl Finder<'_> {
 
 /// `find [PATH...] [EXPRESSION]`.
 pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
-    let args = &argv[1..];
+    // `-P` (the default) never follows symbolic links, `-L` always, `-H` for the start points.
+    let mut follow = Follow::Never;
+    let mut args = &argv[1..];
+    while let Some(first) = args.first() {
+        match first.as_str() {
+            "-P" => follow = Follow::Never,
+            "-L" => follow = Follow::Always,
+            "-H" => follow = Follow::Starts,
+            _ => break,
+        }
+        args = &args[1..];
+    }
     let first_expr = args
         .iter()
         .position(|a| a.starts_with('-') || a == "(" || a == "!")
@@ -437,6 +456,7 @@ pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         maxdepth: None,
         mindepth: 0,
         depth_first: false,
+        follow: false,
         cwd: sh.shell.path("."),
     };
     let expr = if p.args.is_empty() {
@@ -460,6 +480,9 @@ pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         Expr::And(Box::new(expr), Box::new(Expr::Print))
     };
     let (maxdepth, mindepth, depth_first) = (p.maxdepth, p.mindepth, p.depth_first);
+    if p.follow {
+        follow = Follow::Always;
+    }
     let mut out = Writer::new(&sh.io.stdout);
     let mut finder = Finder {
         out: &mut out,
@@ -468,7 +491,7 @@ pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     };
     for start in &starts {
         let path = sh.shell.path(start);
-        let meta = std::fs::symlink_metadata(&path).ok();
+        let meta = follow.metadata(&path, true);
         if meta.is_none() {
             if let Err(Stop(s)) = finder.out.flush().await {
                 return s;
@@ -483,16 +506,29 @@ pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 path,
                 kind: meta.as_ref().map(|m| m.file_type()),
                 meta: std::cell::OnceCell::from(meta),
+                ancestors: Vec::new(),
             },
             0,
             false,
         )];
         while let Some((entry, depth, visited)) = stack.pop() {
             let is_dir = entry.is_dir();
+            if is_dir && let Some(seen) = follow.loop_at(&entry) {
+                finder.status = complain(
+                    sh,
+                    &format!(
+                        "find: File system loop detected; '{}' is part of the same file \
+                         system loop as '{seen}'.",
+                        entry.shown
+                    ),
+                )
+                .await;
+                continue;
+            }
             let descend = is_dir && maxdepth.is_none_or(|m| depth < m);
             if depth_first && descend && !visited {
                 // Children first; the directory itself after them.
-                let children = children(&entry, depth);
+                let children = children(&entry, depth, follow);
                 stack.push((entry, depth, true));
                 stack.extend(children.into_iter().rev());
                 continue;
@@ -505,7 +541,7 @@ pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 }
             }
             if descend && !depth_first && !fx.prune {
-                stack.extend(children(&entry, depth).into_iter().rev());
+                stack.extend(children(&entry, depth, follow).into_iter().rev());
             }
         }
     }
@@ -526,7 +562,45 @@ pub async fn find(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     status
 }
 
-fn children(entry: &Entry, depth: usize) -> Vec<(Entry, usize, bool)> {
+/// Which symbolic links `find` follows.
+#[derive(Clone, Copy, PartialEq)]
+enum Follow {
+    Never,
+    Starts,
+    Always,
+}
+
+impl Follow {
+    /// The metadata `find` sees for `path` (a broken link stays a link).
+    fn metadata(self, path: &std::path::Path, start: bool) -> Option<std::fs::Metadata> {
+        let follows = self == Follow::Always || (start && self == Follow::Starts);
+        match std::fs::symlink_metadata(path).ok()? {
+            m if follows && m.file_type().is_symlink() => std::fs::metadata(path).ok().or(Some(m)),
+            m => Some(m),
+        }
+    }
+
+    /// When following links: the ancestor that `entry` (a directory) is again, if any.
+    fn loop_at(self, entry: &Entry) -> Option<String> {
+        if self != Follow::Always {
+            return None;
+        }
+        let ino = inode(&entry.path)?;
+        entry
+            .ancestors
+            .iter()
+            .find(|(i, _)| *i == ino)
+            .map(|(_, shown)| shown.clone())
+    }
+}
+
+fn inode(path: &std::path::Path) -> Option<u64> {
+    crate::bindings::computer::host::workspace::stat(&path.to_string_lossy(), true)
+        .ok()
+        .map(|i| i.ino)
+}
+
+fn children(entry: &Entry, depth: usize, follow: Follow) -> Vec<(Entry, usize, bool)> {
     let Ok(dir) = std::fs::read_dir(&entry.path) else {
         return Vec::new();
     };
@@ -537,6 +611,12 @@ fn children(entry: &Entry, depth: usize) -> Vec<(Entry, usize, bool)> {
         })
         .collect();
     names.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut ancestors = entry.ancestors.clone();
+    if follow == Follow::Always
+        && let Some(ino) = inode(&entry.path)
+    {
+        ancestors.push((ino, entry.shown.clone()));
+    }
     names
         .into_iter()
         .map(|(n, kind)| {
@@ -546,11 +626,19 @@ fn children(entry: &Entry, depth: usize) -> Vec<(Entry, usize, bool)> {
             } else {
                 format!("{}/{n}", entry.shown)
             };
+            let (kind, meta) = match kind {
+                Some(k) if k.is_symlink() && follow == Follow::Always => {
+                    let meta = follow.metadata(&path, false);
+                    (meta.as_ref().map(|m| m.file_type()), meta.into())
+                }
+                _ => (kind, std::cell::OnceCell::new()),
+            };
             let entry = Entry {
                 shown,
                 path,
                 kind,
-                meta: std::cell::OnceCell::new(),
+                meta,
+                ancestors: ancestors.clone(),
             };
             (entry, depth + 1, false)
         })

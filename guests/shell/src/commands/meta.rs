@@ -13,6 +13,11 @@ pub fn info(path: &Path, follow: bool) -> Result<FileInfo, String> {
     workspace::stat(&path.to_string_lossy(), follow)
 }
 
+/// Sets the permission bits of `path` (through links), as `chmod` does.
+pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    workspace::chmod(&path.to_string_lossy(), mode).map_err(std::io::Error::other)
+}
+
 /// `drwxr-xr-x`, with setuid, setgid and sticky bits as `ls` shows them.
 pub fn mode_string(mode: u32) -> String {
     let kind = match mode & 0o170000 {

@@ -14,6 +14,7 @@ mod find;
 mod grep;
 mod jq;
 mod layout;
+mod links;
 mod meta;
 mod misc;
 mod more;
@@ -104,6 +105,7 @@ table! {
     "id" => misc::id,
     "jq" => jq::jq,
     "join" => layout::join,
+    "ln" => links::ln,
     "ls" => tree::ls,
     "md5sum" => sums::sum,
     "mkdir" => files::mkdir,

@@ -203,9 +203,16 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+/// Copies a file or a whole tree; symbolic links inside are copied as links when
+/// `keep_links` (`-a`, `-P`, `-d`), else what they point at.
+/// Files get the source's permission bits less `mask` (the umask; 0 with `-p` and `-a`).
+fn copy_tree(from: &Path, to: &Path, keep_links: bool, mask: u32) -> std::io::Result<()> {
     let meta = std::fs::symlink_metadata(from)?;
-    if meta.is_dir() {
+    if keep_links && meta.file_type().is_symlink() {
+        let target = std::fs::read_link(from)?;
+        return super::links::symlink(&target.to_string_lossy(), to);
+    }
+    if meta.is_dir() || (!keep_links && from.is_dir()) {
         std::fs::create_dir_all(to)?;
         let mut names: Vec<_> = std::fs::read_dir(from)?
             .filter_map(|e| e.ok())
@@ -213,11 +220,13 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
             .collect();
         names.sort();
         for n in names {
-            copy_tree(&from.join(&n), &to.join(&n))?;
+            copy_tree(&from.join(&n), &to.join(&n), keep_links, mask)?;
         }
         Ok(())
     } else {
-        std::fs::copy(from, to).map(|_| ())
+        std::fs::copy(from, to)?;
+        let mode = super::meta::info(from, true).map_or(0o644, |i| i.mode) & 0o7777;
+        super::meta::set_mode(to, mode & !mask)
     }
 }
 
@@ -257,6 +266,14 @@ pub async fn cp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let (flags, mut operands) = split_flags(argv);
     let recursive = flags.contains('r') || flags.contains('R') || flags.contains('a');
     let no_clobber = flags.contains('n');
+    // GNU cp -r copies links as links too (-R implies -P unless -L or -H).
+    let keep_links =
+        (recursive || flags.contains('P') || flags.contains('d')) && !flags.contains('L');
+    let mask = if flags.contains('p') || flags.contains('a') {
+        0
+    } else {
+        sh.shell.umask
+    };
     if operands.len() < 2 {
         let msg = if operands.is_empty() {
             "cp: missing file operand".to_string()
@@ -304,7 +321,7 @@ pub async fn cp(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             let shown = shown_target(sh, &src, &dest);
             crate::builtins::out(sh, &format!("'{src}' -> '{shown}'\n")).await;
         }
-        if let Err(e) = copy_tree(&from, &to) {
+        if let Err(e) = copy_tree(&from, &to, keep_links, mask) {
             status = complain(
                 sh,
                 &format!(

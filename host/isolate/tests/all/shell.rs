@@ -37,7 +37,8 @@ struct Outcome {
     stdout: String,
     stderr: String,
     status: i64,
-    /// `path` for directories (with a trailing `/`), `path: content` for files.
+    /// `path` for directories (with a trailing `/`), `path: content` for files, `path -> target`
+    /// for symbolic links.
     tree: Vec<String>,
 }
 
@@ -56,11 +57,18 @@ fn seed_files(case: &Value) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-fn tree_line(rel: &str, is_dir: bool, content: &[u8]) -> String {
-    if is_dir {
-        format!("{rel}/")
-    } else {
-        format!("{rel}: {}", text(content))
+/// What the tree listing says of one entry.
+enum Entry {
+    Dir,
+    File(Vec<u8>),
+    Symlink(String),
+}
+
+fn tree_line(rel: &str, entry: Entry) -> String {
+    match entry {
+        Entry::Dir => format!("{rel}/"),
+        Entry::File(content) => format!("{rel}: {}", text(&content)),
+        Entry::Symlink(target) => format!("{rel} -> {target}"),
     }
 }
 
@@ -92,6 +100,7 @@ fn bash(case: &Value) -> Outcome {
     });
     let out = child.wait_with_output().unwrap();
     feeder.join().unwrap();
+    let here = dir.path().to_string_lossy().into_owned();
     let mut tree = Vec::new();
     for entry in walkdir(dir.path()) {
         let rel = entry
@@ -99,17 +108,19 @@ fn bash(case: &Value) -> Outcome {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        let is_dir = entry.is_dir();
-        let content = if is_dir {
-            Vec::new()
+        let kind = std::fs::symlink_metadata(&entry).unwrap().file_type();
+        let item = if kind.is_symlink() {
+            let target = std::fs::read_link(&entry).unwrap();
+            Entry::Symlink(target.to_string_lossy().replace(&*here, CWD))
+        } else if kind.is_dir() {
+            Entry::Dir
         } else {
-            std::fs::read(&entry).unwrap_or_default()
+            Entry::File(std::fs::read(&entry).unwrap_or_default())
         };
-        tree.push(tree_line(&rel, is_dir, &content));
+        tree.push(tree_line(&rel, item));
     }
     tree.sort();
     // Our shell works in /workspace; bash in a temporary directory that stands for it.
-    let here = dir.path().to_string_lossy().into_owned();
     Outcome {
         stdout: text(&out.stdout).replace(&here, CWD),
         stderr: text(&out.stderr)
@@ -124,7 +135,7 @@ fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut all = Vec::new();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
-        if e.file_type().unwrap().is_dir() {
+        if e.file_type().unwrap().is_dir() && !e.file_type().unwrap().is_symlink() {
             all.push(p.clone());
             all.extend(walkdir(&p));
         } else {
@@ -165,12 +176,19 @@ fn ours(case: &Value) -> Outcome {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        let content = if e.stat.is_dir() {
-            Vec::new()
+        let item = if e.stat.is_symlink() {
+            Entry::Symlink(
+                vfs.read_link(&e.path)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        } else if e.stat.is_dir() {
+            Entry::Dir
         } else {
-            vfs.read_file(&e.path).unwrap_or_default()
+            Entry::File(vfs.read_file(&e.path).unwrap_or_default())
         };
-        tree.push(tree_line(&rel, e.stat.is_dir(), &content));
+        tree.push(tree_line(&rel, item));
     }
     tree.sort();
     Outcome {
