@@ -55,6 +55,25 @@ pub fn owner_name(id: u32, user: &str) -> String {
     }
 }
 
+/// The size `ls -l` and `du -b` show: directories as 4096 bytes, as on ext4.
+pub fn apparent_size(i: &FileInfo) -> u64 {
+    if i.mode & 0o170000 == 0o040000 {
+        4096
+    } else {
+        i.size
+    }
+}
+
+/// The space `du` and `ls`'s `total` count, in KiB. The VFS keeps no blocks, so this is what
+/// ext4 would use: whole 4 KiB blocks, one for a directory, none for a short symbolic link
+/// (kept in the inode).
+pub fn disk_kib(i: &FileInfo) -> u64 {
+    match i.mode & 0o170000 {
+        0o120000 if i.size < 60 => 0,
+        _ => apparent_size(i).div_ceil(4096) * 4,
+    }
+}
+
 /// `ls -h`'s sizes: 1023, 1.0K, 9.9K, 10K, 1.1M...
 pub fn human_size(n: u64) -> String {
     if n < 1024 {
@@ -65,8 +84,9 @@ pub fn human_size(n: u64) -> String {
         v /= 1024.0;
         if v < 1024.0 {
             // Rounded up, as GNU's.
-            return if v < 10.0 {
-                format!("{:.1}{unit}", (v * 10.0).ceil() / 10.0)
+            let tenths = (v * 10.0).ceil() / 10.0;
+            return if tenths < 10.0 {
+                format!("{tenths:.1}{unit}")
             } else {
                 format!("{}{unit}", v.ceil() as u64)
             };
@@ -92,11 +112,8 @@ pub fn long_lines(
         let Ok(i) = info(path, false) else {
             continue;
         };
-        // The VFS keeps no blocks: a file takes its size in 4 KiB blocks and a directory one
-        // block, as on ext4 (whose directories `ls` shows as 4096 bytes).
-        let is_dir = i.mode & 0o170000 == 0o040000;
-        let size = if is_dir { 4096 } else { i.size };
-        total += size.div_ceil(4096) * 4;
+        let size = apparent_size(&i);
+        total += disk_kib(&i);
         let secs = i.mtime.div_euclid(1_000_000_000);
         // Recent times show the hour, older ones (or future) the year.
         let recent = secs <= now + 3600 && now - secs < 182 * 86_400;

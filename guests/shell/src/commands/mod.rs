@@ -26,6 +26,7 @@ mod stream;
 mod sums;
 mod text;
 mod tree;
+mod usage;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -84,7 +85,9 @@ table! {
     "cp" => tree::cp,
     "cut" => fields::cut,
     "date" => date::date,
+    "df" => usage::df,
     "diff" => diff::diff,
+    "du" => usage::du,
     "dirname" => text::dirname,
     "egrep" => grep::grep,
     "env" => misc::env,

@@ -297,3 +297,43 @@ fn compatibility_cases_recorded_from_bash() {
         failures.join("\n")
     );
 }
+
+/// Runs a script in our shell on `vfs`, in `/workspace`; its stdout.
+fn sh_on(vfs: &Arc<Vfs>, script: &str) -> String {
+    let out = run_on(
+        vfs,
+        computer_components::SHELL,
+        &["-c", &format!("cd {CWD} && {script}")],
+        RunRequest::default(),
+    );
+    assert_eq!(out.exit_code(), 0, "{script}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// `df` has no native twin to record (the machine's disks are not the workspace): it reports
+/// the workspace's own usage, which grows as files are written.
+#[test]
+fn df_reports_the_workspace() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all(CWD).unwrap();
+    let used = |report: &str| -> u64 {
+        let lines: Vec<&str> = report.lines().collect();
+        assert_eq!(lines.len(), 2, "{report}");
+        assert!(lines[0].starts_with("Filesystem"), "{report}");
+        assert!(lines[0].ends_with("Mounted on"), "{report}");
+        let cols: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!((cols[0], cols[5]), ("workspace", "/"), "{report}");
+        cols[2].parse().unwrap()
+    };
+    let before = used(&sh_on(&vfs, "df"));
+    sh_on(&vfs, "seq 1 200000 > numbers");
+    let after = used(&sh_on(&vfs, "df ."));
+    // seq 1 200000 writes 1,288,895 bytes: over 1,200 KiB more in use.
+    assert!(after >= before + 1200, "{before} KiB then {after} KiB");
+    let human = sh_on(&vfs, "df -hT /workspace");
+    assert!(human.lines().next().unwrap().contains("Type"), "{human}");
+    assert!(human.contains("computer"), "{human}");
+    let inodes = sh_on(&vfs, "df -i");
+    assert!(inodes.starts_with("Filesystem"), "{inodes}");
+    assert!(inodes.contains("IUsed"), "{inodes}");
+}

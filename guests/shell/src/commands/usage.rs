@@ -1,0 +1,374 @@
+//! Space: `du` (what files take, counted as ext4 would: see `meta::disk_kib`) and `df` (how
+//! full the workspace is, from its `statfs`).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::meta::{apparent_size, disk_kib, human_size, info};
+use super::stream::{Stop, Writer, bad_usage, complain};
+use crate::bindings::computer::host::workspace;
+use crate::exec::{Interp, io_message};
+use crate::pattern::{MatchOptions, Pattern};
+
+/// How `du` shows a size.
+#[derive(Clone, Copy, PartialEq)]
+enum Unit {
+    /// 1 KiB blocks (`-k`, the default), or `-m`'s MiB: rounded up.
+    Blocks(u64),
+    /// `-h`.
+    Human,
+}
+
+struct Options {
+    all: bool,
+    summarize: bool,
+    total: bool,
+    apparent: bool,
+    unit: Unit,
+    max_depth: Option<usize>,
+    count_links: bool,
+    follow: bool,
+    /// `-H`/`-D`: symbolic links given as operands are followed.
+    follow_operands: bool,
+    null: bool,
+    exclude: Vec<Pattern>,
+}
+
+/// `du [-achksmbLl0] [-d N] [--apparent-size] [--exclude=PATTERN] [FILE...]`.
+pub async fn du(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    use lexopt::prelude::*;
+    let mut o = Options {
+        all: false,
+        summarize: false,
+        total: false,
+        apparent: false,
+        unit: Unit::Blocks(1024),
+        max_depth: None,
+        count_links: false,
+        follow: false,
+        follow_operands: false,
+        null: false,
+        exclude: Vec::new(),
+    };
+    let mut operands = Vec::new();
+    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    loop {
+        let arg = match p.next() {
+            Ok(Some(a)) => a,
+            Ok(None) => break,
+            Err(e) => return bad_usage(sh, "du", e, 1).await,
+        };
+        match arg {
+            Short('a') | Long("all") => o.all = true,
+            Short('s') | Long("summarize") => o.summarize = true,
+            Short('c') | Long("total") => o.total = true,
+            Short('h') | Long("human-readable") => o.unit = Unit::Human,
+            Short('k') => o.unit = Unit::Blocks(1024),
+            Short('m') => o.unit = Unit::Blocks(1 << 20),
+            Short('b') | Long("bytes") => {
+                o.apparent = true;
+                o.unit = Unit::Blocks(1);
+            }
+            Long("apparent-size") | Short('A') => o.apparent = true,
+            Short('l') | Long("count-links") => o.count_links = true,
+            Short('L') | Long("dereference") => o.follow = true,
+            Short('P') | Long("no-dereference") => o.follow = false,
+            Short('H') | Short('D') | Long("dereference-args") => o.follow_operands = true,
+            Short('0') | Long("null") => o.null = true,
+            Short('x') | Long("one-file-system") | Short('S') | Long("separate-dirs") => {}
+            Short('d') | Long("max-depth") => {
+                let v = match p.value() {
+                    Ok(v) => v.to_string_lossy().into_owned(),
+                    Err(e) => return bad_usage(sh, "du", e, 1).await,
+                };
+                match v.parse() {
+                    Ok(n) => o.max_depth = Some(n),
+                    Err(_) => {
+                        return complain(
+                            sh,
+                            &format!(
+                                "du: invalid maximum depth '{v}'\nTry 'du --help' for more \
+                                 information."
+                            ),
+                        )
+                        .await;
+                    }
+                }
+            }
+            Long("exclude") => match p.value() {
+                Ok(v) => o
+                    .exclude
+                    .push(Pattern::new(&v.to_string_lossy(), MatchOptions::default())),
+                Err(e) => return bad_usage(sh, "du", e, 1).await,
+            },
+            Value(v) => operands.push(v.to_string_lossy().into_owned()),
+            other => return bad_usage(sh, "du", other.unexpected(), 1).await,
+        }
+    }
+    if o.summarize && o.all {
+        return complain(
+            sh,
+            "du: cannot both summarize and show all entries\nTry 'du --help' for more \
+             information.",
+        )
+        .await;
+    }
+    if o.summarize {
+        if o.max_depth.is_some_and(|d| d > 0) {
+            let d = o.max_depth.unwrap_or(0);
+            return complain(
+                sh,
+                &format!(
+                    "du: warning: summarizing conflicts with --max-depth={d}\nTry 'du --help' \
+                     for more information."
+                ),
+            )
+            .await;
+        }
+        o.max_depth = Some(0);
+    }
+    if operands.is_empty() {
+        operands.push(".".into());
+    }
+    let mut walk = Walk {
+        o: &o,
+        out: Writer::new(&sh.io.stdout),
+        seen: HashSet::new(),
+        errors: Vec::new(),
+    };
+    let mut grand = 0;
+    let mut status = 0;
+    for operand in &operands {
+        let path = sh.shell.path(operand);
+        match walk.visit(&path, operand, 0, true).await {
+            Ok(Some(n)) => grand += n,
+            Ok(None) => {}
+            Err(Stop(s)) => return s,
+        }
+        for e in std::mem::take(&mut walk.errors) {
+            if let Err(Stop(s)) = walk.out.flush().await {
+                return s;
+            }
+            status = complain(sh, &format!("du: {e}")).await;
+        }
+    }
+    if o.total
+        && let Err(Stop(s)) = walk.line(grand, "total").await
+    {
+        return s;
+    }
+    match walk.out.flush().await {
+        Ok(()) => status,
+        Err(Stop(s)) => s,
+    }
+}
+
+struct Walk<'o> {
+    o: &'o Options,
+    out: Writer,
+    /// Inodes with several links already counted (each counts once, as in GNU du).
+    seen: HashSet<u64>,
+    /// Messages to print (after what was written so far).
+    errors: Vec<String>,
+}
+
+impl Walk<'_> {
+    /// Counts `path` (and below), printing what the options ask for; its size in bytes, or
+    /// nothing when it could not be read or was counted already.
+    async fn visit(
+        &mut self,
+        path: &Path,
+        shown: &str,
+        depth: usize,
+        operand: bool,
+    ) -> Result<Option<u64>, Stop> {
+        let follow = self.o.follow || (operand && self.o.follow_operands);
+        let i = match info(path, follow) {
+            Ok(i) => i,
+            Err(e) => {
+                self.errors.push(format!("cannot access '{shown}': {e}"));
+                return Ok(None);
+            }
+        };
+        if i.nlink > 1 && !self.o.count_links && i.mode & 0o170000 != 0o040000 {
+            if !self.seen.insert(i.ino) {
+                return Ok(None);
+            }
+        }
+        let own = if self.o.apparent {
+            apparent_size(&i)
+        } else {
+            disk_kib(&i) * 1024
+        };
+        let is_dir = i.mode & 0o170000 == 0o040000;
+        let mut size = own;
+        if is_dir {
+            let mut names: Vec<String> = match std::fs::read_dir(path) {
+                Ok(d) => d
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .collect(),
+                Err(e) => {
+                    self.errors.push(format!(
+                        "cannot read directory '{shown}': {}",
+                        io_message(&e)
+                    ));
+                    Vec::new()
+                }
+            };
+            names.sort();
+            for name in names {
+                if self.o.exclude.iter().any(|p| p.matches(&name)) {
+                    continue;
+                }
+                let child = if shown.ends_with('/') {
+                    format!("{shown}{name}")
+                } else {
+                    format!("{shown}/{name}")
+                };
+                let child_path = path.join(&name);
+                let sub = Box::pin(self.visit(&child_path, &child, depth + 1, false));
+                if let Some(n) = sub.await? {
+                    size += n;
+                }
+            }
+        }
+        let shown_here = self.o.max_depth.is_none_or(|d| depth <= d);
+        if shown_here && (is_dir || self.o.all || operand) {
+            self.line(size, shown).await?;
+        }
+        Ok(Some(size))
+    }
+
+    async fn line(&mut self, bytes: u64, name: &str) -> Result<(), Stop> {
+        let size = match self.o.unit {
+            Unit::Human => human_size(bytes),
+            Unit::Blocks(b) => bytes.div_ceil(b).to_string(),
+        };
+        let end = if self.o.null { '\0' } else { '\n' };
+        self.out.write_str(&format!("{size}\t{name}{end}")).await
+    }
+}
+
+/// `df [-hHkTiP] [FILE...]`: one line, the workspace (mounted on `/`).
+pub async fn df(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    use lexopt::prelude::*;
+    let (mut human, mut si, mut inodes, mut with_type) = (false, false, false, false);
+    let mut operands = Vec::new();
+    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    loop {
+        let arg = match p.next() {
+            Ok(Some(a)) => a,
+            Ok(None) => break,
+            Err(e) => return bad_usage(sh, "df", e, 1).await,
+        };
+        match arg {
+            Short('h') | Long("human-readable") => human = true,
+            Short('H') | Long("si") => si = true,
+            Short('i') | Long("inodes") => inodes = true,
+            Short('T') | Long("print-type") => with_type = true,
+            Short('k') | Short('P') | Long("portability") | Short('a') | Long("all")
+            | Short('l') | Long("local") => {}
+            Value(v) => operands.push(v.to_string_lossy().into_owned()),
+            other => return bad_usage(sh, "df", other.unexpected(), 1).await,
+        }
+    }
+    let mut status = 0;
+    let mut lines = 0;
+    for f in &operands {
+        if let Err(e) = std::fs::metadata(sh.shell.path(f)) {
+            status = complain(sh, &format!("df: {f}: {}", io_message(&e))).await;
+        } else {
+            lines += 1;
+        }
+    }
+    if !operands.is_empty() && lines == 0 {
+        return status;
+    }
+    let u = match workspace::usage() {
+        Ok(u) => u,
+        Err(e) => {
+            return complain(sh, &format!("df: cannot read the workspace's usage: {e}")).await;
+        }
+    };
+    let bs = u64::from(u.block_size);
+    let shown = |blocks: u64| -> String {
+        let bytes = blocks * bs;
+        if human {
+            human_size(bytes)
+        } else if si {
+            si_size(bytes)
+        } else {
+            bytes.div_ceil(1024).to_string()
+        }
+    };
+    let percent = |used: u64, free: u64| match used + free {
+        0 => "-".to_string(),
+        all => format!("{}%", (used * 100).div_ceil(all)),
+    };
+    let (header, row): ([&str; 4], [String; 4]) = if inodes {
+        let used = u.files;
+        let total = used.saturating_add(u.files_free);
+        (
+            ["Inodes", "IUsed", "IFree", "IUse%"],
+            [
+                total.to_string(),
+                used.to_string(),
+                u.files_free.to_string(),
+                percent(used, u.files_free),
+            ],
+        )
+    } else {
+        let used = u.blocks - u.blocks_free;
+        let size_header = if human || si { "Size" } else { "1K-blocks" };
+        let avail_header = if human || si { "Avail" } else { "Available" };
+        (
+            [size_header, "Used", avail_header, "Use%"],
+            [
+                shown(u.blocks),
+                shown(used),
+                shown(u.blocks_free),
+                percent(used, u.blocks_free),
+            ],
+        )
+    };
+    // (header, value, left-aligned)
+    let mut columns = vec![("Filesystem", "workspace".to_string(), true)];
+    if with_type {
+        columns.push(("Type", "computer".into(), true));
+    }
+    columns.extend(header.into_iter().zip(row).map(|(h, v)| (h, v, false)));
+    let (mut top, mut bottom) = (String::new(), String::new());
+    for (h, v, left) in &columns {
+        let w = h.len().max(v.len());
+        if *left {
+            top.push_str(&format!("{h:<w$} "));
+            bottom.push_str(&format!("{v:<w$} "));
+        } else {
+            top.push_str(&format!("{h:>w$} "));
+            bottom.push_str(&format!("{v:>w$} "));
+        }
+    }
+    let text = format!("{top}Mounted on\n{bottom}/\n");
+    let _ = sh.io.stdout.write_all(text.as_bytes()).await;
+    status
+}
+
+/// `-H`: powers of 1000, rounded up.
+fn si_size(n: u64) -> String {
+    let mut v = n as f64;
+    if v < 1000.0 {
+        return n.to_string();
+    }
+    for unit in ["k", "M", "G", "T", "P"] {
+        v /= 1000.0;
+        if v < 1000.0 {
+            let tenths = (v * 10.0).ceil() / 10.0;
+            return if tenths < 10.0 {
+                format!("{tenths:.1}{unit}")
+            } else {
+                format!("{}{unit}", v.ceil() as u64)
+            };
+        }
+    }
+    format!("{}E", (v / 1000.0).ceil() as u64)
+}
