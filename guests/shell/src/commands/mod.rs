@@ -18,6 +18,7 @@ mod links;
 mod meta;
 mod misc;
 mod more;
+mod outline;
 mod paths;
 mod posix;
 mod sed;
@@ -141,6 +142,7 @@ table! {
     "timeout" => misc::timeout,
     "touch" => files::touch,
     "tr" => fields::tr,
+    "tree" => outline::tree,
     "truncate" => paths::truncate,
     "uname" => misc::uname,
     "unexpand" => layout::unexpand,
