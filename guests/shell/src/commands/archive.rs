@@ -18,7 +18,10 @@ fn gunzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
 }
 
 fn gzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // OS 3: Unix, as gzip writes it.
+    let mut e = flate2::GzBuilder::new()
+        .operating_system(3)
+        .write(Vec::new(), flate2::Compression::default());
     e.write_all(data)?;
     e.finish()
 }

@@ -15,6 +15,7 @@ mod grep;
 mod jq;
 mod layout;
 mod links;
+mod magic;
 mod meta;
 mod misc;
 mod more;
@@ -95,6 +96,7 @@ table! {
     "expand" => layout::expand,
     "expr" => more::expr,
     "fgrep" => grep::grep,
+    "file" => magic::file,
     "find" => find::find,
     "fmt" => layout::fmt,
     "fold" => more::fold,
