@@ -20,6 +20,8 @@ struct Options {
     ignore_space_change: bool,
     ignore_all_space: bool,
     ignore_blank_lines: bool,
+    /// The options as given (` -ru`), repeated in the `diff` lines of a recursive diff.
+    given: String,
 }
 
 impl Options {
@@ -290,17 +292,7 @@ fn dirs<'a>(
                 .await?;
                 1
             } else {
-                let flags = match o.unified {
-                    Some(3) => " -u".to_string(),
-                    Some(n) => format!(" -U {n}"),
-                    None => String::new(),
-                };
-                let label = (!o.brief).then(|| {
-                    format!(
-                        "diff{}{flags} {pa} {pb}\n",
-                        if o.recursive { " -r" } else { "" }
-                    )
-                });
+                let label = (!o.brief).then(|| format!("diff{} {pa} {pb}\n", o.given));
                 files(sh, o, &pa, &pb, out, label).await?
             };
             status = status.max(s);
@@ -321,11 +313,20 @@ pub async fn diff(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         ignore_space_change: false,
         ignore_all_space: false,
         ignore_blank_lines: false,
+        given: String::new(),
     };
     let mut operands = Vec::new();
     let mut i = 1;
     while i < argv.len() {
         let a = argv[i].as_str();
+        if a.starts_with('-') && a.len() > 1 {
+            o.given.push(' ');
+            o.given.push_str(a);
+            if a == "-U" {
+                o.given.push(' ');
+                o.given.push_str(argv.get(i + 1).map_or("", String::as_str));
+            }
+        }
         match a {
             "-u" | "--unified" => o.unified = Some(3),
             "-q" | "--brief" => o.brief = true,

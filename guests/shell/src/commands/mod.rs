@@ -20,6 +20,7 @@ mod meta;
 mod misc;
 mod more;
 mod outline;
+mod patch;
 mod paths;
 mod posix;
 mod sed;
@@ -120,6 +121,7 @@ table! {
     "nl" => misc::nl,
     "od" => dump::od,
     "paste" => misc::paste,
+    "patch" => patch::patch,
     "printenv" => misc::printenv,
     "readlink" => paths::readlink,
     "realpath" => paths::realpath,
