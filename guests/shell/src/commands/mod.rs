@@ -30,6 +30,7 @@ mod sums;
 mod text;
 mod tree;
 mod usage;
+mod zip;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -150,6 +151,7 @@ table! {
     "truncate" => paths::truncate,
     "uname" => misc::uname,
     "unexpand" => layout::unexpand,
+    "unzip" => zip::unzip,
     "uniq" => sorting::uniq,
     "wc" => text::wc,
     "which" => misc::which,
@@ -157,5 +159,6 @@ table! {
     "xargs" => find::xargs,
     "xxd" => dump::xxd,
     "yes" => files::yes,
+    "zip" => zip::zip,
     "zcat" => archive::gzip,
 }
