@@ -1,13 +1,15 @@
 //! `jq` over jaq (jaq-core, jaq-std, jaq-json): filters, paths and the standard library,
 //! with jq's options `-r -j -c -n -s -e -S --tab --indent N --arg --argjson`, and jq 1.6's
-//! output layout.
+//! output layout. `yq` and `tomlq` (the jq wrappers Debian ships as `yq`) run the same
+//! filters over YAML and TOML documents (see `yq.rs`).
 
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Vars, data};
 use jaq_json::Val;
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
-use crate::exec::Interp;
+use super::yq::{Format, parse_documents, write_document};
+use crate::exec::{Interp, io_message};
 
 struct Options {
     raw: bool,
@@ -19,6 +21,11 @@ struct Options {
     sort_keys: bool,
     indent: String,
     vars: Vec<(String, Val)>,
+    /// What the inputs are, and what the results are written as.
+    input: Format,
+    output: Format,
+    /// `yq -i`: each file is replaced by the results of its own documents.
+    in_place: bool,
 }
 
 /// jq 1.6 filters that jaq lacks, defined in jq itself.
@@ -48,8 +55,16 @@ fn jq_compat_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static 
         .into_iter()
 }
 
-/// `jq [OPTIONS] FILTER [FILE...]`.
+/// `jq [OPTIONS] FILTER [FILE...]`; as `yq` YAML in (`-y` YAML out, `-i` in place), as
+/// `tomlq` TOML in (`-t` TOML out).
 pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
+    let tool = argv[0].as_str();
+    let wrapper = tool != "jq";
+    let input = match tool {
+        "yq" => Format::Yaml,
+        "tomlq" => Format::Toml,
+        _ => Format::Json,
+    };
     let mut o = Options {
         raw: false,
         join: false,
@@ -60,7 +75,12 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         sort_keys: false,
         indent: "  ".into(),
         vars: Vec::new(),
+        input,
+        output: Format::Json,
+        in_place: false,
     };
+    // Short options that may run together (`-rc`); the wrappers add their own.
+    let letters = if wrapper { "rjcnseSyYti" } else { "rjcnseS" };
     let mut filter: Option<String> = None;
     let mut files = Vec::new();
     let mut i = 1;
@@ -80,6 +100,13 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             "-e" | "--exit-status" => o.exit_status = true,
             "-S" | "--sort-keys" => o.sort_keys = true,
             "-M" | "--monochrome-output" | "-C" | "--color-output" | "-a" | "--ascii-output" => {}
+            "-y" | "--yaml-output" | "-Y" | "--yaml-roundtrip" if wrapper => {
+                o.output = Format::Yaml
+            }
+            "-t" | "--toml-output" if wrapper => o.output = Format::Toml,
+            "-i" | "--in-place" if wrapper => o.in_place = true,
+            "--indentless-lists" | "--indentless" if wrapper => {}
+            "-w" | "--width" if wrapper => i += 1,
             "--tab" => o.indent = "\t".into(),
             "--indent" => {
                 let n: usize = argv.get(i).and_then(|v| v.parse().ok()).unwrap_or(2);
@@ -119,14 +146,17 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             s if s.starts_with('-')
                 && s.len() > 1
                 && filter.is_some()
-                && s.chars().skip(1).all(|c| "rjcnseS".contains(c))
+                && s.chars().skip(1).all(|c| letters.contains(c))
                 || s.starts_with('-')
                     && s.len() > 2
                     && !s.starts_with("--")
-                    && s.chars().skip(1).all(|c| "rjcnseSM".contains(c)) =>
+                    && s.chars().skip(1).all(|c| letters.contains(c) || c == 'M') =>
             {
                 for c in s[1..].chars() {
                     match c {
+                        'y' | 'Y' => o.output = Format::Yaml,
+                        't' => o.output = Format::Toml,
+                        'i' => o.in_place = true,
                         'r' => o.raw = true,
                         'j' => (o.raw, o.join) = (true, true),
                         'c' => o.compact = true,
@@ -194,34 +224,95 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 + 2;
         }
     };
-    // Inputs.
-    let mut inputs: Vec<Val> = Vec::new();
-    if !o.null_input || o.slurp {
-        let files = files_or_stdin(files);
+    let files = if o.null_input && !o.slurp {
+        Vec::new()
+    } else {
+        files_or_stdin(files)
+    };
+    let mut out = Writer::new(&sh.io.stdout);
+    if o.in_place {
+        if files.iter().any(|f| f == "-") {
+            return complain(
+                sh,
+                &format!("{tool}: -i/--in-place can only be used with filenames"),
+            )
+            .await
+                + 1;
+        }
+        let mut status = 0;
         for f in &files {
-            let input = match open(sh, f) {
-                Ok(i) => i,
-                Err(m) => return complain(sh, &format!("jq: error: Could not open {m}")).await + 1,
-            };
-            let data = match read_all_limited(&input, MEMORY_LIMIT, "jq").await {
+            let docs = match read_documents(sh, f, &o, tool).await {
                 Ok(d) => d,
                 Err(m) => return complain(sh, &m).await + 1,
             };
-            for v in jaq_json::read::parse_many(&data) {
-                match v {
-                    Ok(v) => inputs.push(v),
-                    Err(e) => {
-                        return complain(
-                            sh,
-                            &format!("jq: error (at {f}): cannot parse JSON: {e}"),
-                        )
-                        .await
-                            + 1;
-                    }
-                }
+            let mut text = Vec::new();
+            let s = run_filter(sh, &filter, &o, docs, &mut Sink::Buffer(&mut text)).await;
+            if let Err(e) = std::fs::write(sh.shell.path(f), &text) {
+                return complain(sh, &format!("{tool}: {f}: {}", io_message(&e))).await + 1;
+            }
+            status = status.max(s);
+        }
+        return status;
+    }
+    let mut docs = Vec::new();
+    for f in &files {
+        match read_documents(sh, f, &o, tool).await {
+            Ok(d) => docs.extend(d),
+            // jq says 2 for unreadable input; the wrappers 1.
+            Err(m) => return complain(sh, &m).await + i32::from(!wrapper),
+        }
+    }
+    let status = run_filter(sh, &filter, &o, docs, &mut Sink::Out(&mut out)).await;
+    if let Err(Stop(s)) = out.flush().await {
+        return s;
+    }
+    status
+}
+
+/// Where results go: standard output, or a buffer (`yq -i`).
+enum Sink<'a> {
+    Out(&'a mut Writer),
+    Buffer(&'a mut Vec<u8>),
+}
+
+impl Sink<'_> {
+    async fn put(&mut self, text: &[u8]) -> Result<(), Stop> {
+        match self {
+            Sink::Out(w) => w.write(text).await,
+            Sink::Buffer(b) => {
+                b.extend_from_slice(text);
+                Ok(())
             }
         }
     }
+}
+
+/// The documents of one input, read as the tool reads them.
+async fn read_documents(
+    sh: &Interp<'_>,
+    f: &str,
+    o: &Options,
+    tool: &str,
+) -> Result<Vec<Val>, String> {
+    let input = open(sh, f).map_err(|m| format!("{tool}: error: Could not open {m}"))?;
+    let data = read_all_limited(&input, MEMORY_LIMIT, tool).await?;
+    if o.input != Format::Json {
+        return parse_documents(&data, o.input)
+            .map_err(|e| format!("{tool}: Error running jq: {e}"));
+    }
+    jaq_json::read::parse_many(&data)
+        .map(|v| v.map_err(|e| format!("jq: error (at {f}): cannot parse JSON: {e}")))
+        .collect()
+}
+
+/// Runs the compiled filter over the documents, writing each result; the status.
+async fn run_filter(
+    sh: &Interp<'_>,
+    filter: &jaq_core::compile::Filter<jaq_core::Native<data::JustLut<Val>>>,
+    o: &Options,
+    inputs: Vec<Val>,
+    sink: &mut Sink<'_>,
+) -> i32 {
     let inputs: Vec<Val> = if o.slurp {
         vec![Val::Arr(std::rc::Rc::new(inputs))]
     } else if o.null_input {
@@ -229,9 +320,9 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     } else {
         inputs
     };
-    let mut out = Writer::new(&sh.io.stdout);
     let mut last: Option<Val> = None;
     let mut status = 0;
+    let mut count = 0;
     let pp = jaq_json::write::Pp {
         indent: if o.compact {
             None
@@ -252,33 +343,44 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             match result {
                 Ok(v) => {
                     let mut text = Vec::new();
-                    match &v {
-                        Val::TStr(s) if o.raw => text.extend_from_slice(s),
+                    match (&v, o.output) {
+                        (_, Format::Yaml | Format::Toml) => {
+                            match write_document(&v, o.output, count == 0) {
+                                Ok(t) => text = t.into_bytes(),
+                                Err(e) => {
+                                    let _ = sink.put(b"").await;
+                                    complain(sh, &format!("{}: Error running jq: {e}", "yq")).await;
+                                    status = 1;
+                                    continue;
+                                }
+                            }
+                        }
+                        (Val::TStr(s), _) if o.raw => text.extend_from_slice(s),
                         _ => {
                             let _ = jaq_json::write::write(&mut text, &pp, 0, &v);
                         }
                     }
-                    if !o.join {
+                    if !o.join && o.output == Format::Json {
                         text.push(b'\n');
                     }
-                    if let Err(Stop(s)) = out.write(&text).await {
+                    count += 1;
+                    if let Err(Stop(s)) = sink.put(&text).await {
                         return s;
                     }
                     last = Some(v);
                 }
                 Err(e) => {
                     let e = match e.get_halt() {
-                        Ok(code) => {
-                            let _ = out.flush().await;
-                            return code;
-                        }
+                        Ok(code) => return code,
                         Err(e) => e,
                     };
                     let msg = match e.get_err() {
                         Ok(err) => format!("{err}"),
                         Err(_) => "error".to_string(),
                     };
-                    if let Err(Stop(s)) = out.flush().await {
+                    if let Sink::Out(w) = sink
+                        && let Err(Stop(s)) = w.flush().await
+                    {
                         return s;
                     }
                     complain(sh, &format!("jq: error (at <stdin>:0): {msg}")).await;
@@ -286,9 +388,6 @@ pub async fn jq(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 }
             }
         }
-    }
-    if let Err(Stop(s)) = out.flush().await {
-        return s;
     }
     if status != 0 {
         return status;

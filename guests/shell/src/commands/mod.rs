@@ -30,6 +30,7 @@ mod sums;
 mod text;
 mod tree;
 mod usage;
+mod yq;
 mod zip;
 
 use std::future::Future;
@@ -146,6 +147,7 @@ table! {
     "tee" => text::tee,
     "timeout" => misc::timeout,
     "touch" => files::touch,
+    "tomlq" => jq::jq,
     "tr" => fields::tr,
     "tree" => outline::tree,
     "truncate" => paths::truncate,
@@ -159,6 +161,7 @@ table! {
     "xargs" => find::xargs,
     "xxd" => dump::xxd,
     "yes" => files::yes,
+    "yq" => jq::jq,
     "zip" => zip::zip,
     "zcat" => archive::gzip,
 }
