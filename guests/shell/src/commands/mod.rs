@@ -4,6 +4,7 @@
 
 mod archive;
 mod awk;
+mod bc;
 mod child;
 mod date;
 mod diff;
@@ -81,6 +82,7 @@ table! {
     "awk" => awk::awk,
     "base64" => more::base64,
     "bash" => child::sh,
+    "bc" => bc::bc,
     "basename" => text::basename,
     "cat" => text::cat,
     "chmod" => meta::chmod,
