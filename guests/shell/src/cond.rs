@@ -131,8 +131,11 @@ impl Interp<'_> {
         Ok(match op {
             U::StringHasZeroLength => v.is_empty(),
             U::StringHasNonZeroLength => !v.is_empty(),
-            U::FileExists => meta().is_ok() || standard(),
-            U::FileExistsAndIsDir => meta().is_ok_and(|m| m.is_dir()),
+            U::FileExists => meta().is_ok() || standard() || crate::commands::is_standard_dir(v),
+            U::FileExistsAndIsDir => {
+                meta().is_ok_and(|m| m.is_dir())
+                    || (meta().is_err() && crate::commands::is_standard_dir(v))
+            }
             U::FileExistsAndIsRegularFile => meta().is_ok_and(|m| m.is_file()) || standard(),
             U::FileExistsAndIsSymlink => {
                 std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink())

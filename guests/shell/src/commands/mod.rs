@@ -13,6 +13,7 @@ mod fields;
 mod files;
 mod find;
 mod grep;
+mod help;
 mod jq;
 mod layout;
 mod links;
@@ -56,6 +57,36 @@ pub fn standard_path(path: &str) -> Option<&str> {
     (known && !name.contains('/')).then_some(name)
 }
 
+/// The directories whose entries stand for the built-in commands.
+const STANDARD_DIRS: &[&str] = &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"];
+
+/// Whether `path` (absolute, when the workspace has nothing there) is `/bin` or `/usr/bin`:
+/// a directory that lists the built-in commands.
+pub fn is_standard_dir(path: &str) -> bool {
+    let trimmed = path.trim_end_matches('/');
+    STANDARD_DIRS.contains(&trimmed)
+}
+
+/// The names `/bin` and `/usr/bin` list: every command, and the builtins that are programs
+/// too on a GNU system.
+pub fn standard_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = NAMES
+        .iter()
+        .copied()
+        .chain([
+            "[", "echo", "false", "kill", "printf", "pwd", "test", "true",
+        ])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// What reading `/usr/bin/NAME` gives: a note that NAME is built in.
+pub fn standard_file_text(name: &str) -> String {
+    format!("#!/bin/sh\n# {name}: built into computer's shell (`help` lists every command).\n")
+}
+
 /// The status of a command stopped by `timeout`.
 pub const TIMED_OUT: i32 = 124;
 
@@ -71,7 +102,13 @@ macro_rules! table {
         /// The command called `name`, if the shell has it built in.
         pub fn find(name: &str) -> Option<CommandFn> {
             match name {
-                $($name => Some(|sh, argv| Box::pin($f(sh, argv))),)*
+                $($name => Some(|sh, argv| {
+                    if help::asks_help(argv) {
+                        Box::pin(help::show(sh, argv))
+                    } else {
+                        Box::pin($f(sh, argv))
+                    }
+                }),)*
                 _ => None,
             }
         }

@@ -155,7 +155,18 @@ pub fn open(sh: &Interp<'_>, name: &str) -> Result<Input, String> {
     }
     // Open first, then ask the open file what it is: one path lookup, not two.
     let path = sh.shell.path(name);
-    let file = std::fs::File::open(&path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        // `/usr/bin/env` and the like read as a note that the command is built in.
+        Err(_) if super::standard_path(name).is_some() => {
+            let base = name.rsplit('/').next().unwrap_or(name);
+            let text = super::standard_file_text(base).into_bytes();
+            return Ok(Input::Bytes(Rc::new(RefCell::new(std::io::Cursor::new(
+                text,
+            )))));
+        }
+        Err(e) => return Err(format!("{name}: {}", io_message(&e))),
+    };
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(format!("{name}: Is a directory"));
     }

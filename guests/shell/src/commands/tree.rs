@@ -72,6 +72,7 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let mut status = 0;
     let mut files = Vec::new();
     let mut dirs = Vec::new();
+    let mut virtual_text = String::new();
     for o in &operands {
         match std::fs::metadata(sh.shell.path(o)) {
             Ok(m) if m.is_dir() && !flags.contains('d') => dirs.push(o.clone()),
@@ -79,6 +80,7 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 name: o.clone(),
                 meta,
             }),
+            Err(_) if standard_entries(o, long, flags.contains('d'), &mut virtual_text) => {}
             Err(e) => {
                 status = 2;
                 complain(sh, &format!("ls: cannot access '{o}': {}", io_message(&e))).await;
@@ -106,6 +108,7 @@ pub async fn ls(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             text.push_str(&format!("{}{}\n", f.name, suffix(&f.meta, classify, slash)));
         }
     }
+    text.push_str(&virtual_text);
     let headers = operands.len() > 1 || flags.contains('R');
     let mut queue: Vec<String> = dirs;
     let mut first = files.is_empty();
@@ -427,4 +430,36 @@ pub async fn rmdir(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
     }
     status
+}
+
+/// `ls /usr/bin` and `ls -l /bin/env` when the workspace has no such path: the built-in
+/// commands, shown as read-only programs. Whether `operand` was such a path.
+fn standard_entries(operand: &str, long: bool, dir_itself: bool, text: &mut String) -> bool {
+    let line = |name: &str| {
+        if long {
+            let size = super::standard_file_text(name.rsplit('/').next().unwrap_or(name)).len();
+            format!("-r-xr-xr-x 1 root root {size} Jan  1  1970 {name}\n")
+        } else {
+            format!("{name}\n")
+        }
+    };
+    if super::is_standard_dir(operand) {
+        if dir_itself {
+            text.push_str(&if long {
+                format!("dr-xr-xr-x 2 root root 0 Jan  1  1970 {operand}\n")
+            } else {
+                format!("{operand}\n")
+            });
+        } else {
+            for name in super::standard_names() {
+                text.push_str(&line(name));
+            }
+        }
+        return true;
+    }
+    if super::standard_path(operand).is_some() {
+        text.push_str(&line(operand));
+        return true;
+    }
+    false
 }

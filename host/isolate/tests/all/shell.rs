@@ -337,3 +337,38 @@ fn df_reports_the_workspace() {
     assert!(inodes.starts_with("Filesystem"), "{inodes}");
     assert!(inodes.contains("IUsed"), "{inodes}");
 }
+
+/// Every command answers `--help` with its own usage (GNU's help texts are not recorded:
+/// they are long and version-bound), and `/usr/bin` lists every command.
+#[test]
+fn every_command_has_help_and_a_usr_bin_entry() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all(CWD).unwrap();
+    let listing = sh_on(&vfs, "help");
+    let commands: Vec<&str> = listing
+        .split("Commands:\n")
+        .nth(1)
+        .expect("help lists the commands")
+        .split_whitespace()
+        .collect();
+    assert!(commands.len() > 80, "{listing}");
+    let usr_bin = sh_on(&vfs, "ls /usr/bin");
+    for c in &commands {
+        let help = sh_on(&vfs, &format!("{c} --help"));
+        let first = help.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(&format!("Usage: {c} ")) || first == format!("Usage: {c}"),
+            "{c} --help: {help}"
+        );
+        assert!(
+            !first.contains("[OPTION]... [ARG]..."),
+            "{c} has no help text of its own"
+        );
+        assert!(usr_bin.lines().any(|l| l == *c), "ls /usr/bin lacks {c}");
+    }
+    // Scripts that look for /usr/bin/env find it.
+    assert_eq!(
+        sh_on(&vfs, "test -x /usr/bin/env && test -d /usr/bin && echo ok"),
+        "ok\n"
+    );
+}
