@@ -417,14 +417,7 @@ fn text_kind(d: &[u8], truncated: bool) -> Option<Kind> {
             .and_then(|v| v.split('"').next())
             .unwrap_or("1.0");
         (Some(format!("XML {version} document")), "text/xml")
-    } else if {
-        let head = lossy
-            .trim_start()
-            .get(..15)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        head.starts_with("<!doctype html") || head.starts_with("<html")
-    } {
+    } else if looks_like_html(&lossy) {
         (Some("HTML document".into()), "text/html")
     } else if lossy.lines().any(|l| l.starts_with("#include")) {
         (Some("C source".into()), "text/x-c")
@@ -478,6 +471,12 @@ fn encoding(d: &[u8]) -> Option<(&'static str, &'static str)> {
         return Some(("ISO-8859", "iso-8859-1"));
     }
     None
+}
+
+fn looks_like_html(text: &str) -> bool {
+    let head: String = text.trim_start().chars().take(15).collect();
+    let head = head.to_ascii_lowercase();
+    head.starts_with("<!doctype html") || head.starts_with("<html")
 }
 
 fn is_json(d: &[u8]) -> bool {

@@ -76,14 +76,24 @@ pub fn disk_kib(i: &FileInfo) -> u64 {
 
 /// `ls -h`'s sizes: 1023, 1.0K, 9.9K, 10K, 1.1M...
 pub fn human_size(n: u64) -> String {
-    if n < 1024 {
+    scaled_size(n, 1024.0, &["K", "M", "G", "T", "P", "E"])
+}
+
+/// `df -H`'s sizes: powers of 1000.
+pub fn si_size(n: u64) -> String {
+    scaled_size(n, 1000.0, &["k", "M", "G", "T", "P", "E"])
+}
+
+/// `n` in the largest unit that keeps it under `base`: one decimal below 10, rounded up as
+/// GNU's tools round.
+fn scaled_size(n: u64, base: f64, units: &[&str]) -> String {
+    if (n as f64) < base {
         return n.to_string();
     }
     let mut v = n as f64;
-    for unit in ["K", "M", "G", "T", "P"] {
-        v /= 1024.0;
-        if v < 1024.0 {
-            // Rounded up, as GNU's.
+    for (k, unit) in units.iter().enumerate() {
+        v /= base;
+        if v < base || k + 1 == units.len() {
             let tenths = (v * 10.0).ceil() / 10.0;
             return if tenths < 10.0 {
                 format!("{tenths:.1}{unit}")
@@ -92,7 +102,7 @@ pub fn human_size(n: u64) -> String {
             };
         }
     }
-    format!("{}E", (v / 1024.0).ceil() as u64)
+    n.to_string()
 }
 
 /// `ls -l`'s lines for entries (display name, absolute path), columns aligned, and the

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::meta::{apparent_size, disk_kib, human_size, info};
+use super::meta::{apparent_size, disk_kib, human_size, info, si_size};
 use super::stream::{Stop, Writer, bad_usage, complain};
 use crate::bindings::computer::host::workspace;
 use crate::exec::{Interp, io_message};
@@ -190,10 +190,12 @@ impl Walk<'_> {
                 return Ok(None);
             }
         };
-        if i.nlink > 1 && !self.o.count_links && i.mode & 0o170000 != 0o040000 {
-            if !self.seen.insert(i.ino) {
-                return Ok(None);
-            }
+        if i.nlink > 1
+            && !self.o.count_links
+            && i.mode & 0o170000 != 0o040000
+            && !self.seen.insert(i.ino)
+        {
+            return Ok(None);
         }
         let own = if self.o.apparent {
             apparent_size(&i)
@@ -351,24 +353,4 @@ pub async fn df(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     let text = format!("{top}Mounted on\n{bottom}/\n");
     let _ = sh.io.stdout.write_all(text.as_bytes()).await;
     status
-}
-
-/// `-H`: powers of 1000, rounded up.
-fn si_size(n: u64) -> String {
-    let mut v = n as f64;
-    if v < 1000.0 {
-        return n.to_string();
-    }
-    for unit in ["k", "M", "G", "T", "P"] {
-        v /= 1000.0;
-        if v < 1000.0 {
-            let tenths = (v * 10.0).ceil() / 10.0;
-            return if tenths < 10.0 {
-                format!("{tenths:.1}{unit}")
-            } else {
-                format!("{}{unit}", v.ceil() as u64)
-            };
-        }
-    }
-    format!("{}E", (v / 1000.0).ceil() as u64)
 }

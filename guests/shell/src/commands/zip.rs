@@ -360,10 +360,12 @@ pub async fn unzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     };
     let mut out = Writer::new(&sh.io.stdout);
     let banner = format!("Archive:  {name}\n");
-    if o.quiet == 0 && !o.pipe && !o.names_only {
-        if let Err(Stop(s)) = out.write_str(&banner).await {
-            return s;
-        }
+    if o.quiet == 0
+        && !o.pipe
+        && !o.names_only
+        && let Err(Stop(s)) = out.write_str(&banner).await
+    {
+        return s;
     }
     let mut archive = match ZipArchive::new(Cursor::new(data)) {
         Ok(a) => a,
@@ -467,10 +469,10 @@ pub async fn unzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 }
             }
         };
-        if o.quiet == 0 || o.names_only || (o.list && o.quiet < 2) {
-            if let Err(Stop(s)) = out.write_str(&line).await {
-                return s;
-            }
+        if (o.quiet == 0 || o.names_only || (o.list && o.quiet < 2))
+            && let Err(Stop(s)) = out.write_str(&line).await
+        {
+            return s;
         }
     }
     if o.list && o.quiet == 0 {
