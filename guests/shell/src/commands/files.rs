@@ -237,9 +237,23 @@ pub async fn rm(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     if files.is_empty() && !force {
         return complain(sh, "rm: missing operand").await;
     }
+    // `-i`: ask on standard error, read the answer from standard input (as GNU rm does).
+    let interactive = flags.rfind('i') > flags.rfind('f');
+    let mut answers = interactive.then(|| super::stream::Lines::new(sh.io.stdin.clone()));
     let mut status = 0;
     for f in files {
         let path = sh.shell.path(&f);
+        if let Some(lines) = answers.as_mut() {
+            if std::fs::symlink_metadata(&path).is_err() {
+                let msg = format!("rm: cannot remove '{f}': No such file or directory");
+                status = complain(sh, &msg).await;
+                continue;
+            }
+            if let Err(msg) = Box::pin(ask_and_remove(sh, lines, &path, &f, recursive)).await {
+                status = complain(sh, &msg).await;
+            }
+            continue;
+        }
         let result = match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_dir() && !recursive && empty_dirs => std::fs::remove_dir(&path),
             Ok(m) if m.is_dir() && !recursive => {
@@ -286,4 +300,64 @@ pub async fn rm(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
     }
     status
+}
+
+/// `rm -i`: asks for `path` (and, for a directory with `-r`, for everything in it, deepest
+/// first, as GNU rm does) and removes what was agreed to.
+async fn ask_and_remove(
+    sh: &mut Interp<'_>,
+    lines: &mut super::stream::Lines,
+    path: &std::path::Path,
+    shown: &str,
+    recursive: bool,
+) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|e| format!("rm: cannot remove '{shown}': {}", io_message(&e)))?;
+    if meta.is_dir() && !recursive {
+        return Err(format!("rm: cannot remove '{shown}': Is a directory"));
+    }
+    let what = if meta.is_dir() {
+        "descend into directory"
+    } else if meta.file_type().is_symlink() {
+        "remove symbolic link"
+    } else if meta.len() == 0 {
+        "remove regular empty file"
+    } else {
+        "remove regular file"
+    };
+    if !confirm(sh, lines, what, shown).await {
+        return Ok(());
+    }
+    if !meta.is_dir() {
+        return std::fs::remove_file(path)
+            .map_err(|e| format!("rm: cannot remove '{shown}': {}", io_message(&e)));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(path)
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    for n in names {
+        let child = format!("{}/{n}", shown.trim_end_matches('/'));
+        Box::pin(ask_and_remove(sh, lines, &path.join(&n), &child, recursive)).await?;
+    }
+    if confirm(sh, lines, "remove directory", shown).await {
+        std::fs::remove_dir(path)
+            .map_err(|e| format!("rm: cannot remove '{shown}': {}", io_message(&e)))?;
+    }
+    Ok(())
+}
+
+/// Asks `rm: WHAT 'NAME'? ` and reads the answer: yes when it starts with `y`.
+async fn confirm(
+    sh: &mut Interp<'_>,
+    lines: &mut super::stream::Lines,
+    what: &str,
+    shown: &str,
+) -> bool {
+    let question = format!("rm: {what} '{shown}'? ");
+    let _ = sh.io.stderr.write_all(question.as_bytes()).await;
+    matches!(lines.next().await, Ok(Some(l)) if matches!(l.first(), Some(b'y' | b'Y')))
 }
