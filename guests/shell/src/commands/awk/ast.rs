@@ -118,6 +118,13 @@ pub enum Builtin {
     System,
     Close,
     Fflush,
+    // gawk's.
+    Gensub,
+    Asort,
+    Asorti,
+    Systime,
+    Strftime,
+    Mktime,
 }
 
 impl Builtin {
@@ -145,6 +152,12 @@ impl Builtin {
             "system" => Builtin::System,
             "close" => Builtin::Close,
             "fflush" => Builtin::Fflush,
+            "gensub" => Builtin::Gensub,
+            "asort" => Builtin::Asort,
+            "asorti" => Builtin::Asorti,
+            "systime" => Builtin::Systime,
+            "strftime" => Builtin::Strftime,
+            "mktime" => Builtin::Mktime,
             _ => return None,
         })
     }

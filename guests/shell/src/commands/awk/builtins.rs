@@ -189,6 +189,75 @@ impl<'p> Machine<'p, '_, '_> {
                 self.out.flush().await?;
                 Ok(Value::Num(0.0))
             }
+            Builtin::Gensub => {
+                arity(3, 4)?;
+                let re = self.regex_of(&args[0]).await?;
+                let replacement = self.operand(&args[1]).await?.into_string(&self.convfmt);
+                let how = self.operand(&args[2]).await?.into_string(&self.convfmt);
+                let text = match args.get(3) {
+                    Some(t) => self.operand(t).await?.into_string(&self.convfmt),
+                    None => self.record.clone(),
+                };
+                // "g" or "G": every match; else the Nth (a number below 1 counts as 1).
+                let which = if how.starts_with(['g', 'G']) {
+                    None
+                } else {
+                    Some(Value::StrNum(how).to_num().max(1.0) as usize)
+                };
+                Ok(Value::Str(gensub(&re, &text, &replacement, which)))
+            }
+            Builtin::Asort | Builtin::Asorti => {
+                arity(1, 2)?;
+                let Expr::Var(source) = &args[0] else {
+                    return fatal(format!("{}: first argument not an array", name(b)));
+                };
+                let dest = match args.get(1) {
+                    Some(Expr::Var(d)) => *d,
+                    Some(_) => return fatal(format!("{}: second argument not an array", name(b))),
+                    None => *source,
+                };
+                let src = self.array(*source)?;
+                let mut items: Vec<Value> = if b == Builtin::Asort {
+                    src.borrow().values().cloned().collect()
+                } else {
+                    src.borrow().keys().map(|k| Value::Str(k.clone())).collect()
+                };
+                // gawk's order: numbers (by value) before strings (by bytes).
+                items.sort_by(|x, y| {
+                    sort_key(x)
+                        .partial_cmp(&sort_key(y))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+                let out = self.array(dest)?;
+                let mut out = out.borrow_mut();
+                out.clear();
+                let n = items.len();
+                for (i, v) in items.into_iter().enumerate() {
+                    out.insert((i + 1).to_string(), v);
+                }
+                Ok(Value::Num(n as f64))
+            }
+            Builtin::Systime => {
+                arity(0, 0)?;
+                Ok(Value::Num(now_secs() as f64))
+            }
+            Builtin::Strftime => {
+                arity(0, 3)?;
+                let format = match args.first() {
+                    Some(f) => self.operand(f).await?.into_string(&self.convfmt),
+                    None => "%a %b %e %H:%M:%S %Z %Y".to_string(),
+                };
+                let when = match args.get(1) {
+                    Some(t) => self.operand(t).await?.to_num() as i64,
+                    None => now_secs(),
+                };
+                Ok(Value::Str(crate::commands::date::format(when, 0, &format)))
+            }
+            Builtin::Mktime => {
+                arity(1, 2)?;
+                let spec = self.operand(&args[0]).await?.into_string(&self.convfmt);
+                Ok(Value::Num(mktime(&spec).map_or(-1.0, |t| t as f64)))
+            }
         }
     }
 }
@@ -288,4 +357,86 @@ fn expand_replacement(replacement: &str, matched: &str, out: &mut String) {
             c => out.push(c),
         }
     }
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// `mktime("YYYY MM DD HH MM SS")` in UTC; out-of-range parts carry over, as in C's mktime.
+fn mktime(spec: &str) -> Option<i64> {
+    let parts: Vec<i64> = spec
+        .split_whitespace()
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    if parts.len() < 6 {
+        return None;
+    }
+    let (y, mo, d, h, mi, s) = (parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]);
+    // Days from the civil date (months carried into years first).
+    let months = y * 12 + (mo - 1);
+    let (y, m) = (months.div_euclid(12), months.rem_euclid(12) + 1);
+    let (yy, mm) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mm + 2) / 5;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468 + (d - 1);
+    Some(days * 86_400 + h * 3600 + mi * 60 + s)
+}
+
+/// asort's order: numbers first, by value; then strings, by bytes.
+fn sort_key(v: &Value) -> (u8, f64, String) {
+    match v {
+        Value::Num(n) => (0, *n, String::new()),
+        Value::StrNum(s) if super::value::looks_numeric(s) => {
+            (0, Value::StrNum(s.clone()).to_num(), String::new())
+        }
+        other => (1, 0.0, other.to_str("%.6g").into_owned()),
+    }
+}
+
+/// gawk's `gensub`: `\\0` or `&` is the match, `\\1`..`\\9` its groups; every match (`which`
+/// None) or only the Nth.
+fn gensub(re: &regex::Regex, text: &str, replacement: &str, which: Option<usize>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (n, caps) in re.captures_iter(text).enumerate() {
+        let Some(m) = caps.get(0) else { continue };
+        if which.is_some_and(|w| w != n + 1) {
+            continue;
+        }
+        out.push_str(&text[last..m.start()]);
+        let mut chars = replacement.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.peek().copied() {
+                    Some(d @ '0'..='9') => {
+                        chars.next();
+                        let group = d as usize - '0' as usize;
+                        out.push_str(caps.get(group).map_or("", |g| g.as_str()));
+                    }
+                    Some('&') => {
+                        chars.next();
+                        out.push('&');
+                    }
+                    Some('\\') => {
+                        chars.next();
+                        out.push('\\');
+                    }
+                    _ => out.push('\\'),
+                },
+                '&' => out.push_str(m.as_str()),
+                c => out.push(c),
+            }
+        }
+        last = m.end();
+        if which.is_some() {
+            break;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
 }

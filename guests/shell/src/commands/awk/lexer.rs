@@ -37,7 +37,7 @@ const KEYWORDS: &[&str] = &[
 pub const BUILTINS: &[&str] = &[
     "length", "substr", "index", "split", "sub", "gsub", "match", "sprintf", "sin", "cos", "atan2",
     "exp", "log", "sqrt", "int", "rand", "srand", "tolower", "toupper", "system", "close",
-    "fflush",
+    "fflush", "gensub", "asort", "asorti", "systime", "strftime", "mktime",
 ];
 
 /// Longest first, so `**=` wins over `**` and `*`.
