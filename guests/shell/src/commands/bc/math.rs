@@ -17,15 +17,16 @@ pub fn exp(x: &Num, scale: u32) -> Result<Num, &'static str> {
         let pos = exp(&x.neg(), w)?;
         return n(1).div(&pos, scale);
     }
+    // e^x has x/ln(10) digits: past 1,000,000 of them is past bc's number limit here.
+    if x.cmp(&n(2_302_586)).is_gt() {
+        return Err("e() of a number so large that the result would pass 1,000,000 digits");
+    }
     // e^x = (e^(x/2^k))^(2^k), with x/2^k below 1.
     let mut y = x.clone();
     let mut k = 0;
     while y.cmp(&n(1)).is_ge() {
         y = y.div(&n(2), w)?;
         k += 1;
-        if k > 4000 {
-            return Err("argument too large for e()");
-        }
     }
     let mut sum = n(1);
     let mut term = n(1);
