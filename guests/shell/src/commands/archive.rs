@@ -431,7 +431,11 @@ pub async fn gzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             continue;
         }
         let (result, target) = if decompress {
-            let Some(stem) = f.strip_suffix(".gz").or_else(|| f.strip_suffix(".tgz")) else {
+            // To standard output (`zcat`, `-c`) the name needs no suffix.
+            let stem = if to_stdout { Some(f.as_str()) } else { None };
+            let Some(stem) =
+                stem.or_else(|| f.strip_suffix(".gz").or_else(|| f.strip_suffix(".tgz")))
+            else {
                 status = complain(sh, &format!("{name}: {f}: unknown suffix -- ignored"))
                     .await
                     .max(2);
@@ -445,7 +449,8 @@ pub async fn gzip(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             Ok(b) => b,
             Err(_) => {
                 // GNU's decompressor starts this message on a new line.
-                status = complain(sh, &format!("\n{name}: {f}: not in gzip format")).await;
+                // (gunzip and zcat are gzip, and say so.)
+                status = complain(sh, &format!("\ngzip: {f}: not in gzip format")).await;
                 continue;
             }
         };

@@ -190,7 +190,18 @@ async fn files(
     out: &mut Writer,
     label: Option<String>,
 ) -> Result<i32, Stop> {
+    // `-` is standard input (read once, whichever side names it).
+    let stdin = if a == "-" || b == "-" {
+        super::stream::read_all_limited(&sh.io.stdin, super::stream::MEMORY_LIMIT, "diff")
+            .await
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let read = |p: &str| -> Result<Vec<u8>, String> {
+        if p == "-" {
+            return Ok(stdin.clone());
+        }
         match std::fs::read(sh.shell.path(p)) {
             Ok(d) => Ok(d),
             Err(_) if o.new_file && !sh.shell.path(p).exists() => Ok(Vec::new()),

@@ -343,7 +343,9 @@ impl Finder<'_> {
                 Expr::Regex(re) => re.is_match(&entry.shown),
                 Expr::Type(t) => entry.file_type().is_some_and(|k| type_char(k) == *t),
                 Expr::Size(ord, n, unit) => entry.meta().is_some_and(|m| {
-                    let units = m.len().div_ceil(*unit);
+                    // Directories take a block, as on ext4 (and as `ls -l` shows them).
+                    let len = if m.is_dir() { 4096 } else { m.len() };
+                    let units = len.div_ceil(*unit);
                     units.cmp(n) == *ord
                 }),
                 Expr::Mtime(ord, days) => entry.meta().is_some_and(|m| {

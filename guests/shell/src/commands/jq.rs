@@ -294,7 +294,7 @@ async fn read_documents(
     o: &Options,
     tool: &str,
 ) -> Result<Vec<Val>, String> {
-    let input = open(sh, f).map_err(|m| format!("{tool}: error: Could not open {m}"))?;
+    let input = open(sh, f).map_err(|m| format!("{tool}: error: Could not open file {m}"))?;
     let data = read_all_limited(&input, MEMORY_LIMIT, tool).await?;
     if o.input != Format::Json {
         return parse_documents(&data, o.input)
