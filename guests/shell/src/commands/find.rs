@@ -648,7 +648,7 @@ fn children(entry: &Entry, depth: usize, follow: Follow) -> Vec<(Entry, usize, b
 }
 
 /// Splits xargs input into items: blanks separate, quotes and backslashes protect.
-fn items(text: &str) -> Result<Vec<String>, String> {
+fn items(text: &str) -> (Vec<String>, Option<String>) {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut started = false;
@@ -668,9 +668,11 @@ fn items(text: &str) -> Result<Vec<String>, String> {
                         Some(q) if q == c => break,
                         Some('\n') | None => {
                             let kind = if c == '\'' { "single" } else { "double" };
-                            return Err(format!(
+                            // The items before the bad quote still run, as GNU xargs does.
+                            let msg = format!(
                                 "unmatched {kind} quote; by default quotes are special to xargs unless you use the -0 option"
-                            ));
+                            );
+                            return (out, Some(msg));
                         }
                         Some(o) => cur.push(o),
                     }
@@ -691,7 +693,7 @@ fn items(text: &str) -> Result<Vec<String>, String> {
     if started {
         out.push(cur);
     }
-    Ok(out)
+    (out, None)
 }
 
 /// `xargs [-0] [-d C] [-n N] [-L N] [-I R] [-r] [-t] [-P N] [COMMAND [ARGS...]]`.
@@ -764,6 +766,7 @@ pub async fn xargs(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     while let Ok(Some(l)) = lines.next().await {
         all_lines.push(String::from_utf8_lossy(&l).into_owned());
     }
+    let mut quote_error = None;
     let groups: Vec<Vec<String>> = if zero || delim.is_some() {
         let sep = if zero { '\0' } else { delim.unwrap_or('\n') };
         let text: String = all_lines.concat();
@@ -788,10 +791,13 @@ pub async fn xargs(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                     vec![t.to_string()]
                 }
             } else {
-                match items(l) {
-                    Ok(v) => v,
-                    Err(m) => return complain(sh, &format!("xargs: {m}")).await,
+                let (v, bad) = items(l);
+                if bad.is_some() {
+                    quote_error = bad;
+                    cur.extend(v);
+                    break;
                 }
+                v
             };
             if its.is_empty() {
                 continue;
@@ -808,12 +814,11 @@ pub async fn xargs(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
         groups
     } else {
-        match items(&all_lines.concat()) {
-            Ok(v) => chunk(v, max_args),
-            Err(m) => return complain(sh, &format!("xargs: {m}")).await,
-        }
+        let (v, bad) = items(&all_lines.concat());
+        quote_error = bad;
+        chunk(v, max_args)
     };
-    if groups.is_empty() && !no_empty && replace.is_none() {
+    if groups.is_empty() && !no_empty && replace.is_none() && quote_error.is_none() {
         return run_one(sh, command, trace).await;
     }
     let mut status = 0;
@@ -846,6 +851,10 @@ pub async fn xargs(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
             }
             _ => status = 123,
         }
+    }
+    if let Some(m) = quote_error {
+        complain(sh, &format!("xargs: {m}")).await;
+        return 1;
     }
     status
 }
