@@ -1,0 +1,288 @@
+//! The agent toolkit: `read`, `write`, `edit`, `ls`, `find`, `grep`, `delete` and `exec` over a
+//! [`computer::Workspace`], each with a JSON schema generated from its argument type, in the
+//! shapes models already know. The MCP and HTTP servers call [`Toolkit::call`]; no logic lives
+//! in them.
+//!
+//! Paths are the computer's absolute paths (`/workspace/src/main.rs`); a relative path resolves
+//! against `/workspace`. Every limit (lines read, bytes written, results listed, output kept)
+//! has a default and an error that names it.
+
+mod edit;
+mod fs;
+mod search;
+
+use computer::{Backend, ExecRequest, Workspace};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+pub use edit::{Edit, EditArgs};
+pub use fs::{DeleteArgs, LsArgs, ReadArgs, WriteArgs};
+pub use search::{FindArgs, GrepArgs};
+
+/// Limits on what one tool call may read, write or return.
+#[derive(Debug, Clone)]
+pub struct ToolLimits {
+    /// Lines `read` returns when no `limit` is given.
+    pub read_lines: usize,
+    /// Characters of one line `read` shows before cutting it.
+    pub line_chars: usize,
+    /// Largest file `write` and `edit` accept, in bytes.
+    pub write_bytes: usize,
+    /// Results `ls`, `find` and `grep` return when no `limit` is given.
+    pub results: usize,
+    /// Bytes of each output stream `exec` returns.
+    pub exec_output: usize,
+}
+
+impl Default for ToolLimits {
+    fn default() -> ToolLimits {
+        ToolLimits {
+            read_lines: 2000,
+            line_chars: 2000,
+            write_bytes: 10 << 20,
+            results: 500,
+            exec_output: 64 << 10,
+        }
+    }
+}
+
+/// Why a tool call failed: said to the model as the tool's error text.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// No such tool.
+    #[error("unknown tool {0:?}")]
+    UnknownTool(String),
+    /// The arguments do not fit the tool's schema.
+    #[error("invalid arguments for {tool}: {reason}")]
+    InvalidArgs {
+        /// The tool.
+        tool: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A tool that changes the workspace was called in read-only mode.
+    #[error("{0} is not available: this toolkit is read-only")]
+    ReadOnly(String),
+    /// A limit was hit; the text says which.
+    #[error("{0}")]
+    Limit(String),
+    /// The call cannot be done as asked (an edit that does not match, a missing file...).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<computer::Error> for ToolError {
+    fn from(e: computer::Error) -> ToolError {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+impl From<computer::VfsError> for ToolError {
+    fn from(e: computer::VfsError) -> ToolError {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+/// A tool as a model sees it.
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    /// Its name.
+    pub name: &'static str,
+    /// What it does and when to use it.
+    pub description: &'static str,
+    /// The JSON schema of its arguments.
+    pub input_schema: Value,
+    /// Whether it changes the workspace.
+    pub writes: bool,
+}
+
+/// `exec`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExecArgs {
+    /// Bash source to run.
+    pub command: String,
+    /// Where to run it: `isolate` (instant; built-in bash and coreutils, grep, sed, awk, jq,
+    /// tar, git-free), `container` (native binaries: python3, gcc, node...), or `auto`.
+    #[serde(default)]
+    pub backend: Option<String>,
+    /// Working directory (default `/workspace`).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Environment variables.
+    #[serde(default)]
+    pub env: Option<std::collections::BTreeMap<String, String>>,
+    /// Standard input.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// Seconds before the command is stopped (status 124).
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+const EXEC_DESCRIPTION: &str = "Run a bash command in the workspace. Backends: `isolate` \
+(instant start, a bash-compatible shell with coreutils, grep, sed, awk, find, jq, yq, tar, \
+zip, diff, patch, bc built in; no native binaries) and `container` (a Linux container for \
+native programs: python3, gcc, node, package managers; slower to start). Prefer the isolate; \
+when it says `command not found`, retry on the container. Output is capped; the result says \
+when it was cut.";
+
+/// The tools over one workspace.
+pub struct Toolkit {
+    ws: Workspace,
+    read_only: bool,
+    limits: ToolLimits,
+}
+
+impl Toolkit {
+    /// Every tool, over `ws`.
+    pub fn new(ws: Workspace) -> Toolkit {
+        Toolkit {
+            ws,
+            read_only: false,
+            limits: ToolLimits::default(),
+        }
+    }
+
+    /// Only `read`, `ls`, `find` and `grep`.
+    pub fn read_only(mut self) -> Toolkit {
+        self.read_only = true;
+        self
+    }
+
+    /// With other limits.
+    pub fn with_limits(mut self, limits: ToolLimits) -> Toolkit {
+        self.limits = limits;
+        self
+    }
+
+    /// The workspace the tools work on.
+    pub fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
+    /// The tools offered (without the writing ones in read-only mode).
+    pub fn tools(&self) -> Vec<ToolDef> {
+        fn def<T: JsonSchema>(
+            name: &'static str,
+            description: &'static str,
+            writes: bool,
+        ) -> ToolDef {
+            ToolDef {
+                name,
+                description,
+                input_schema: serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null),
+                writes,
+            }
+        }
+        let all = vec![
+            def::<ReadArgs>("read", fs::READ_DESCRIPTION, false),
+            def::<WriteArgs>("write", fs::WRITE_DESCRIPTION, true),
+            def::<EditArgs>("edit", edit::DESCRIPTION, true),
+            def::<LsArgs>("ls", fs::LS_DESCRIPTION, false),
+            def::<FindArgs>("find", search::FIND_DESCRIPTION, false),
+            def::<GrepArgs>("grep", search::GREP_DESCRIPTION, false),
+            def::<DeleteArgs>("delete", fs::DELETE_DESCRIPTION, true),
+            def::<ExecArgs>("exec", EXEC_DESCRIPTION, true),
+        ];
+        all.into_iter()
+            .filter(|t| !self.read_only || !t.writes)
+            .collect()
+    }
+
+    /// Runs tool `name` with JSON `args`: the text for the model.
+    pub fn call(&self, name: &str, args: Value) -> Result<String, ToolError> {
+        let def = self.tools().into_iter().find(|t| t.name == name);
+        if def.is_none() {
+            let known = ["write", "edit", "delete", "exec"].contains(&name);
+            return Err(if known && self.read_only {
+                ToolError::ReadOnly(name.to_string())
+            } else {
+                ToolError::UnknownTool(name.to_string())
+            });
+        }
+        match name {
+            "read" => fs::read(self, parse(name, args)?),
+            "write" => fs::write(self, parse(name, args)?),
+            "edit" => edit::edit(self, parse(name, args)?),
+            "ls" => fs::ls(self, parse(name, args)?),
+            "find" => search::find(self, parse(name, args)?),
+            "grep" => search::grep(self, parse(name, args)?),
+            "delete" => fs::delete(self, parse(name, args)?),
+            _ => self.exec(parse(name, args)?),
+        }
+    }
+
+    fn exec(&self, a: ExecArgs) -> Result<String, ToolError> {
+        let backend = match a.backend.as_deref().unwrap_or("auto") {
+            "auto" => Backend::Auto,
+            "isolate" => Backend::Isolate,
+            "container" => Backend::Container,
+            other => {
+                return Err(ToolError::InvalidArgs {
+                    tool: "exec".into(),
+                    reason: format!("backend {other:?}: expected auto, isolate or container"),
+                });
+            }
+        };
+        let mut req = ExecRequest::script(a.command).backend(backend);
+        if let Some(cwd) = a.cwd {
+            req = req.cwd(self.ws.resolve(cwd).to_string_lossy().into_owned());
+        }
+        for (k, v) in a.env.unwrap_or_default() {
+            req = req.env(k, v);
+        }
+        if let Some(input) = a.stdin {
+            req = req.stdin(input.into_bytes());
+        }
+        if let Some(t) = a.timeout {
+            if !(t > 0.0 && t.is_finite()) {
+                return Err(ToolError::InvalidArgs {
+                    tool: "exec".into(),
+                    reason: format!("timeout {t}: must be a positive number of seconds"),
+                });
+            }
+            let mut limits = req.limits;
+            limits.timeout = std::time::Duration::from_secs_f64(t);
+            req = req.limits(limits);
+        }
+        let out = self.ws.exec(req)?;
+        let cap = self.limits.exec_output;
+        let mut text = format!("exit status {}\n", out.status);
+        for (label, data) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            if data.is_empty() {
+                continue;
+            }
+            text.push_str(&format!("--- {label} ---\n"));
+            let shown = &data[..data.len().min(cap)];
+            text.push_str(&String::from_utf8_lossy(shown));
+            if data.len() > cap {
+                text.push_str(&format!(
+                    "\n[{label} cut: {} bytes, the tool returns the first {cap}]\n",
+                    data.len()
+                ));
+            } else if !text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+        Ok(text)
+    }
+
+    fn resolve(&self, path: &str) -> std::path::PathBuf {
+        self.ws.resolve(path)
+    }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(tool: &str, args: Value) -> Result<T, ToolError> {
+    // A call without arguments is an empty object.
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args
+    };
+    serde_json::from_value(args).map_err(|e| ToolError::InvalidArgs {
+        tool: tool.to_string(),
+        reason: e.to_string(),
+    })
+}

@@ -1,0 +1,302 @@
+//! The toolkit against a real workspace (an in-memory SQLite store) and the real isolate.
+
+use computer::Workspace;
+use computer_tools::{ToolError, ToolLimits, Toolkit};
+use serde_json::json;
+
+fn kit() -> Toolkit {
+    Toolkit::new(Workspace::in_memory().unwrap())
+}
+
+fn call(kit: &Toolkit, name: &str, args: serde_json::Value) -> String {
+    kit.call(name, args)
+        .unwrap_or_else(|e| panic!("{name} failed: {e}"))
+}
+
+fn fails(kit: &Toolkit, name: &str, args: serde_json::Value) -> String {
+    match kit.call(name, args) {
+        Ok(out) => panic!("{name} should fail, gave {out:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn tools_have_schemas_and_read_only_mode_offers_four() {
+    let k = kit();
+    let names: Vec<&str> = k.tools().iter().map(|t| t.name).collect();
+    assert_eq!(
+        names,
+        [
+            "read", "write", "edit", "ls", "find", "grep", "delete", "exec"
+        ]
+    );
+    for t in k.tools() {
+        assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+        assert!(t.input_schema["properties"].is_object(), "{}", t.name);
+        assert!(!t.description.is_empty());
+    }
+    let edit = k.tools().into_iter().find(|t| t.name == "edit").unwrap();
+    let required = edit.input_schema["required"].as_array().unwrap();
+    assert!(required.contains(&json!("path")) && required.contains(&json!("edits")));
+
+    let ro = kit().read_only();
+    let names: Vec<&str> = ro.tools().iter().map(|t| t.name).collect();
+    assert_eq!(names, ["read", "ls", "find", "grep"]);
+    assert!(matches!(
+        ro.call("write", json!({"path": "a", "content": "x"})),
+        Err(ToolError::ReadOnly(_))
+    ));
+    assert!(matches!(
+        ro.call("nope", json!({})),
+        Err(ToolError::UnknownTool(_))
+    ));
+}
+
+#[test]
+fn write_then_read_with_paging_and_clear_errors() {
+    let k = kit();
+    let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    let out = call(&k, "write", json!({"path": "src/a.txt", "content": text}));
+    assert!(out.contains("/workspace/src/a.txt"), "{out}");
+    let out = call(
+        &k,
+        "read",
+        json!({"path": "/workspace/src/a.txt", "offset": 3, "limit": 2}),
+    );
+    assert_eq!(
+        out,
+        "     3\tline 3\n     4\tline 4\n[6 more lines: read with offset=5]\n"
+    );
+    let all = call(&k, "read", json!({"path": "src/a.txt"}));
+    assert!(all.ends_with("    10\tline 10\n"), "{all}");
+    assert!(fails(&k, "read", json!({"path": "nope.txt"})).contains("No such file"));
+    assert!(fails(&k, "read", json!({"path": "src"})).contains("is a directory"));
+    assert!(fails(&k, "read", json!({"path": "src/a.txt", "offset": 99})).contains("past the end"));
+    // Binary files are described, not dumped.
+    k.workspace()
+        .fs()
+        .write_file("/workspace/bin.dat", [0u8, 1, 2, 255])
+        .unwrap();
+    assert!(call(&k, "read", json!({"path": "bin.dat"})).contains("binary file (4 bytes)"));
+    // Arguments are checked against the schema.
+    assert!(fails(&k, "read", json!({"path": "a", "bogus": 1})).contains("invalid arguments"));
+    assert!(fails(&k, "write", json!({"path": "a"})).contains("content"));
+}
+
+#[test]
+fn limits_are_named() {
+    let limits = ToolLimits {
+        write_bytes: 10,
+        line_chars: 5,
+        results: 2,
+        exec_output: 8,
+        ..ToolLimits::default()
+    };
+    let k = kit().with_limits(limits);
+    let err = fails(
+        &k,
+        "write",
+        json!({"path": "big", "content": "x".repeat(11)}),
+    );
+    assert!(err.contains("write limit of 10 bytes"), "{err}");
+    call(
+        &k,
+        "write",
+        json!({"path": "long", "content": "abcdefghi\n"}),
+    );
+    let out = call(&k, "read", json!({"path": "long"}));
+    assert!(
+        out.contains("abcde [line cut at 5 characters of 9]"),
+        "{out}"
+    );
+    for n in ["a", "b", "c"] {
+        call(
+            &k,
+            "write",
+            json!({"path": format!("d/{n}"), "content": "1"}),
+        );
+    }
+    let out = call(&k, "ls", json!({"path": "d"}));
+    assert_eq!(
+        out,
+        "a\nb\n[2 of 3 entries shown: pass offset=2 for more]\n"
+    );
+    assert_eq!(call(&k, "ls", json!({"path": "d", "offset": 2})), "c\n");
+    let out = call(&k, "exec", json!({"command": "seq 1 100"}));
+    assert!(
+        out.contains("[stdout cut: 292 bytes, the tool returns the first 8]"),
+        "{out}"
+    );
+}
+
+#[test]
+fn edit_is_exact_unique_atomic_and_returns_a_diff() {
+    let k = kit();
+    let src = "fn main() {\n    println!(\"hi\");\n    let x = 1;\n    let y = 1;\n}\n";
+    call(&k, "write", json!({"path": "m.rs", "content": src}));
+    let read = |k: &Toolkit| {
+        String::from_utf8(k.workspace().fs().read_file("/workspace/m.rs").unwrap()).unwrap()
+    };
+
+    let diff = call(
+        &k,
+        "edit",
+        json!({"path": "m.rs", "edits": [{"old_text": "\"hi\"", "new_text": "\"hello\""}]}),
+    );
+    assert!(
+        diff.contains("-    println!(\"hi\");\n+    println!(\"hello\");"),
+        "{diff}"
+    );
+    assert!(read(&k).contains("hello"));
+
+    // Not unique: says how many, changes nothing.
+    let err = fails(
+        &k,
+        "edit",
+        json!({"path": "m.rs", "edits": [{"old_text": "= 1;", "new_text": "= 2;"}]}),
+    );
+    assert!(err.contains("occurs 2 times"), "{err}");
+    let out = call(
+        &k,
+        "edit",
+        json!({"path": "m.rs", "edits": [{"old_text": "= 1;", "new_text": "= 2;", "replace_all": true}]}),
+    );
+    assert!(out.contains("+    let y = 2;"), "{out}");
+
+    // All or nothing: the second edit fails, so the first is not written either.
+    let before = read(&k);
+    let err = fails(
+        &k,
+        "edit",
+        json!({"path": "m.rs", "edits": [
+        {"old_text": "let x", "new_text": "let z"},
+        {"old_text": "not there", "new_text": "x"}]}),
+    );
+    assert!(err.contains("edit 2: old_text was not found"), "{err}");
+    assert_eq!(read(&k), before);
+
+    // Dry run: the diff, no change.
+    let out = call(
+        &k,
+        "edit",
+        json!({"path": "m.rs", "dry_run": true, "edits": [{"old_text": "let x", "new_text": "let w"}]}),
+    );
+    assert!(out.contains("+    let w = 2;"), "{out}");
+    assert_eq!(read(&k), before);
+
+    // Curly quotes and trailing blanks typed differently still match.
+    call(
+        &k,
+        "write",
+        json!({"path": "q.txt", "content": "say \"yes\"   \nend\n"}),
+    );
+    let out = call(
+        &k,
+        "edit",
+        json!({"path": "q.txt", "edits": [{"old_text": "say \u{201c}yes\u{201d}", "new_text": "say no"}]}),
+    );
+    assert!(out.contains("+say no"), "{out}");
+    let q = String::from_utf8(k.workspace().fs().read_file("/workspace/q.txt").unwrap()).unwrap();
+    assert_eq!(q, "say no\nend\n");
+}
+
+#[test]
+fn ls_find_grep_delete() {
+    let k = kit();
+    for (p, c) in [
+        ("src/main.rs", "fn main() {}\n// TODO fix\n"),
+        ("src/util/mod.rs", "pub fn todo() {}\n"),
+        ("README.md", "# todo list\n\nnothing\n"),
+    ] {
+        call(&k, "write", json!({"path": p, "content": c}));
+    }
+    assert_eq!(call(&k, "ls", json!({})), "README.md\nsrc/\n");
+    assert_eq!(
+        call(&k, "ls", json!({"path": "src", "recursive": true})),
+        "main.rs\nutil/\nutil/mod.rs\n"
+    );
+    assert_eq!(
+        call(&k, "find", json!({"pattern": "**/*.rs"})),
+        "src/main.rs\nsrc/util/mod.rs\n"
+    );
+    assert_eq!(
+        call(&k, "find", json!({"pattern": "src/*.rs"})),
+        "src/main.rs\n"
+    );
+    assert_eq!(
+        call(&k, "find", json!({"pattern": "*.py"})),
+        "(no matches)\n"
+    );
+
+    let out = call(&k, "grep", json!({"pattern": "TODO"}));
+    assert_eq!(out, "/workspace/src/main.rs:2:// TODO fix\n");
+    let out = call(
+        &k,
+        "grep",
+        json!({"pattern": "todo", "ignore_case": true, "include": "*.rs"}),
+    );
+    assert_eq!(
+        out,
+        "/workspace/src/main.rs:2:// TODO fix\n/workspace/src/util/mod.rs:1:pub fn todo() {}\n"
+    );
+    let out = call(
+        &k,
+        "grep",
+        json!({"pattern": "fn main() {}", "regex": false, "context": 1}),
+    );
+    assert_eq!(
+        out,
+        "/workspace/src/main.rs:1:fn main() {}\n/workspace/src/main.rs-2-// TODO fix\n"
+    );
+    assert!(fails(&k, "grep", json!({"pattern": "(unclosed"})).contains("invalid arguments"));
+
+    assert!(fails(&k, "delete", json!({"path": "src"})).contains("recursive=true"));
+    assert!(
+        fails(
+            &k,
+            "delete",
+            json!({"path": "/workspace", "recursive": true})
+        )
+        .contains("cannot be deleted")
+    );
+    call(&k, "delete", json!({"path": "src", "recursive": true}));
+    call(&k, "delete", json!({"path": "README.md"}));
+    assert_eq!(call(&k, "ls", json!({})), "(no entries)\n");
+    assert!(fails(&k, "delete", json!({"path": "README.md"})).contains("No such file"));
+}
+
+#[test]
+fn exec_runs_in_the_isolate_and_reports_status() {
+    let k = kit();
+    call(
+        &k,
+        "write",
+        json!({"path": "n.txt", "content": "3\n1\n2\n"}),
+    );
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "sort n.txt; echo oops >&2; exit 3", "backend": "isolate"}),
+    );
+    assert_eq!(
+        out,
+        "exit status 3\n--- stdout ---\n1\n2\n3\n--- stderr ---\noops\n"
+    );
+    call(&k, "write", json!({"path": "sub/.keep", "content": ""}));
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "cat; pwd; echo $X", "cwd": "sub", "env": {"X": "y"}, "stdin": "in\n"}),
+    );
+    assert_eq!(
+        out,
+        "exit status 0\n--- stdout ---\nin\n/workspace/sub\ny\n"
+    );
+    let out = call(&k, "exec", json!({"command": "sleep 5", "timeout": 0.2}));
+    assert!(out.starts_with("exit status 124"), "{out}");
+    assert!(
+        fails(&k, "exec", json!({"command": "true", "backend": "vm"}))
+            .contains("expected auto, isolate or container")
+    );
+    assert!(fails(&k, "exec", json!({"command": "true", "timeout": -1})).contains("positive"));
+}
