@@ -4,6 +4,7 @@
 
 mod cmd_exec;
 mod cmd_fs;
+mod cmd_mcp;
 mod cmd_run;
 mod cmd_sh;
 mod cmd_snapshot;
@@ -58,6 +59,9 @@ enum Command {
     /// Snapshots of the whole workspace: create, list, delete, restore, fork.
     #[command(subcommand)]
     Snapshot(cmd_snapshot::SnapshotCommand),
+    /// Serve the agent tools (read, write, edit, ls, find, grep, delete, exec) over MCP on
+    /// standard input and output.
+    Mcp(cmd_mcp::McpArgs),
 }
 
 fn open_workspace(cli: &Cli) -> anyhow::Result<Workspace> {
@@ -72,7 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ws = open_workspace(&cli)?;
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Sh(_) | Command::Exec(_)
+        Command::Run(_) | Command::Sh(_) | Command::Exec(_) | Command::Mcp(_)
     ) {
         // One command per process: the pooling allocator's setup would cost more than it
         // saves.
@@ -90,6 +94,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => cmd_run::run(&ws, args),
         Command::Sh(args) => cmd_sh::sh(&ws, args),
         Command::Exec(args) => cmd_exec::exec(&ws, args),
+        Command::Mcp(args) => cmd_mcp::mcp(ws, args),
     }
 }
 

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::fs::is_binary;
-use crate::{ToolError, Toolkit};
+use crate::{ToolError, Toolkit, at};
 
 pub const DESCRIPTION: &str = "Edit a file by replacing text: each `old_text` must occur \
 exactly once (or set `replace_all`); all edits apply or none does. Returns a unified diff; \
@@ -115,7 +115,7 @@ pub fn edit(kit: &Toolkit, a: EditArgs) -> Result<String, ToolError> {
         });
     }
     let path = kit.resolve(&a.path);
-    let data = kit.ws.fs().read_file(&path)?;
+    let data = kit.ws.fs().read_file(&path).map_err(at(&path))?;
     if is_binary(&data) {
         return Err(ToolError::Failed(format!(
             "{} is a binary file; edit changes text",
@@ -141,7 +141,10 @@ pub fn edit(kit: &Toolkit, a: EditArgs) -> Result<String, ToolError> {
         .header(&name, &name)
         .to_string();
     if !a.dry_run.unwrap_or(false) {
-        kit.ws.fs().write_file(&path, after.as_bytes())?;
+        kit.ws
+            .fs()
+            .write_file(&path, after.as_bytes())
+            .map_err(at(&path))?;
     }
     Ok(if diff.is_empty() {
         "no change".to_string()

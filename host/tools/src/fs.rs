@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{ToolError, Toolkit};
+use crate::{ToolError, Toolkit, at};
 
 pub const READ_DESCRIPTION: &str = "Read a text file: lines with their numbers (as `cat -n`), \
 from `offset` (1-based line) for `limit` lines; says how to read on when there is more. \
@@ -80,14 +80,14 @@ pub fn is_binary(data: &[u8]) -> bool {
 
 pub fn read(kit: &Toolkit, a: ReadArgs) -> Result<String, ToolError> {
     let path = kit.resolve(&a.path);
-    let stat = kit.ws.fs().stat(&path)?;
+    let stat = kit.ws.fs().stat(&path).map_err(at(&path))?;
     if stat.is_dir() {
         return Err(ToolError::Failed(format!(
             "{} is a directory: use ls",
             path.display()
         )));
     }
-    let data = kit.ws.fs().read_file(&path)?;
+    let data = kit.ws.fs().read_file(&path).map_err(at(&path))?;
     if is_binary(&data) {
         return Ok(format!(
             "{} is a binary file ({} bytes); exec `xxd` or `file` on it to look inside",
@@ -145,9 +145,12 @@ pub fn write(kit: &Toolkit, a: WriteArgs) -> Result<String, ToolError> {
     }
     let path = kit.resolve(&a.path);
     if let Some(parent) = path.parent() {
-        kit.ws.fs().create_dir_all(parent)?;
+        kit.ws.fs().create_dir_all(parent).map_err(at(parent))?;
     }
-    kit.ws.fs().write_file(&path, a.content.as_bytes())?;
+    kit.ws
+        .fs()
+        .write_file(&path, a.content.as_bytes())
+        .map_err(at(&path))?;
     Ok(format!(
         "wrote {} bytes to {}",
         a.content.len(),
@@ -158,7 +161,7 @@ pub fn write(kit: &Toolkit, a: WriteArgs) -> Result<String, ToolError> {
 pub fn ls(kit: &Toolkit, a: LsArgs) -> Result<String, ToolError> {
     let path = kit.resolve(a.path.as_deref().unwrap_or(computer::DEFAULT_CWD));
     let fs = kit.ws.fs();
-    if !fs.stat(&path)?.is_dir() {
+    if !fs.stat(&path).map_err(at(&path))?.is_dir() {
         return Err(ToolError::Failed(format!(
             "{} is not a directory",
             path.display()
@@ -207,7 +210,7 @@ pub fn ls(kit: &Toolkit, a: LsArgs) -> Result<String, ToolError> {
 pub fn delete(kit: &Toolkit, a: DeleteArgs) -> Result<String, ToolError> {
     let path = kit.resolve(&a.path);
     let fs = kit.ws.fs();
-    let stat = fs.lstat(&path)?;
+    let stat = fs.lstat(&path).map_err(at(&path))?;
     if stat.is_dir() {
         if !a.recursive.unwrap_or(false) {
             return Err(ToolError::Failed(format!(
@@ -222,9 +225,9 @@ pub fn delete(kit: &Toolkit, a: DeleteArgs) -> Result<String, ToolError> {
                 path.display()
             )));
         }
-        fs.remove_all(&path)?;
+        fs.remove_all(&path).map_err(at(&path))?;
     } else {
-        fs.remove_file(&path)?;
+        fs.remove_file(&path).map_err(at(&path))?;
     }
     Ok(format!("deleted {}", path.display()))
 }

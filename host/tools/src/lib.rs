@@ -9,6 +9,7 @@
 
 mod edit;
 mod fs;
+pub mod mcp;
 mod search;
 
 use computer::{Backend, ExecRequest, Workspace};
@@ -272,6 +273,11 @@ impl Toolkit {
     fn resolve(&self, path: &str) -> std::path::PathBuf {
         self.ws.resolve(path)
     }
+}
+
+/// A workspace error about `path`, said with the path.
+fn at(path: &std::path::Path) -> impl Fn(computer::VfsError) -> ToolError + '_ {
+    move |e| ToolError::Failed(format!("{}: {e}", path.display()))
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(tool: &str, args: Value) -> Result<T, ToolError> {

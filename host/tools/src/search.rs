@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::fs::{is_binary, page};
-use crate::{ToolError, Toolkit};
+use crate::{ToolError, Toolkit, at};
 
 pub const FIND_DESCRIPTION: &str = "Find files by glob pattern (`**/*.rs`, `src/*.toml`) below \
 a directory; paths relative to it, paged with `offset` and `limit`.";
@@ -76,7 +76,8 @@ pub fn find(kit: &Toolkit, a: FindArgs) -> Result<String, ToolError> {
     let mut found: Vec<String> = kit
         .ws
         .fs()
-        .walk(&base)?
+        .walk(&base)
+        .map_err(at(&base))?
         .into_iter()
         .filter(|e| e.depth > 0)
         .filter_map(|e| {
@@ -116,7 +117,8 @@ pub fn grep(kit: &Toolkit, a: GrepArgs) -> Result<String, ToolError> {
     };
     let fs = kit.ws.fs();
     let files: Vec<std::path::PathBuf> = fs
-        .walk(&base)?
+        .walk(&base)
+        .map_err(at(&base))?
         .into_iter()
         .filter(|e| e.stat.kind == computer::vfs::FileType::File)
         .map(|e| e.path)

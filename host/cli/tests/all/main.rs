@@ -1,5 +1,7 @@
 //! Tests of the `computer` binary as a user runs it: real workspace files, real host folders.
 
+mod mcp;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
