@@ -270,8 +270,21 @@ impl Toolkit {
         Ok(text)
     }
 
+    /// The absolute path a tool argument names, with `.` and `..` worked out (never above `/`),
+    /// so that checks such as "not /workspace itself" see the real target.
     fn resolve(&self, path: &str) -> std::path::PathBuf {
-        self.ws.resolve(path)
+        use std::path::Component;
+        let mut out = std::path::PathBuf::from("/");
+        for c in self.ws.resolve(path).components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::Normal(n) => out.push(n),
+                _ => {}
+            }
+        }
+        out
     }
 }
 

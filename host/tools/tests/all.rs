@@ -259,6 +259,11 @@ fn ls_find_grep_delete() {
         )
         .contains("cannot be deleted")
     );
+    // `.` and `..` do not get around it.
+    for sneaky in ["/workspace/.", "src/..", "/workspace/src/../..", "../../.."] {
+        let err = fails(&k, "delete", json!({"path": sneaky, "recursive": true}));
+        assert!(err.contains("cannot be deleted"), "{sneaky}: {err}");
+    }
     call(&k, "delete", json!({"path": "src", "recursive": true}));
     call(&k, "delete", json!({"path": "README.md"}));
     assert_eq!(call(&k, "ls", json!({})), "(no entries)\n");
