@@ -67,6 +67,21 @@ pub struct DeleteArgs {
     pub recursive: Option<bool>,
 }
 
+/// The image type of `data`, for the kinds multimodal models take.
+pub fn image_mime(data: &[u8]) -> Option<&'static str> {
+    if data.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if data.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("image/jpeg")
+    } else if data.starts_with(b"GIF87a") || data.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if data.len() > 12 && data.starts_with(b"RIFF") && &data[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
 /// Whether `data` looks binary: a NUL byte, or not UTF-8, in its first 8 KiB.
 pub fn is_binary(data: &[u8]) -> bool {
     let head = &data[..data.len().min(8192)];

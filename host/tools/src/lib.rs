@@ -85,6 +85,23 @@ impl From<computer::VfsError> for ToolError {
     }
 }
 
+/// A piece of a tool's result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    /// Text for the model.
+    Text(String),
+    /// An image, for multimodal clients (`read` of a PNG, JPEG, GIF or WebP file).
+    Image {
+        /// Its MIME type.
+        mime: &'static str,
+        /// Its bytes in base64.
+        base64: String,
+    },
+}
+
+/// Largest image `read` returns as an image, in bytes.
+pub const MAX_IMAGE_BYTES: usize = 5 << 20;
+
 /// A tool as a model sees it.
 #[derive(Debug, Clone)]
 pub struct ToolDef {
@@ -213,6 +230,31 @@ impl Toolkit {
             "delete" => fs::delete(self, parse(name, args)?),
             _ => self.exec(parse(name, args)?),
         }
+    }
+
+    /// As [`Toolkit::call`], with images as images: `read` of a PNG, JPEG, GIF or WebP file
+    /// (up to [`MAX_IMAGE_BYTES`]) gives its description and the image, for clients that
+    /// show images to the model.
+    pub fn call_content(&self, name: &str, args: Value) -> Result<Vec<Content>, ToolError> {
+        if name == "read"
+            && let Some(path) = args.get("path").and_then(Value::as_str)
+        {
+            let path = self.resolve(path);
+            if let Ok(data) = self.ws.fs().read_file(&path)
+                && let Some(mime) = fs::image_mime(&data)
+                && data.len() <= MAX_IMAGE_BYTES
+            {
+                use base64::Engine;
+                let text = format!(
+                    "{} is an image ({mime}, {} bytes)",
+                    path.display(),
+                    data.len()
+                );
+                let base64 = base64::engine::general_purpose::STANDARD.encode(&data);
+                return Ok(vec![Content::Text(text), Content::Image { mime, base64 }]);
+            }
+        }
+        self.call(name, args).map(|t| vec![Content::Text(t)])
     }
 
     fn exec(&self, a: ExecArgs) -> Result<String, ToolError> {

@@ -12,7 +12,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::{ToolError, Toolkit};
+use crate::{Content, ToolError, Toolkit};
 
 /// The MCP server of one toolkit.
 #[derive(Clone)]
@@ -70,11 +70,19 @@ impl ServerHandler for McpServer {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let kit = Arc::clone(&self.kit);
         // Tools block (SQLite, the isolate): off the async workers.
-        let result = tokio::task::spawn_blocking(move || kit.call(&name, args))
+        let result = tokio::task::spawn_blocking(move || kit.call_content(&name, args))
             .await
             .map_err(|e| ErrorData::internal_error(format!("tool call failed: {e}"), None))?;
         Ok(match result {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(parts) => CallToolResult::success(
+                parts
+                    .into_iter()
+                    .map(|p| match p {
+                        Content::Text(t) => ContentBlock::text(t),
+                        Content::Image { mime, base64 } => ContentBlock::image(base64, mime),
+                    })
+                    .collect(),
+            ),
             Err(ToolError::UnknownTool(n)) => {
                 return Err(ErrorData::invalid_params(
                     format!("unknown tool {n:?}"),

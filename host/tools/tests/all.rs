@@ -1,7 +1,7 @@
 //! The toolkit against a real workspace (an in-memory SQLite store) and the real isolate.
 
 use computer::Workspace;
-use computer_tools::{ToolError, ToolLimits, Toolkit};
+use computer_tools::{Content, ToolError, ToolLimits, Toolkit};
 use serde_json::json;
 
 fn kit() -> Toolkit {
@@ -304,4 +304,32 @@ fn exec_runs_in_the_isolate_and_reports_status() {
             .contains("expected auto, isolate or container")
     );
     assert!(fails(&k, "exec", json!({"command": "true", "timeout": -1})).contains("positive"));
+}
+
+#[test]
+fn images_are_read_as_images_for_multimodal_clients() {
+    let k = kit();
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR rest of a tiny png";
+    k.workspace()
+        .fs()
+        .write_file("/workspace/pic.png", png)
+        .unwrap();
+    let parts = k.call_content("read", json!({"path": "pic.png"})).unwrap();
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert!(matches!(&parts[0], Content::Text(t) if t.contains("image (image/png")));
+    use base64::Engine;
+    let expected = base64::engine::general_purpose::STANDARD.encode(png);
+    assert_eq!(
+        parts[1],
+        Content::Image {
+            mime: "image/png",
+            base64: expected
+        }
+    );
+    // Text files and other tools give text, as `call` does.
+    call(&k, "write", json!({"path": "t.txt", "content": "hi\n"}));
+    assert_eq!(
+        k.call_content("read", json!({"path": "t.txt"})).unwrap(),
+        vec![Content::Text("     1\thi\n".into())]
+    );
 }
