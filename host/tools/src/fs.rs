@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{ToolError, Toolkit, at};
+use crate::{Content, MAX_IMAGE_BYTES, ToolError, Toolkit, at};
 
 pub const READ_DESCRIPTION: &str = "Read a text file: lines with their numbers (as `cat -n`), \
 from `offset` (1-based line) for `limit` lines; says how to read on when there is more. \
@@ -93,7 +93,8 @@ pub fn is_binary(data: &[u8]) -> bool {
         }
 }
 
-pub fn read(kit: &Toolkit, a: ReadArgs) -> Result<String, ToolError> {
+/// `read`: numbered lines; an image is described and returned as an image.
+pub fn read(kit: &Toolkit, a: ReadArgs) -> Result<Vec<Content>, ToolError> {
     let path = kit.resolve(&a.path);
     let stat = kit.ws.fs().stat(&path).map_err(at(&path))?;
     if stat.is_dir() {
@@ -103,14 +104,36 @@ pub fn read(kit: &Toolkit, a: ReadArgs) -> Result<String, ToolError> {
         )));
     }
     let data = kit.ws.fs().read_file(&path).map_err(at(&path))?;
-    if is_binary(&data) {
+    if let Some(mime) = image_mime(&data)
+        && data.len() <= MAX_IMAGE_BYTES
+    {
+        use base64::Engine;
+        let text = format!(
+            "{} is an image ({mime}, {} bytes)",
+            path.display(),
+            data.len()
+        );
+        let base64 = base64::engine::general_purpose::STANDARD.encode(&data);
+        return Ok(vec![Content::Text(text), Content::Image { mime, base64 }]);
+    }
+    Ok(vec![Content::Text(read_text(kit, &path, &data, &a)?)])
+}
+
+/// The lines `read` shows of a text file (or what a binary file is).
+fn read_text(
+    kit: &Toolkit,
+    path: &std::path::Path,
+    data: &[u8],
+    a: &ReadArgs,
+) -> Result<String, ToolError> {
+    if is_binary(data) {
         return Ok(format!(
             "{} is a binary file ({} bytes); exec `xxd` or `file` on it to look inside",
             path.display(),
             data.len()
         ));
     }
-    let text = String::from_utf8_lossy(&data);
+    let text = String::from_utf8_lossy(data);
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
         return Ok(format!("{} is empty", path.display()));

@@ -99,6 +99,18 @@ pub enum Content {
     },
 }
 
+/// Every tool, in the order they are offered, and whether it changes the workspace.
+const TOOLS: &[(&str, bool)] = &[
+    ("read", false),
+    ("write", true),
+    ("edit", true),
+    ("ls", false),
+    ("find", false),
+    ("grep", false),
+    ("delete", true),
+    ("exec", true),
+];
+
 /// Largest image `read` returns as an image, in bytes.
 pub const MAX_IMAGE_BYTES: usize = 5 << 20;
 
@@ -182,46 +194,53 @@ impl Toolkit {
 
     /// The tools offered (without the writing ones in read-only mode).
     pub fn tools(&self) -> Vec<ToolDef> {
-        fn def<T: JsonSchema>(
-            name: &'static str,
-            description: &'static str,
-            writes: bool,
-        ) -> ToolDef {
+        fn def<T: JsonSchema>(name: &'static str, description: &'static str) -> ToolDef {
             ToolDef {
                 name,
                 description,
                 input_schema: serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null),
-                writes,
+                writes: TOOLS.iter().any(|&(n, w)| n == name && w),
             }
         }
-        let all = vec![
-            def::<ReadArgs>("read", fs::READ_DESCRIPTION, false),
-            def::<WriteArgs>("write", fs::WRITE_DESCRIPTION, true),
-            def::<EditArgs>("edit", edit::DESCRIPTION, true),
-            def::<LsArgs>("ls", fs::LS_DESCRIPTION, false),
-            def::<FindArgs>("find", search::FIND_DESCRIPTION, false),
-            def::<GrepArgs>("grep", search::GREP_DESCRIPTION, false),
-            def::<DeleteArgs>("delete", fs::DELETE_DESCRIPTION, true),
-            def::<ExecArgs>("exec", EXEC_DESCRIPTION, true),
+        let all = [
+            def::<ReadArgs>("read", fs::READ_DESCRIPTION),
+            def::<WriteArgs>("write", fs::WRITE_DESCRIPTION),
+            def::<EditArgs>("edit", edit::DESCRIPTION),
+            def::<LsArgs>("ls", fs::LS_DESCRIPTION),
+            def::<FindArgs>("find", search::FIND_DESCRIPTION),
+            def::<GrepArgs>("grep", search::GREP_DESCRIPTION),
+            def::<DeleteArgs>("delete", fs::DELETE_DESCRIPTION),
+            def::<ExecArgs>("exec", EXEC_DESCRIPTION),
         ];
         all.into_iter()
             .filter(|t| !self.read_only || !t.writes)
             .collect()
     }
 
-    /// Runs tool `name` with JSON `args`: the text for the model.
+    /// Runs tool `name` with JSON `args`: the text for the model (an image read is described).
     pub fn call(&self, name: &str, args: Value) -> Result<String, ToolError> {
-        let def = self.tools().into_iter().find(|t| t.name == name);
-        if def.is_none() {
-            let known = ["write", "edit", "delete", "exec"].contains(&name);
-            return Err(if known && self.read_only {
-                ToolError::ReadOnly(name.to_string())
-            } else {
-                ToolError::UnknownTool(name.to_string())
-            });
+        let parts = self.call_content(name, args)?;
+        Ok(parts
+            .into_iter()
+            .filter_map(|p| match p {
+                Content::Text(t) => Some(t),
+                Content::Image { .. } => None,
+            })
+            .collect())
+    }
+
+    /// As [`Toolkit::call`], with images as images: `read` of a PNG, JPEG, GIF or WebP file
+    /// (up to [`MAX_IMAGE_BYTES`]) gives its description and the image, for clients that
+    /// show images to the model.
+    pub fn call_content(&self, name: &str, args: Value) -> Result<Vec<Content>, ToolError> {
+        let Some(&(_, writes)) = TOOLS.iter().find(|(n, _)| *n == name) else {
+            return Err(ToolError::UnknownTool(name.to_string()));
+        };
+        if writes && self.read_only {
+            return Err(ToolError::ReadOnly(name.to_string()));
         }
-        match name {
-            "read" => fs::read(self, parse(name, args)?),
+        let text = match name {
+            "read" => return fs::read(self, parse(name, args)?),
             "write" => fs::write(self, parse(name, args)?),
             "edit" => edit::edit(self, parse(name, args)?),
             "ls" => fs::ls(self, parse(name, args)?),
@@ -229,32 +248,8 @@ impl Toolkit {
             "grep" => search::grep(self, parse(name, args)?),
             "delete" => fs::delete(self, parse(name, args)?),
             _ => self.exec(parse(name, args)?),
-        }
-    }
-
-    /// As [`Toolkit::call`], with images as images: `read` of a PNG, JPEG, GIF or WebP file
-    /// (up to [`MAX_IMAGE_BYTES`]) gives its description and the image, for clients that
-    /// show images to the model.
-    pub fn call_content(&self, name: &str, args: Value) -> Result<Vec<Content>, ToolError> {
-        if name == "read"
-            && let Some(path) = args.get("path").and_then(Value::as_str)
-        {
-            let path = self.resolve(path);
-            if let Ok(data) = self.ws.fs().read_file(&path)
-                && let Some(mime) = fs::image_mime(&data)
-                && data.len() <= MAX_IMAGE_BYTES
-            {
-                use base64::Engine;
-                let text = format!(
-                    "{} is an image ({mime}, {} bytes)",
-                    path.display(),
-                    data.len()
-                );
-                let base64 = base64::engine::general_purpose::STANDARD.encode(&data);
-                return Ok(vec![Content::Text(text), Content::Image { mime, base64 }]);
-            }
-        }
-        self.call(name, args).map(|t| vec![Content::Text(t)])
+        }?;
+        Ok(vec![Content::Text(text)])
     }
 
     fn exec(&self, a: ExecArgs) -> Result<String, ToolError> {

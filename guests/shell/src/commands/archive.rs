@@ -44,11 +44,7 @@ fn add(
         header.set_mtime(mtime(&meta));
         builder.append_data(&mut header, &shown, std::io::empty())?;
         names.push(shown);
-        let mut children: Vec<String> = std::fs::read_dir(&full)?
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .collect();
-        children.sort();
-        for c in children {
+        for c in super::stream::sorted_names(&full)? {
             add(
                 builder,
                 base,

@@ -250,14 +250,7 @@ async fn files(
 }
 
 fn names(sh: &Interp<'_>, dir: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(sh.shell.path(dir))
-        .map(|d| {
-            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+    super::stream::sorted_names(&sh.shell.path(dir)).unwrap_or_default()
 }
 
 /// Compares two directories, recursively with `-r`.

@@ -332,14 +332,7 @@ async fn ask_and_remove(
         return std::fs::remove_file(path)
             .map_err(|e| format!("rm: cannot remove '{shown}': {}", io_message(&e)));
     }
-    let mut names: Vec<String> = std::fs::read_dir(path)
-        .map(|d| {
-            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    for n in names {
+    for n in super::stream::sorted_names(path).unwrap_or_default() {
         let child = format!("{}/{n}", shown.trim_end_matches('/'));
         Box::pin(ask_and_remove(sh, lines, &path.join(&n), &child, recursive)).await?;
     }

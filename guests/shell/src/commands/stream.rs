@@ -237,6 +237,15 @@ pub async fn invalid_option(sh: &Interp<'_>, cmd: &str, option: &str) -> i32 {
     .await
 }
 
+/// The names in directory `dir`, sorted by bytes (names that are not UTF-8 are left out).
+pub fn sorted_names(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// Operands (`-` for stdin when there are none).
 pub fn files_or_stdin(files: Vec<String>) -> Vec<String> {
     if files.is_empty() {

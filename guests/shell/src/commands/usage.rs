@@ -205,10 +205,8 @@ impl Walk<'_> {
         let is_dir = i.mode & 0o170000 == 0o040000;
         let mut size = own;
         if is_dir {
-            let mut names: Vec<String> = match std::fs::read_dir(path) {
-                Ok(d) => d
-                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .collect(),
+            let names = match super::stream::sorted_names(path) {
+                Ok(names) => names,
                 Err(e) => {
                     self.errors.push(format!(
                         "cannot read directory '{shown}': {}",
@@ -217,7 +215,6 @@ impl Walk<'_> {
                     Vec::new()
                 }
             };
-            names.sort();
             for name in names {
                 if self.o.exclude.iter().any(|p| p.matches(&name)) {
                     continue;

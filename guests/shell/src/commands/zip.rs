@@ -266,14 +266,7 @@ fn collect(
         if !recursive {
             return;
         }
-        let mut children: Vec<String> = std::fs::read_dir(path)
-            .map(|d| {
-                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        children.sort();
-        for c in children {
+        for c in super::stream::sorted_names(path).unwrap_or_default() {
             collect(&format!("{clean}/{c}"), &path.join(&c), recursive, names);
         }
     } else {
