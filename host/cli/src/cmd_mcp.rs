@@ -15,7 +15,7 @@ pub struct McpArgs {
 
 /// Serves until the client closes standard input.
 pub fn mcp(ws: Workspace, args: McpArgs) -> anyhow::Result<ExitCode> {
-    let mut kit = Toolkit::new(ws);
+    let mut kit = Toolkit::new(ws).with_origin("mcp");
     if args.read_only {
         kit = kit.read_only();
     }

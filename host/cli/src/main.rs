@@ -4,8 +4,10 @@
 
 mod cmd_exec;
 mod cmd_fs;
+mod cmd_log;
 mod cmd_mcp;
 mod cmd_run;
+mod cmd_serve;
 mod cmd_sh;
 mod cmd_snapshot;
 mod cmd_transfer;
@@ -62,20 +64,29 @@ enum Command {
     /// Serve the agent tools (read, write, edit, ls, find, grep, delete, exec) over MCP on
     /// standard input and output.
     Mcp(cmd_mcp::McpArgs),
+    /// Serve many workspaces over HTTP: a JSON API (see /v1/openapi.json) and MCP over
+    /// streamable HTTP at /v1/workspaces/ID/mcp.
+    Serve(cmd_serve::ServeArgs),
+    /// The audit log: every agent tool call made on this workspace (MCP, HTTP), newest last.
+    Log(cmd_log::LogArgs),
 }
 
-fn open_workspace(cli: &Cli) -> anyhow::Result<Workspace> {
-    if cli.memory {
+fn open_workspace(memory: bool, path: &std::path::Path) -> anyhow::Result<Workspace> {
+    if memory {
         return Ok(Workspace::in_memory()?);
     }
-    Workspace::open(&cli.workspace)
-        .with_context(|| format!("open workspace {}", cli.workspace.display()))
+    Workspace::open(path).with_context(|| format!("open workspace {}", path.display()))
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let ws = open_workspace(&cli)?;
+    let command = match cli.command {
+        // The server holds its own workspaces, not `--workspace`.
+        Command::Serve(args) => return cmd_serve::serve(args),
+        other => other,
+    };
+    let ws = open_workspace(cli.memory, &cli.workspace)?;
     if matches!(
-        cli.command,
+        command,
         Command::Run(_) | Command::Sh(_) | Command::Exec(_) | Command::Mcp(_)
     ) {
         // One command per process: the pooling allocator's setup would cost more than it
@@ -86,7 +97,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         })
         .context("start the wasm runtime")?;
     }
-    match cli.command {
+    match command {
         Command::Fs(cmd) => cmd_fs::run(&ws, cmd),
         Command::Import(args) => cmd_transfer::import(&ws, args),
         Command::Export(args) => cmd_transfer::export(&ws, args),
@@ -95,6 +106,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sh(args) => cmd_sh::sh(&ws, args),
         Command::Exec(args) => cmd_exec::exec(&ws, args),
         Command::Mcp(args) => cmd_mcp::mcp(ws, args),
+        Command::Log(args) => cmd_log::log(&ws, args),
+        Command::Serve(args) => cmd_serve::serve(args),
     }
 }
 

@@ -7,17 +7,23 @@
 //! against `/workspace`. Every limit (lines read, bytes written, results listed, output kept)
 //! has a default and an error that names it.
 
+mod audit;
 mod edit;
+mod exec;
 mod fs;
+pub mod http;
 pub mod mcp;
 mod search;
 
-use computer::{Backend, ExecRequest, Workspace};
+use computer::Workspace;
+use computer::isolate::OutputSink;
+use computer::vfs::AuditEntry;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 pub use edit::{Edit, EditArgs};
+pub use exec::ExecArgs;
 pub use fs::{DeleteArgs, LsArgs, ReadArgs, WriteArgs};
 pub use search::{FindArgs, GrepArgs};
 
@@ -127,42 +133,12 @@ pub struct ToolDef {
     pub writes: bool,
 }
 
-/// `exec`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ExecArgs {
-    /// Bash source to run.
-    pub command: String,
-    /// Where to run it: `isolate` (instant; built-in bash and coreutils, grep, sed, awk, jq,
-    /// tar, git-free), `container` (native binaries: python3, gcc, node...), or `auto`.
-    #[serde(default)]
-    pub backend: Option<String>,
-    /// Working directory (default `/workspace`).
-    #[serde(default)]
-    pub cwd: Option<String>,
-    /// Environment variables.
-    #[serde(default)]
-    pub env: Option<std::collections::BTreeMap<String, String>>,
-    /// Standard input.
-    #[serde(default)]
-    pub stdin: Option<String>,
-    /// Seconds before the command is stopped (status 124).
-    #[serde(default)]
-    pub timeout: Option<f64>,
-}
-
-const EXEC_DESCRIPTION: &str = "Run a bash command in the workspace. Backends: `isolate` \
-(instant start, a bash-compatible shell with coreutils, grep, sed, awk, find, jq, yq, tar, \
-zip, diff, patch, bc built in; no native binaries) and `container` (a Linux container for \
-native programs: python3, gcc, node, package managers; slower to start). Prefer the isolate; \
-when it says `command not found`, retry on the container. Output is capped; the result says \
-when it was cut.";
-
 /// The tools over one workspace.
 pub struct Toolkit {
     ws: Workspace,
     read_only: bool,
     limits: ToolLimits,
+    origin: &'static str,
 }
 
 impl Toolkit {
@@ -172,7 +148,14 @@ impl Toolkit {
             ws,
             read_only: false,
             limits: ToolLimits::default(),
+            origin: "library",
         }
+    }
+
+    /// Names the server that takes the calls (`mcp`, `mcp-http`, `http`) in the audit log.
+    pub fn with_origin(mut self, origin: &'static str) -> Toolkit {
+        self.origin = origin;
+        self
     }
 
     /// Only `read`, `ls`, `find` and `grep`.
@@ -194,27 +177,7 @@ impl Toolkit {
 
     /// The tools offered (without the writing ones in read-only mode).
     pub fn tools(&self) -> Vec<ToolDef> {
-        fn def<T: JsonSchema>(name: &'static str, description: &'static str) -> ToolDef {
-            ToolDef {
-                name,
-                description,
-                input_schema: serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null),
-                writes: TOOLS.iter().any(|&(n, w)| n == name && w),
-            }
-        }
-        let all = [
-            def::<ReadArgs>("read", fs::READ_DESCRIPTION),
-            def::<WriteArgs>("write", fs::WRITE_DESCRIPTION),
-            def::<EditArgs>("edit", edit::DESCRIPTION),
-            def::<LsArgs>("ls", fs::LS_DESCRIPTION),
-            def::<FindArgs>("find", search::FIND_DESCRIPTION),
-            def::<GrepArgs>("grep", search::GREP_DESCRIPTION),
-            def::<DeleteArgs>("delete", fs::DELETE_DESCRIPTION),
-            def::<ExecArgs>("exec", EXEC_DESCRIPTION),
-        ];
-        all.into_iter()
-            .filter(|t| !self.read_only || !t.writes)
-            .collect()
+        tool_defs(self.read_only)
     }
 
     /// Runs tool `name` with JSON `args`: the text for the model (an image read is described).
@@ -233,6 +196,47 @@ impl Toolkit {
     /// (up to [`MAX_IMAGE_BYTES`]) gives its description and the image, for clients that
     /// show images to the model.
     pub fn call_content(&self, name: &str, args: Value) -> Result<Vec<Content>, ToolError> {
+        self.call_streaming(name, args, None)
+    }
+
+    /// As [`Toolkit::call_content`]; `exec` hands its output to `on_output` as it is written
+    /// (for progress notifications). Every call is recorded in the workspace's audit log.
+    pub fn call_streaming(
+        &self,
+        name: &str,
+        args: Value,
+        on_output: Option<OutputSink>,
+    ) -> Result<Vec<Content>, ToolError> {
+        let started = std::time::SystemTime::now();
+        let clock = std::time::Instant::now();
+        let recorded_args = audit::shorten(&args).to_string();
+        let result = self.dispatch(name, args, on_output);
+        let entry = AuditEntry {
+            id: 0,
+            started: audit::nanos_since_epoch(started),
+            duration: i64::try_from(clock.elapsed().as_nanos()).unwrap_or(i64::MAX),
+            origin: self.origin.to_string(),
+            tool: name.to_string(),
+            args: recorded_args,
+            summary: audit::summary(&result),
+            error: result.as_ref().err().map(ToString::to_string),
+        };
+        // A read-only workspace cannot keep a log; elsewhere a failed record must not fail
+        // the call the agent made, but it is said.
+        if !self.ws.fs().is_read_only()
+            && let Err(e) = self.ws.fs().record_audit(&entry)
+        {
+            eprintln!("computer-tools: could not record {name} in the audit log: {e}");
+        }
+        result
+    }
+
+    fn dispatch(
+        &self,
+        name: &str,
+        args: Value,
+        on_output: Option<OutputSink>,
+    ) -> Result<Vec<Content>, ToolError> {
         let Some(&(_, writes)) = TOOLS.iter().find(|(n, _)| *n == name) else {
             return Err(ToolError::UnknownTool(name.to_string()));
         };
@@ -247,64 +251,9 @@ impl Toolkit {
             "find" => search::find(self, parse(name, args)?),
             "grep" => search::grep(self, parse(name, args)?),
             "delete" => fs::delete(self, parse(name, args)?),
-            _ => self.exec(parse(name, args)?),
+            _ => exec::exec(self, parse(name, args)?, on_output),
         }?;
         Ok(vec![Content::Text(text)])
-    }
-
-    fn exec(&self, a: ExecArgs) -> Result<String, ToolError> {
-        let backend = match a.backend.as_deref().unwrap_or("auto") {
-            "auto" => Backend::Auto,
-            "isolate" => Backend::Isolate,
-            "container" => Backend::Container,
-            other => {
-                return Err(ToolError::InvalidArgs {
-                    tool: "exec".into(),
-                    reason: format!("backend {other:?}: expected auto, isolate or container"),
-                });
-            }
-        };
-        let mut req = ExecRequest::script(a.command).backend(backend);
-        if let Some(cwd) = a.cwd {
-            req = req.cwd(self.ws.resolve(cwd).to_string_lossy().into_owned());
-        }
-        for (k, v) in a.env.unwrap_or_default() {
-            req = req.env(k, v);
-        }
-        if let Some(input) = a.stdin {
-            req = req.stdin(input.into_bytes());
-        }
-        if let Some(t) = a.timeout {
-            if !(t > 0.0 && t.is_finite()) {
-                return Err(ToolError::InvalidArgs {
-                    tool: "exec".into(),
-                    reason: format!("timeout {t}: must be a positive number of seconds"),
-                });
-            }
-            let mut limits = req.limits;
-            limits.timeout = std::time::Duration::from_secs_f64(t);
-            req = req.limits(limits);
-        }
-        let out = self.ws.exec(req)?;
-        let cap = self.limits.exec_output;
-        let mut text = format!("exit status {}\n", out.status);
-        for (label, data) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
-            if data.is_empty() {
-                continue;
-            }
-            text.push_str(&format!("--- {label} ---\n"));
-            let shown = &data[..data.len().min(cap)];
-            text.push_str(&String::from_utf8_lossy(shown));
-            if data.len() > cap {
-                text.push_str(&format!(
-                    "\n[{label} cut: {} bytes, the tool returns the first {cap}]\n",
-                    data.len()
-                ));
-            } else if !text.ends_with('\n') {
-                text.push('\n');
-            }
-        }
-        Ok(text)
     }
 
     /// The absolute path a tool argument names, with `.` and `..` worked out (never above `/`),
@@ -323,6 +272,31 @@ impl Toolkit {
         }
         out
     }
+}
+
+/// The tools, as a model sees them (without the writing ones when `read_only`).
+pub fn tool_defs(read_only: bool) -> Vec<ToolDef> {
+    fn def<T: JsonSchema>(name: &'static str, description: &'static str) -> ToolDef {
+        ToolDef {
+            name,
+            description,
+            input_schema: serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null),
+            writes: TOOLS.iter().any(|&(n, w)| n == name && w),
+        }
+    }
+    let all = [
+        def::<ReadArgs>("read", fs::READ_DESCRIPTION),
+        def::<WriteArgs>("write", fs::WRITE_DESCRIPTION),
+        def::<EditArgs>("edit", edit::DESCRIPTION),
+        def::<LsArgs>("ls", fs::LS_DESCRIPTION),
+        def::<FindArgs>("find", search::FIND_DESCRIPTION),
+        def::<GrepArgs>("grep", search::GREP_DESCRIPTION),
+        def::<DeleteArgs>("delete", fs::DELETE_DESCRIPTION),
+        def::<ExecArgs>("exec", exec::DESCRIPTION),
+    ];
+    all.into_iter()
+        .filter(|t| !read_only || !t.writes)
+        .collect()
 }
 
 /// A workspace error about `path`, said with the path.

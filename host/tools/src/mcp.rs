@@ -1,12 +1,18 @@
 //! The toolkit over the Model Context Protocol, on the official Rust SDK (`rmcp`). A tool's
 //! failure is a tool result with `isError` (the model reads it); only an unknown tool or
-//! malformed request is a protocol error.
+//! malformed request is a protocol error. While `exec` runs, a client that asked for progress
+//! (a `progressToken`) gets the command's output as progress notifications.
+//!
+//! Over stdio the server has one toolkit; over streamable HTTP (`computer serve`) the HTTP
+//! layer puts the addressed workspace's toolkit into each request, see [`McpServer::per_request`].
 
 use std::sync::Arc;
 
+use computer::isolate::{OutputSink, Stream};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -14,21 +20,41 @@ use serde_json::Value;
 
 use crate::{Content, ToolError, Toolkit};
 
-/// The MCP server of one toolkit.
+/// The MCP server of one toolkit, or of the toolkit each HTTP request carries.
 #[derive(Clone)]
 pub struct McpServer {
-    kit: Arc<Toolkit>,
+    kit: Option<Arc<Toolkit>>,
 }
 
 impl McpServer {
     /// A server for `kit`.
     pub fn new(kit: Toolkit) -> McpServer {
-        McpServer { kit: Arc::new(kit) }
+        McpServer {
+            kit: Some(Arc::new(kit)),
+        }
     }
 
-    fn tool_list(&self) -> Vec<Tool> {
-        self.kit
-            .tools()
+    /// A server whose toolkit comes with each request: the HTTP layer inserts an
+    /// `Arc<Toolkit>` into the request's extensions (rmcp hands the request's
+    /// `http::request::Parts` to the handler).
+    pub fn per_request() -> McpServer {
+        McpServer { kit: None }
+    }
+
+    fn kit(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Toolkit>, ErrorData> {
+        if let Some(kit) = &self.kit {
+            return Ok(Arc::clone(kit));
+        }
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Arc<Toolkit>>())
+            .cloned()
+            .ok_or_else(|| ErrorData::internal_error("no workspace for this request", None))
+    }
+
+    fn tool_list(kit: &Toolkit) -> Vec<Tool> {
+        kit.tools()
             .into_iter()
             .map(|t| {
                 let schema = match t.input_schema {
@@ -56,21 +82,23 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tool_list()))
+        let kit = self.kit(&context)?;
+        Ok(ListToolsResult::with_all_items(McpServer::tool_list(&kit)))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let kit = self.kit(&context)?;
         let name = request.name.to_string();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let kit = Arc::clone(&self.kit);
+        let progress = progress_sink(&context);
         // Tools block (SQLite, the isolate): off the async workers.
-        let result = tokio::task::spawn_blocking(move || kit.call_content(&name, args))
+        let result = tokio::task::spawn_blocking(move || kit.call_streaming(&name, args, progress))
             .await
             .map_err(|e| ErrorData::internal_error(format!("tool call failed: {e}"), None))?;
         Ok(match result {
@@ -93,6 +121,34 @@ impl ServerHandler for McpServer {
         }
         .into())
     }
+}
+
+/// When the client gave a progress token: a sink that sends each piece of output as a progress
+/// notification (`progress` counts the bytes so far; `message` is the text, prefixed with
+/// `stderr: ` for standard error).
+fn progress_sink(context: &RequestContext<RoleServer>) -> Option<OutputSink> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Stream, Vec<u8>)>();
+    tokio::spawn(async move {
+        let mut sent = 0usize;
+        while let Some((stream, bytes)) = rx.recv().await {
+            sent += bytes.len();
+            let text = String::from_utf8_lossy(&bytes);
+            let message = match stream {
+                Stream::Stdout => text.into_owned(),
+                Stream::Stderr => format!("stderr: {text}"),
+            };
+            let note =
+                ProgressNotificationParam::new(token.clone(), sent as f64).with_message(message);
+            if peer.notify_progress(note).await.is_err() {
+                break;
+            }
+        }
+    });
+    Some(Arc::new(move |stream, bytes: &[u8]| {
+        let _ = tx.send((stream, bytes.to_vec()));
+    }))
 }
 
 /// Serves `kit` over MCP on standard input and output until the client goes away.

@@ -333,3 +333,21 @@ fn images_are_read_as_images_for_multimodal_clients() {
         vec![Content::Text("     1\thi\n".into())]
     );
 }
+
+#[test]
+fn every_call_is_audited_with_long_arguments_shortened() {
+    let k = kit().with_origin("test");
+    let big = "x".repeat(5000);
+    call(&k, "write", json!({"path": "big.txt", "content": big}));
+    fails(&k, "read", json!({"path": "missing.txt"}));
+    let log = k.workspace().fs().audit_log(0, 10).unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!((log[0].tool.as_str(), log[0].origin.as_str()), ("write", "test"));
+    assert!(log[0].args.contains("[5000 bytes]"), "{}", log[0].args);
+    assert!(log[0].args.len() < 400, "the log keeps no copy of the file");
+    assert!(log[0].summary.contains("big.txt"), "{}", log[0].summary);
+    assert_eq!(log[0].error, None);
+    assert_eq!(log[1].tool, "read");
+    assert!(log[1].error.as_deref().unwrap().contains("missing.txt"));
+    assert!(log[1].started >= log[0].started);
+}

@@ -19,6 +19,7 @@
 //!   cost one transaction.
 //! - **Revisions**: each committed change bumps a counter and logs the paths it touched;
 //!   [`Vfs::changes_since`] answers "what changed since revision N".
+//! - **Audit log**: agent tool calls are recorded beside the tree ([`Vfs::record_audit`]).
 //! - **Snapshots** copy metadata rows, not bytes; [`Vfs::restore_snapshot`] swaps them back and
 //!   [`Vfs::fork`] writes one out as a new workspace file.
 //! - **Concurrency**: WAL mode, one writer at a time (`BEGIN IMMEDIATE`), readers beside it,
@@ -38,6 +39,7 @@
 //! # Ok::<(), computer_vfs::VfsError>(())
 //! ```
 
+mod audit;
 mod cache;
 mod changes;
 mod content;
@@ -54,6 +56,7 @@ mod types;
 mod util;
 mod vfs;
 
+pub use audit::{AUDIT_KEEP, AuditEntry};
 pub use error::{Result, VfsError};
 pub use handles::MAX_READ;
 pub use ops::{RenameFlags, XattrMode};

@@ -11,13 +11,27 @@ use crate::util::now_ns;
 pub const APPLICATION_ID: i32 = 0x436d_7074;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Default chunk size for new workspaces.
 pub const DEFAULT_CHUNK_SIZE: u64 = 256 * 1024;
 
 /// Migrations: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
+
+/// Version 2: the audit log of tool calls (`computer-tools`), read by `computer log`.
+const V2: &str = r#"
+CREATE TABLE audit (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    started  INTEGER NOT NULL,
+    duration INTEGER NOT NULL,
+    origin   TEXT NOT NULL,
+    tool     TEXT NOT NULL,
+    args     TEXT NOT NULL,
+    summary  TEXT NOT NULL,
+    error    TEXT
+);
+"#;
 
 const V1: &str = r#"
 CREATE TABLE meta (

@@ -500,3 +500,63 @@ fn one_read_is_capped_so_a_sparse_file_cannot_exhaust_memory() {
     assert!(data.iter().all(|b| *b == 0));
     vfs.release(fh).unwrap();
 }
+
+fn audit_entry(tool: &str) -> AuditEntry {
+    AuditEntry {
+        id: 0,
+        started: 1,
+        duration: 2,
+        origin: "library".into(),
+        tool: tool.into(),
+        args: "{}".into(),
+        summary: "ok".into(),
+        error: None,
+    }
+}
+
+#[test]
+fn audit_log_records_calls_without_touching_the_tree() {
+    let vfs = vfs();
+    let rev = vfs.revision().unwrap();
+    let first = vfs.record_audit(&audit_entry("read")).unwrap();
+    let mut failed = audit_entry("edit");
+    failed.error = Some("no match".into());
+    let second = vfs.record_audit(&failed).unwrap();
+    assert!(second > first);
+    assert_eq!(
+        vfs.revision().unwrap(),
+        rev,
+        "audit rows are not tree changes"
+    );
+    let log = vfs.audit_log(0, 10).unwrap();
+    let tools: Vec<_> = log.iter().map(|e| e.tool.as_str()).collect();
+    assert_eq!(tools, ["read", "edit"]);
+    assert_eq!(log[1].error.as_deref(), Some("no match"));
+    // The newest entries, still oldest first; and only those after an id.
+    assert_eq!(vfs.audit_log(0, 1).unwrap()[0].tool, "edit");
+    assert_eq!(vfs.audit_log(first, 10).unwrap().len(), 1);
+}
+
+#[test]
+fn a_version_1_workspace_is_migrated_to_the_audit_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    Vfs::open(&path)
+        .unwrap()
+        .write_file("/workspace/kept", "kept")
+        .unwrap();
+    // Turn the file back into what version 1 wrote.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("DROP TABLE audit; PRAGMA user_version = 1;")
+        .unwrap();
+    drop(conn);
+    let vfs = Vfs::open(&path).unwrap();
+    assert_eq!(vfs.read_file("/workspace/kept").unwrap(), b"kept");
+    vfs.record_audit(&audit_entry("ls")).unwrap();
+    assert_eq!(vfs.audit_log(0, 10).unwrap().len(), 1);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+}

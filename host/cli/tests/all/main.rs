@@ -1,6 +1,7 @@
 //! Tests of the `computer` binary as a user runs it: real workspace files, real host folders.
 
 mod mcp;
+mod serve;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

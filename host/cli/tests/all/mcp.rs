@@ -3,7 +3,7 @@
 use std::process::Command;
 
 /// Whether the Python MCP SDK can be imported; in CI it must be.
-fn python_mcp() -> bool {
+pub(crate) fn python_mcp() -> bool {
     let ok = Command::new("python3")
         .args(["-c", "import mcp"])
         .output()
@@ -25,10 +25,37 @@ fn mcp_over_stdio_with_the_official_python_client() {
     }
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().join("ws.db");
+    let workspace_arg = workspace.to_str().unwrap();
+    let seen = run_client(&["stdio", env!("CARGO_BIN_EXE_computer"), workspace_arg]);
+    check_session(&seen);
+    // Every call is in the workspace's audit log, failures with their error.
+    let ws = computer::Workspace::open(&workspace).unwrap();
+    let log = ws.fs().audit_log(0, 100).unwrap();
+    assert_eq!(log.len(), 15, "{log:#?}");
+    assert!(log.iter().all(|e| e.origin == "mcp"));
+    let missing = log.iter().find(|e| e.args.contains("nope.txt")).unwrap();
+    assert_eq!(missing.tool, "read");
+    assert!(missing.error.as_deref().unwrap().contains("No such file"));
+    let out = Command::new(env!("CARGO_BIN_EXE_computer"))
+        .arg("--workspace")
+        .arg(&workspace)
+        .args(["log", "--errors"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        shown.contains("error: /workspace/nope.txt: No such file"),
+        "{shown}"
+    );
+    assert!(!shown.contains(" write "), "only failures: {shown}");
+}
+
+/// Runs the Python client with `args`; what it saw.
+pub(crate) fn run_client(args: &[&str]) -> serde_json::Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/all/mcp_client.py");
     let out = Command::new("python3")
-        .args([script, env!("CARGO_BIN_EXE_computer")])
-        .arg(&workspace)
+        .arg(script)
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -36,7 +63,11 @@ fn mcp_over_stdio_with_the_official_python_client() {
         "client failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// What `mcp_client.py` must have seen, over either transport.
+pub(crate) fn check_session(seen: &serde_json::Value) {
     assert_eq!(seen["server"], "computer");
     assert_eq!(
         seen["tools"],
@@ -71,10 +102,41 @@ fn mcp_over_stdio_with_the_official_python_client() {
         "/workspace/notes/a.txt:2:two\n/workspace/notes/a.txt:3:two\n"
     );
     assert_eq!(seen["exec"]["text"], "exit status 2\n--- stdout ---\n3\n");
+    assert_eq!(seen["ls"]["error"], false);
+    assert!(seen["ls"]["text"].as_str().unwrap().contains("a.txt"));
+    assert!(
+        seen["find"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("notes/a.txt")
+    );
+    assert!(
+        seen["timeout"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("exit status 124"),
+        "{}",
+        seen["timeout"]
+    );
+    assert!(
+        seen["streamed"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("second")
+    );
+    let progress: Vec<&str> = seen["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m.as_str())
+        .collect();
+    assert!(progress.iter().any(|m| m.contains("first")), "{progress:?}");
+    assert!(
+        progress.iter().any(|m| m.contains("second")),
+        "{progress:?}"
+    );
+    assert_eq!(seen["delete"]["error"], false);
+    assert_eq!(seen["delete_root"]["error"], true);
     assert_eq!(seen["bad_args"]["error"], true);
     assert_ne!(seen["unknown"], "no error");
-    // What the tools wrote is in the workspace file.
-    let ws = computer::Workspace::open(&workspace).unwrap();
-    let text = ws.fs().read_file("/workspace/notes/a.txt").unwrap();
-    assert_eq!(text, b"1\ntwo\ntwo\n");
 }

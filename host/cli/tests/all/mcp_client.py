@@ -1,5 +1,11 @@
-"""Drives `computer mcp` with the official MCP Python SDK; prints what it saw as JSON."""
+"""Drives `computer mcp` (stdio) or `computer serve` (streamable HTTP) with the official MCP
+Python SDK; prints what it saw as JSON.
+
+    mcp_client.py stdio COMPUTER WORKSPACE
+    mcp_client.py http URL TOKEN
+"""
 import asyncio
+import contextlib
 import json
 import sys
 
@@ -12,10 +18,23 @@ def attr(obj, snake, camel):
     return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
 
 
-async def main(computer, workspace):
-    params = StdioServerParameters(command=computer, args=["--workspace", workspace, "mcp"])
+@contextlib.asynccontextmanager
+async def connect(mode, a, b):
+    if mode == "stdio":
+        params = StdioServerParameters(command=a, args=["--workspace", b, "mcp"])
+        async with stdio_client(params) as (read, write):
+            yield read, write
+    else:
+        from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+        headers = {"Authorization": f"Bearer {b}"}
+        async with create_mcp_http_client(headers=headers) as http:
+            async with streamable_http_client(a, http_client=http) as streams:
+                yield streams[0], streams[1]
+
+
+async def main(mode, a, b):
     seen = {}
-    async with stdio_client(params) as (read, write):
+    async with connect(mode, a, b) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             seen["server"] = attr(init, "server_info", "serverInfo").name
@@ -24,8 +43,8 @@ async def main(computer, workspace):
             seen["edit_schema_required"] = sorted(
                 attr(next(t for t in tools.tools if t.name == "edit"), "input_schema", "inputSchema")["required"])
 
-            async def call(name, args):
-                r = await session.call_tool(name, args)
+            async def call(name, args, progress=None):
+                r = await session.call_tool(name, args, progress_callback=progress)
                 return {"error": bool(attr(r, "is_error", "isError")), "text": r.content[0].text if r.content else ""}
 
             seen["write"] = await call("write", {"path": "notes/a.txt", "content": "one\ntwo\ntwo\n"})
@@ -36,7 +55,24 @@ async def main(computer, workspace):
                 "edit", {"path": "notes/a.txt", "edits": [{"old_text": "one", "new_text": "1"}]})
             seen["missing"] = await call("read", {"path": "nope.txt"})
             seen["grep"] = await call("grep", {"pattern": "two"})
+            seen["ls"] = await call("ls", {"path": "notes"})
+            seen["find"] = await call("find", {"pattern": "**/*.txt"})
             seen["exec"] = await call("exec", {"command": "cat notes/a.txt | wc -l; exit 2"})
+            seen["timeout"] = await call("exec", {"command": "sleep 5", "timeout": 0.5})
+            progress = []
+
+            async def on_progress(done, total, message):
+                progress.append(message)
+
+            seen["streamed"] = await call("exec", {"command": "echo first; sleep 0.3; echo second"}, on_progress)
+            # Notifications may trail the result by a moment.
+            for _ in range(50):
+                if any("second" in (m or "") for m in progress):
+                    break
+                await asyncio.sleep(0.02)
+            seen["progress"] = progress
+            seen["delete"] = await call("delete", {"path": "notes", "recursive": True})
+            seen["delete_root"] = await call("delete", {"path": "/workspace", "recursive": True})
             seen["bad_args"] = await call("ls", {"bogus": True})
             try:
                 await session.call_tool("no_such_tool", {})
@@ -46,4 +82,4 @@ async def main(computer, workspace):
     print(json.dumps(seen))
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2]))
+asyncio.run(main(*sys.argv[1:4]))

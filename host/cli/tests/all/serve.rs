@@ -1,0 +1,576 @@
+//! `computer serve` over real HTTP: the JSON API with a real client (reqwest), hostile
+//! requests, MCP over streamable HTTP with the official Python SDK, and 50 concurrent clients.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::blocking::{Client, RequestBuilder, Response};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "test-token-7f3a";
+
+/// A `computer serve` process on a free loopback port, killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    client: Client,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir.path().join("data"))
+            .args(extra)
+            .env("COMPUTER_TOKEN", TOKEN)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("computer serve: listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_string();
+        // Keep draining the server's stderr so that it never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut rest = String::new();
+            let _ = stderr.read_to_string(&mut rest);
+            if rest.contains("panicked") {
+                eprintln!("server stderr:\n{rest}");
+            }
+        });
+        Server {
+            child,
+            base: addr,
+            client: Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap(),
+            _dir: dir,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn authed(&self, req: RequestBuilder) -> RequestBuilder {
+        req.bearer_auth(TOKEN)
+    }
+
+    fn get(&self, path: &str) -> Response {
+        self.authed(self.client.get(self.url(path))).send().unwrap()
+    }
+
+    fn post(&self, path: &str, body: &Value) -> Response {
+        self.authed(self.client.post(self.url(path)))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .unwrap()
+    }
+
+    fn put(&self, path: &str, body: impl Into<Vec<u8>>) -> Response {
+        self.authed(self.client.put(self.url(path)))
+            .body(body.into())
+            .send()
+            .unwrap()
+    }
+
+    fn delete(&self, path: &str) -> Response {
+        self.authed(self.client.delete(self.url(path)))
+            .send()
+            .unwrap()
+    }
+
+    fn create(&self, id: &str) {
+        let r = self.post("/v1/workspaces", &json!({ "id": id }));
+        assert_eq!(r.status(), StatusCode::CREATED, "{}", r.text().unwrap());
+    }
+
+    /// Still running and answering.
+    fn assert_healthy(&mut self) {
+        assert!(self.child.try_wait().unwrap().is_none(), "the server died");
+        let r = self.client.get(self.url("/v1/health")).send().unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The JSON body of `r`, after checking its status.
+fn json_of(r: Response, status: StatusCode) -> Value {
+    let got = r.status();
+    let text = r.text().unwrap();
+    assert_eq!(got, status, "body: {text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// The `error` text of a failed request with `status`.
+fn error_of(r: Response, status: StatusCode) -> String {
+    json_of(r, status)["error"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn http_api_workspaces_files_exec_tools_and_log() {
+    let mut s = Server::start(&[]);
+    s.create("alpha");
+    let listed = json_of(s.get("/v1/workspaces"), StatusCode::OK);
+    assert_eq!(listed["workspaces"][0]["id"], "alpha");
+
+    // Files: write (parents created), read, stat, ls.
+    let st = json_of(
+        s.put("/v1/workspaces/alpha/files/workspace/src/a.txt", "hello\n"),
+        StatusCode::OK,
+    );
+    assert_eq!(st["size"], 6);
+    let r = s.get("/v1/workspaces/alpha/files/workspace/src/a.txt");
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.bytes().unwrap().as_ref(), b"hello\n");
+    let st = json_of(
+        s.get("/v1/workspaces/alpha/stat/workspace/src"),
+        StatusCode::OK,
+    );
+    assert_eq!(st["type"], "dir");
+    let ls = json_of(
+        s.get("/v1/workspaces/alpha/ls/workspace/src"),
+        StatusCode::OK,
+    );
+    assert_eq!(ls["entries"][0]["path"], "/workspace/src/a.txt");
+    assert_eq!(ls["total"], 1);
+
+    // Exec, collected: the file the API wrote is there for the shell.
+    let out = json_of(
+        s.post(
+            "/v1/workspaces/alpha/exec",
+            &json!({"command": "cat src/a.txt; echo \"$X\" >&2; exit 3", "env": {"X": "from env"}}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(out["status"], 3);
+    assert_eq!(out["stdout"], "hello\n");
+    assert_eq!(out["stderr"], "from env\n");
+
+    // Exec, streamed as server-sent events, in order, with the exit event last.
+    let r = s
+        .authed(s.client.post(s.url("/v1/workspaces/alpha/exec")))
+        .header("accept", "text/event-stream")
+        .body(json!({"command": "echo one; echo two >&2; echo three"}).to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    let events = parse_events(&r.text().unwrap());
+    let names: Vec<&str> = events.iter().map(|(e, _)| e.as_str()).collect();
+    assert_eq!(names.last(), Some(&"exit"), "{events:?}");
+    let stdout: String = events
+        .iter()
+        .filter(|(e, _)| e == "stdout")
+        .map(|(_, d)| serde_json::from_str::<String>(d).unwrap())
+        .collect();
+    assert_eq!(stdout, "one\nthree\n");
+    assert!(
+        events
+            .iter()
+            .any(|(e, d)| e == "stderr" && d.contains("two"))
+    );
+    let exit: Value = serde_json::from_str(&events.last().unwrap().1).unwrap();
+    assert_eq!(exit["status"], 0);
+
+    // A timeout is a result, not a failed request.
+    let out = json_of(
+        s.post(
+            "/v1/workspaces/alpha/exec",
+            &json!({"command": "sleep 5", "timeout": 0.3}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(out["status"], 124);
+    assert!(
+        out["ended"].as_str().unwrap().contains("time limit"),
+        "{out}"
+    );
+
+    // Tools: a call and a tool failure (an is_error result), both in the audit log.
+    let r = json_of(
+        s.post(
+            "/v1/workspaces/alpha/tools/grep",
+            &json!({"pattern": "hel+o", "regex": true}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["is_error"], false);
+    assert_eq!(r["content"][0]["text"], "/workspace/src/a.txt:1:hello\n");
+    let r = json_of(
+        s.post(
+            "/v1/workspaces/alpha/tools/edit",
+            &json!({"path": "src/a.txt", "edits": [{"old_text": "absent", "new_text": "x"}]}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["is_error"], true);
+    let log = json_of(s.get("/v1/workspaces/alpha/log"), StatusCode::OK);
+    let entries = log["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{log}");
+    assert_eq!(entries[0]["tool"], "grep");
+    assert_eq!(entries[0]["origin"], "http");
+    assert!(
+        entries[1]["error"].as_str().unwrap().contains("not found"),
+        "{log}"
+    );
+    assert!(
+        entries[1]["args"].as_str().unwrap().contains("absent"),
+        "{log}"
+    );
+    let tools = json_of(s.get("/v1/tools"), StatusCode::OK);
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 8);
+
+    // Snapshots.
+    let snap = json_of(
+        s.post("/v1/workspaces/alpha/snapshots", &json!({"name": "first"})),
+        StatusCode::CREATED,
+    );
+    assert_eq!(snap["name"], "first");
+    let snaps = json_of(s.get("/v1/workspaces/alpha/snapshots"), StatusCode::OK);
+    assert_eq!(snaps["snapshots"][0]["name"], "first");
+    let info = json_of(s.get("/v1/workspaces/alpha"), StatusCode::OK);
+    assert_eq!(info["snapshots"], 1);
+
+    // Delete a file, then the workspace.
+    let r = s.delete("/v1/workspaces/alpha/files/workspace/src?recursive=true");
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        s.get("/v1/workspaces/alpha/stat/workspace/src").status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        s.delete("/v1/workspaces/alpha").status(),
+        StatusCode::NO_CONTENT
+    );
+    let msg = error_of(
+        s.get("/v1/workspaces/alpha/ls/workspace"),
+        StatusCode::NOT_FOUND,
+    );
+    assert!(msg.contains("no workspace"), "{msg}");
+    s.assert_healthy();
+}
+
+/// `(event, data)` pairs of a server-sent event stream.
+fn parse_events(text: &str) -> Vec<(String, String)> {
+    let mut events = Vec::new();
+    for block in text.split("\n\n") {
+        let mut name = None;
+        let mut data = Vec::new();
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("event:") {
+                name = Some(v.trim().to_string());
+            } else if let Some(v) = line.strip_prefix("data:") {
+                data.push(v.trim_start().to_string());
+            }
+        }
+        if let Some(name) = name {
+            events.push((name, data.join("\n")));
+        }
+    }
+    events
+}
+
+#[test]
+fn http_api_refuses_bad_requests_without_harm() {
+    let mut s = Server::start(&["--max-body", "4096"]);
+    s.create("good");
+    s.put("/v1/workspaces/good/files/workspace/keep.txt", "kept");
+
+    // Authentication: none, wrong, and the open routes.
+    let r = s.client.get(s.url("/v1/workspaces")).send().unwrap();
+    assert!(error_of(r, StatusCode::UNAUTHORIZED).contains("missing"));
+    let r = s
+        .client
+        .get(s.url("/v1/workspaces"))
+        .bearer_auth("wrong")
+        .send()
+        .unwrap();
+    assert!(error_of(r, StatusCode::UNAUTHORIZED).contains("wrong"));
+    let r = s
+        .client
+        .post(s.url("/v1/workspaces/good/mcp"))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    let doc = json_of(
+        s.client.get(s.url("/v1/openapi.json")).send().unwrap(),
+        StatusCode::OK,
+    );
+    assert_eq!(doc["openapi"], "3.1.0");
+
+    // Unknown and malformed ids; a duplicate.
+    assert_eq!(
+        s.get("/v1/workspaces/nobody").status(),
+        StatusCode::NOT_FOUND
+    );
+    let msg = error_of(
+        s.post("/v1/workspaces", &json!({"id": "../escape"})),
+        StatusCode::BAD_REQUEST,
+    );
+    assert!(msg.contains("invalid workspace id"), "{msg}");
+    assert_eq!(
+        s.get("/v1/workspaces/..%2F..%2Fgood/ls/workspace").status(),
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        s.post("/v1/workspaces", &json!({"id": "good"})).status(),
+        StatusCode::CONFLICT
+    );
+
+    // Malformed JSON, unknown fields, an oversized body.
+    let r = s
+        .authed(s.client.post(s.url("/v1/workspaces/good/exec")))
+        .body("{\"command\": ")
+        .send()
+        .unwrap();
+    assert!(error_of(r, StatusCode::BAD_REQUEST).contains("malformed JSON"));
+    let r = s.post(
+        "/v1/workspaces/good/exec",
+        &json!({"command": "true", "bogus": 1}),
+    );
+    assert!(error_of(r, StatusCode::BAD_REQUEST).contains("bogus"));
+    let r = s.put(
+        "/v1/workspaces/good/files/workspace/big",
+        vec![b'x'; 10_000],
+    );
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(
+        s.get("/v1/workspaces/good/stat/workspace/big").status(),
+        StatusCode::NOT_FOUND,
+        "nothing of an oversized body is written"
+    );
+
+    // Paths with `..` stay inside the workspace's own tree (raw, so no client normalizes them).
+    let (status, _) = raw_get(
+        &s,
+        "/v1/workspaces/good/files/workspace/../../../../etc/passwd",
+    );
+    assert_eq!(status, 404);
+    let (status, body) = raw_get(
+        &s,
+        "/v1/workspaces/good/files/workspace/../workspace/keep.txt",
+    );
+    assert_eq!((status, body.as_str()), (200, "kept"));
+    // Reading a directory, a missing file, an unknown tool, an unknown route.
+    assert_eq!(
+        s.get("/v1/workspaces/good/files/workspace").status(),
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        s.get("/v1/workspaces/good/files/workspace/none").status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        s.post("/v1/workspaces/good/tools/format_disk", &json!({}))
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    let msg = error_of(s.get("/v1/nothing/here"), StatusCode::NOT_FOUND);
+    assert!(msg.contains("no such route"), "{msg}");
+
+    // Every operation of the OpenAPI document is routed (none falls through to "no such route").
+    s.put("/v1/workspaces/good/files/workspace/probe.txt", "probe");
+    for (path, methods) in doc["paths"].as_object().unwrap() {
+        let concrete = path
+            .replace("{id}", "good")
+            .replace("{path}", "workspace/probe.txt")
+            .replace("{name}", "ls");
+        for method in methods.as_object().unwrap().keys() {
+            let req = match method.as_str() {
+                "get" => s.client.get(s.url(&concrete)),
+                "post" => s.client.post(s.url(&concrete)),
+                "put" => s.client.put(s.url(&concrete)),
+                "delete" => continue, // covered above; would delete the fixture
+                other => panic!("unexpected method {other}"),
+            };
+            let r = s.authed(req).body("{}").send().unwrap();
+            let status = r.status();
+            let text = r.text().unwrap();
+            assert!(
+                !text.contains("no such route") && status != StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {concrete}: {status} {text}"
+            );
+        }
+    }
+
+    // The other workspace is untouched, and the server is fine.
+    let r = s.get("/v1/workspaces/good/files/workspace/keep.txt");
+    assert_eq!(r.text().unwrap(), "kept");
+    s.assert_healthy();
+}
+
+/// A GET sent byte for byte, so that `..` reaches the server as written.
+fn raw_get(s: &Server, path: &str) -> (u16, String) {
+    let addr = s.base.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (status, body)
+}
+
+#[test]
+fn serve_refuses_a_public_address_without_a_token() {
+    let out = Command::new(env!("CARGO_BIN_EXE_computer"))
+        .args(["serve", "--listen", "0.0.0.0:0", "--data-dir"])
+        .arg(tempfile::tempdir().unwrap().path())
+        .env_remove("COMPUTER_TOKEN")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("without a token"), "{err}");
+}
+
+#[test]
+fn idle_workspaces_are_closed_and_reopened() {
+    let s = Server::start(&["--idle-timeout", "1"]);
+    s.create("sleepy");
+    s.put("/v1/workspaces/sleepy/files/workspace/f", "data");
+    let open = |s: &Server| {
+        json_of(s.get("/v1/workspaces"), StatusCode::OK)["workspaces"][0]["open"].clone()
+    };
+    assert_eq!(open(&s), true);
+    let mut closed = false;
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        if open(&s) == false {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "the idle workspace was not closed");
+    let r = s.get("/v1/workspaces/sleepy/files/workspace/f");
+    assert_eq!(r.text().unwrap(), "data");
+    assert_eq!(open(&s), true);
+}
+
+#[test]
+fn fifty_concurrent_clients_on_fifty_workspaces() {
+    let mut s = Server::start(&[]);
+    let server = &s;
+    std::thread::scope(|scope| {
+        for n in 0..50 {
+            scope.spawn(move || {
+                let id = format!("w{n}");
+                server.create(&id);
+                for round in 0..3 {
+                    let content = format!("client {n} round {round}\n");
+                    let path = format!("/v1/workspaces/{id}/files/workspace/mine.txt");
+                    assert_eq!(server.put(&path, content.clone()).status(), StatusCode::OK);
+                    assert_eq!(server.get(&path).text().unwrap(), content);
+                    let out = json_of(
+                        server.post(
+                            &format!("/v1/workspaces/{id}/exec"),
+                            &json!({"command": "cat mine.txt; echo \"$N\"", "env": {"N": n.to_string()}}),
+                        ),
+                        StatusCode::OK,
+                    );
+                    assert_eq!(out["stdout"], format!("{content}{n}\n"));
+                    let r = json_of(
+                        server.post(
+                            &format!("/v1/workspaces/{id}/tools/write"),
+                            &json!({"path": format!("round{round}.txt"), "content": content}),
+                        ),
+                        StatusCode::OK,
+                    );
+                    assert_eq!(r["is_error"], false, "{r}");
+                }
+            });
+        }
+    });
+    // Nothing lost, nothing crossed: each workspace holds exactly its own client's files.
+    for n in 0..50 {
+        let ls = json_of(
+            s.get(&format!("/v1/workspaces/w{n}/ls/workspace")),
+            StatusCode::OK,
+        );
+        let names: Vec<&str> = ls["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "/workspace/mine.txt",
+                "/workspace/round0.txt",
+                "/workspace/round1.txt",
+                "/workspace/round2.txt"
+            ]
+        );
+        let r = s.get(&format!("/v1/workspaces/w{n}/files/workspace/round2.txt"));
+        assert_eq!(r.text().unwrap(), format!("client {n} round 2\n"));
+        let log = json_of(s.get(&format!("/v1/workspaces/w{n}/log")), StatusCode::OK);
+        assert_eq!(log["entries"].as_array().unwrap().len(), 3);
+    }
+    s.assert_healthy();
+}
+
+#[test]
+fn mcp_over_streamable_http_with_the_official_python_client() {
+    if !super::mcp::python_mcp() {
+        return;
+    }
+    let mut s = Server::start(&[]);
+    s.create("agent");
+    s.create("bystander");
+    s.put(
+        "/v1/workspaces/bystander/files/workspace/notes/a.txt",
+        "bystander",
+    );
+    let url = s.url("/v1/workspaces/agent/mcp");
+    let seen = super::mcp::run_client(&["http", &url, TOKEN]);
+    super::mcp::check_session(&seen);
+    let log = json_of(s.get("/v1/workspaces/agent/log"), StatusCode::OK);
+    let entries = log["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 15, "{log}");
+    assert!(entries.iter().all(|e| e["origin"] == "mcp-http"));
+    // The session worked on its own workspace only.
+    let r = s.get("/v1/workspaces/bystander/files/workspace/notes/a.txt");
+    assert_eq!(r.text().unwrap(), "bystander");
+    let log = json_of(s.get("/v1/workspaces/bystander/log"), StatusCode::OK);
+    assert!(log["entries"].as_array().unwrap().is_empty());
+    // A wrong token is refused before MCP sees the request.
+    let r = s
+        .client
+        .post(&url)
+        .bearer_auth("nope")
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    s.assert_healthy();
+}

@@ -1,0 +1,114 @@
+//! The `exec` tool: its arguments, how they become an [`ExecRequest`] (shared with the HTTP
+//! API's exec), and the text a model reads back.
+
+use computer::isolate::OutputSink;
+use computer::{Backend, ExecOutput, ExecRequest, Workspace};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{ToolError, Toolkit};
+
+/// `exec`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExecArgs {
+    /// Bash source to run.
+    pub command: String,
+    /// Where to run it: `isolate` (instant; built-in bash and coreutils, grep, sed, awk, jq,
+    /// tar, git-free), `container` (native binaries: python3, gcc, node...), or `auto`.
+    #[serde(default)]
+    pub backend: Option<String>,
+    /// Working directory (default `/workspace`).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Environment variables.
+    #[serde(default)]
+    pub env: Option<std::collections::BTreeMap<String, String>>,
+    /// Standard input.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// Seconds before the command is stopped (status 124).
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+pub(crate) const DESCRIPTION: &str = "Run a bash command in the workspace. Backends: `isolate` \
+(instant start, a bash-compatible shell with coreutils, grep, sed, awk, find, jq, yq, tar, \
+zip, diff, patch, bc built in; no native binaries) and `container` (a Linux container for \
+native programs: python3, gcc, node, package managers; slower to start). Prefer the isolate; \
+when it says `command not found`, retry on the container. Output is capped; the result says \
+when it was cut.";
+
+impl ExecArgs {
+    /// The request these arguments ask for, on `ws` (a relative cwd resolves against
+    /// `/workspace`).
+    pub fn request(self, ws: &Workspace) -> Result<ExecRequest, ToolError> {
+        let invalid = |reason: String| ToolError::InvalidArgs {
+            tool: "exec".into(),
+            reason,
+        };
+        let backend = match self.backend.as_deref().unwrap_or("auto") {
+            "auto" => Backend::Auto,
+            "isolate" => Backend::Isolate,
+            "container" => Backend::Container,
+            other => {
+                return Err(invalid(format!(
+                    "backend {other:?}: expected auto, isolate or container"
+                )));
+            }
+        };
+        let mut req = ExecRequest::script(self.command).backend(backend);
+        if let Some(cwd) = self.cwd {
+            req = req.cwd(ws.resolve(cwd).to_string_lossy().into_owned());
+        }
+        for (k, v) in self.env.unwrap_or_default() {
+            req = req.env(k, v);
+        }
+        if let Some(input) = self.stdin {
+            req = req.stdin(input.into_bytes());
+        }
+        if let Some(t) = self.timeout {
+            if !(t > 0.0 && t.is_finite()) {
+                return Err(invalid(format!(
+                    "timeout {t}: must be a positive number of seconds"
+                )));
+            }
+            let mut limits = req.limits;
+            limits.timeout = std::time::Duration::from_secs_f64(t);
+            req = req.limits(limits);
+        }
+        Ok(req)
+    }
+}
+
+pub(crate) fn exec(
+    kit: &Toolkit,
+    args: ExecArgs,
+    on_output: Option<OutputSink>,
+) -> Result<String, ToolError> {
+    let req = args.request(&kit.ws)?;
+    let out = kit.ws.exec_streaming(req, on_output)?;
+    Ok(render(&out, kit.limits.exec_output))
+}
+
+/// The status and both streams, each cut at `cap` bytes with a marker that says so.
+fn render(out: &ExecOutput, cap: usize) -> String {
+    let mut text = format!("exit status {}\n", out.status);
+    for (label, data) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        if data.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("--- {label} ---\n"));
+        let shown = &data[..data.len().min(cap)];
+        text.push_str(&String::from_utf8_lossy(shown));
+        if data.len() > cap {
+            text.push_str(&format!(
+                "\n[{label} cut: {} bytes, the tool returns the first {cap}]\n",
+                data.len()
+            ));
+        } else if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    text
+}

@@ -1,0 +1,211 @@
+//! The workspaces a server holds: one SQLite file each under a data directory, addressed by
+//! id, opened on first use and closed when idle.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use computer::{VfsOptions, Workspace};
+
+use super::error::ApiError;
+
+/// Longest workspace id.
+pub const MAX_ID_LEN: usize = 64;
+
+/// The file name extension of a workspace file in the data directory.
+const EXTENSION: &str = "db";
+
+/// An open workspace and when it was last used.
+struct Open {
+    ws: Workspace,
+    /// Milliseconds since the registry started.
+    last_used: AtomicU64,
+}
+
+/// The server's workspaces.
+pub struct Registry {
+    dir: PathBuf,
+    idle: Duration,
+    started: Instant,
+    open: Mutex<HashMap<String, Open>>,
+}
+
+/// A workspace as listed.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct WorkspaceInfo {
+    /// Its id.
+    pub id: String,
+    /// Size of its file on the host, in bytes.
+    pub file_bytes: u64,
+    /// Whether the server holds it open now.
+    pub open: bool,
+}
+
+impl Registry {
+    /// Workspaces under `dir` (created if missing), closed after `idle` without use.
+    pub fn new(dir: impl Into<PathBuf>, idle: Duration) -> std::io::Result<Registry> {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir)?;
+        Ok(Registry {
+            dir,
+            idle,
+            started: Instant::now(),
+            open: Mutex::default(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Open>> {
+        // A panic while holding the map leaves it consistent (inserts and removes only).
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.{EXTENSION}"))
+    }
+
+    /// The workspace `id`, opening it if needed. Unknown ids are 404: workspaces are made by
+    /// [`Registry::create`] only.
+    pub fn get(&self, id: &str) -> Result<Workspace, ApiError> {
+        check_id(id)?;
+        let mut open = self.lock();
+        if let Some(entry) = open.get(id) {
+            entry.last_used.store(self.now_ms(), Ordering::Relaxed);
+            return Ok(entry.ws.clone());
+        }
+        let path = self.path(id);
+        if !path.is_file() {
+            return Err(ApiError::not_found(format!("no workspace {id:?}")));
+        }
+        let options = VfsOptions {
+            create: false,
+            ..Default::default()
+        };
+        let ws = Workspace::open_with(&path, &options)
+            .map_err(|e| ApiError::internal(format!("open workspace {id:?}: {e}")))?;
+        open.insert(
+            id.to_string(),
+            Open {
+                ws: ws.clone(),
+                last_used: AtomicU64::new(self.now_ms()),
+            },
+        );
+        Ok(ws)
+    }
+
+    /// Creates workspace `id` (409 if it exists).
+    pub fn create(&self, id: &str) -> Result<Workspace, ApiError> {
+        check_id(id)?;
+        // Under the map's lock, so that two creates of one id cannot both succeed.
+        let open = self.lock();
+        let path = self.path(id);
+        if open.contains_key(id) || path.exists() {
+            return Err(ApiError::conflict(format!("workspace {id:?} exists")));
+        }
+        drop(open);
+        Workspace::open(&path)
+            .map_err(|e| ApiError::internal(format!("create workspace {id:?}: {e}")))?;
+        self.get(id)
+    }
+
+    /// Deletes workspace `id` and its file. Calls still running on it finish on the open
+    /// file; nothing can reach it afterwards.
+    pub fn delete(&self, id: &str) -> Result<(), ApiError> {
+        check_id(id)?;
+        let mut open = self.lock();
+        let path = self.path(id);
+        if !path.is_file() {
+            return Err(ApiError::not_found(format!("no workspace {id:?}")));
+        }
+        open.remove(id);
+        for suffix in ["", "-wal", "-shm"] {
+            let file = PathBuf::from(format!("{}{suffix}", path.display()));
+            match std::fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(ApiError::internal(format!(
+                        "delete workspace {id:?}: {}: {e}",
+                        file.display()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every workspace in the data directory, by id.
+    pub fn list(&self) -> Result<Vec<WorkspaceInfo>, ApiError> {
+        let open = self.lock();
+        let entries = std::fs::read_dir(&self.dir)
+            .map_err(|e| ApiError::internal(format!("list {}: {e}", self.dir.display())))?;
+        let mut list = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(id) = workspace_id(&path) else {
+                continue;
+            };
+            let file_bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            list.push(WorkspaceInfo {
+                open: open.contains_key(&id),
+                id,
+                file_bytes,
+            });
+        }
+        list.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(list)
+    }
+
+    /// Closes the workspaces idle for longer than the idle timeout and used by no call.
+    /// Returns how many it closed.
+    pub fn close_idle(&self) -> usize {
+        let now = self.now_ms();
+        let idle_ms = u64::try_from(self.idle.as_millis()).unwrap_or(u64::MAX);
+        let mut open = self.lock();
+        let before = open.len();
+        open.retain(|_, entry| {
+            let idle = now.saturating_sub(entry.last_used.load(Ordering::Relaxed)) >= idle_ms;
+            // A call in progress holds a clone of the workspace, and keeps it open.
+            let in_use = Arc::strong_count(&entry.ws.vfs()) > 2;
+            !idle || in_use
+        });
+        before - open.len()
+    }
+
+    /// How many workspaces are open.
+    pub fn open_count(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// The id of the workspace file at `path`, if it is one.
+fn workspace_id(path: &Path) -> Option<String> {
+    if path.extension()? != EXTENSION {
+        return None;
+    }
+    let id = path.file_stem()?.to_str()?;
+    check_id(id).ok()?;
+    Some(id.to_string())
+}
+
+/// Ids are 1 to 64 ASCII letters, digits, `-` and `_`: they name files, so nothing else
+/// (no `/`, no `..`) may reach the file system.
+pub fn check_id(id: &str) -> Result<(), ApiError> {
+    let ok = !id.is_empty()
+        && id.len() <= MAX_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "invalid workspace id {id:?}: use 1 to {MAX_ID_LEN} letters, digits, '-' or '_'"
+        )))
+    }
+}
