@@ -1,12 +1,11 @@
 //! The `exec` tool: its arguments, how they become an [`ExecRequest`] (shared with the HTTP
 //! API's exec), and the text a model reads back.
 
-use computer::isolate::OutputSink;
 use computer::{Backend, ExecOutput, ExecRequest, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{ToolError, Toolkit};
+use crate::{CallContext, ToolError, Toolkit};
 
 /// `exec`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -84,10 +83,13 @@ impl ExecArgs {
 pub(crate) fn exec(
     kit: &Toolkit,
     args: ExecArgs,
-    on_output: Option<OutputSink>,
+    context: CallContext,
 ) -> Result<String, ToolError> {
-    let req = args.request(&kit.ws)?;
-    let out = kit.ws.exec_streaming(req, on_output)?;
+    let mut req = args.request(&kit.ws)?;
+    if let Some(cancel) = context.cancel {
+        req.cancel = cancel;
+    }
+    let out = kit.ws.exec_streaming(req, context.on_output)?;
     Ok(render(&out, kit.limits.exec_output))
 }
 

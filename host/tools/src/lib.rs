@@ -16,7 +16,7 @@ pub mod mcp;
 mod search;
 
 use computer::Workspace;
-use computer::isolate::OutputSink;
+use computer::isolate::{CancelToken, OutputSink};
 use computer::vfs::AuditEntry;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -103,6 +103,15 @@ pub enum Content {
         /// Its bytes in base64.
         base64: String,
     },
+}
+
+/// What a caller can do while a call runs.
+#[derive(Default, Clone)]
+pub struct CallContext {
+    /// Sees `exec`'s stdout and stderr as they are written.
+    pub on_output: Option<OutputSink>,
+    /// Stops `exec` when cancelled (the result is status 130, as after Ctrl-C).
+    pub cancel: Option<CancelToken>,
 }
 
 /// Every tool, in the order they are offered, and whether it changes the workspace.
@@ -196,21 +205,22 @@ impl Toolkit {
     /// (up to [`MAX_IMAGE_BYTES`]) gives its description and the image, for clients that
     /// show images to the model.
     pub fn call_content(&self, name: &str, args: Value) -> Result<Vec<Content>, ToolError> {
-        self.call_streaming(name, args, None)
+        self.call_with(name, args, CallContext::default())
     }
 
-    /// As [`Toolkit::call_content`]; `exec` hands its output to `on_output` as it is written
-    /// (for progress notifications). Every call is recorded in the workspace's audit log.
-    pub fn call_streaming(
+    /// As [`Toolkit::call_content`], with a way to watch `exec`'s output as it is written
+    /// (for progress notifications) and to stop it. Every call is recorded in the
+    /// workspace's audit log.
+    pub fn call_with(
         &self,
         name: &str,
         args: Value,
-        on_output: Option<OutputSink>,
+        context: CallContext,
     ) -> Result<Vec<Content>, ToolError> {
         let started = std::time::SystemTime::now();
         let clock = std::time::Instant::now();
         let recorded_args = audit::shorten(&args).to_string();
-        let result = self.dispatch(name, args, on_output);
+        let result = self.dispatch(name, args, context);
         let entry = AuditEntry {
             id: 0,
             started: audit::nanos_since_epoch(started),
@@ -235,7 +245,7 @@ impl Toolkit {
         &self,
         name: &str,
         args: Value,
-        on_output: Option<OutputSink>,
+        context: CallContext,
     ) -> Result<Vec<Content>, ToolError> {
         let Some(&(_, writes)) = TOOLS.iter().find(|(n, _)| *n == name) else {
             return Err(ToolError::UnknownTool(name.to_string()));
@@ -251,7 +261,7 @@ impl Toolkit {
             "find" => search::find(self, parse(name, args)?),
             "grep" => search::grep(self, parse(name, args)?),
             "delete" => fs::delete(self, parse(name, args)?),
-            _ => exec::exec(self, parse(name, args)?, on_output),
+            _ => exec::exec(self, parse(name, args)?, context),
         }?;
         Ok(vec![Content::Text(text)])
     }

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use computer::isolate::{OutputSink, Stream};
+use computer::isolate::{CancelToken, OutputSink, Stream};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
@@ -18,7 +18,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::{Content, ToolError, Toolkit};
+use crate::{CallContext, Content, ToolError, Toolkit};
 
 /// The MCP server of one toolkit, or of the toolkit each HTTP request carries.
 #[derive(Clone)]
@@ -96,10 +96,21 @@ impl ServerHandler for McpServer {
         let kit = self.kit(&context)?;
         let name = request.name.to_string();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let progress = progress_sink(&context);
+        let cancel = CancelToken::new();
+        let call = CallContext {
+            on_output: progress_sink(&context),
+            cancel: Some(cancel.clone()),
+        };
+        // A client's `notifications/cancelled` (or its going away) stops a running exec.
+        let cancelled = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            cancelled.cancelled().await;
+            cancel.cancel();
+        });
         // Tools block (SQLite, the isolate): off the async workers.
-        let result = tokio::task::spawn_blocking(move || kit.call_streaming(&name, args, progress))
-            .await
+        let result = tokio::task::spawn_blocking(move || kit.call_with(&name, args, call)).await;
+        watcher.abort();
+        let result = result
             .map_err(|e| ErrorData::internal_error(format!("tool call failed: {e}"), None))?;
         Ok(match result {
             Ok(parts) => CallToolResult::success(

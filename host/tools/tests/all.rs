@@ -342,7 +342,10 @@ fn every_call_is_audited_with_long_arguments_shortened() {
     fails(&k, "read", json!({"path": "missing.txt"}));
     let log = k.workspace().fs().audit_log(0, 10).unwrap();
     assert_eq!(log.len(), 2);
-    assert_eq!((log[0].tool.as_str(), log[0].origin.as_str()), ("write", "test"));
+    assert_eq!(
+        (log[0].tool.as_str(), log[0].origin.as_str()),
+        ("write", "test")
+    );
     assert!(log[0].args.contains("[5000 bytes]"), "{}", log[0].args);
     assert!(log[0].args.len() < 400, "the log keeps no copy of the file");
     assert!(log[0].summary.contains("big.txt"), "{}", log[0].summary);
@@ -350,4 +353,38 @@ fn every_call_is_audited_with_long_arguments_shortened() {
     assert_eq!(log[1].tool, "read");
     assert!(log[1].error.as_deref().unwrap().contains("missing.txt"));
     assert!(log[1].started >= log[0].started);
+}
+
+#[test]
+fn exec_streams_output_and_stops_when_cancelled() {
+    use std::sync::{Arc, Mutex};
+    let k = kit();
+    let seen = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let sink_seen = Arc::clone(&seen);
+    let cancel = computer::isolate::CancelToken::new();
+    let context = computer_tools::CallContext {
+        on_output: Some(Arc::new(move |_, bytes: &[u8]| {
+            sink_seen.lock().unwrap().extend_from_slice(bytes)
+        })),
+        cancel: Some(cancel.clone()),
+    };
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        cancel.cancel();
+    });
+    let out = k
+        .call_with(
+            "exec",
+            json!({"command": "echo started; sleep 30; echo never"}),
+            context,
+        )
+        .unwrap();
+    stopper.join().unwrap();
+    assert_eq!(
+        out,
+        [Content::Text(
+            "exit status 130\n--- stdout ---\nstarted\n".into()
+        )]
+    );
+    assert_eq!(seen.lock().unwrap().as_slice(), b"started\n");
 }

@@ -171,6 +171,11 @@ pub async fn serve(
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     // Scripts and tests wait for this line (and read the port from it when it was 0).
     eprintln!("computer serve: listening on http://{local}");
+    // Streamed answers (server-sent events) are many small writes: without TCP_NODELAY each
+    // waits for the client's delayed ACK (~40 ms).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
