@@ -17,7 +17,7 @@ struct Server {
     child: Child,
     base: String,
     client: Client,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Server {
@@ -55,7 +55,7 @@ impl Server {
                 .timeout(Duration::from_secs(60))
                 .build()
                 .unwrap(),
-            _dir: dir,
+            dir,
         }
     }
 
@@ -573,4 +573,70 @@ fn mcp_over_streamable_http_with_the_official_python_client() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     s.assert_healthy();
+}
+
+#[test]
+fn a_read_only_server_offers_only_what_does_not_change_workspaces() {
+    let s = Server::start(&["--read-only"]);
+    // Workspaces are managed by the operator here: one made through the library.
+    let data = s.dir.path().join("data");
+    let ws = computer::Workspace::open(data.join("ro.db")).unwrap();
+    ws.fs().write_file("/workspace/a.txt", "a\n").unwrap();
+    drop(ws);
+    let tools = json_of(s.get("/v1/tools"), StatusCode::OK);
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["read", "ls", "find", "grep"]);
+    let r = json_of(
+        s.post("/v1/workspaces/ro/tools/read", &json!({"path": "a.txt"})),
+        StatusCode::OK,
+    );
+    assert_eq!(r["is_error"], false);
+    let r = json_of(
+        s.post(
+            "/v1/workspaces/ro/tools/write",
+            &json!({"path": "b", "content": ""}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["is_error"], true);
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("read-only")
+    );
+    for (path, body) in [
+        ("/v1/workspaces", json!({"id": "new"})),
+        ("/v1/workspaces/ro/snapshots", json!({"name": "s"})),
+    ] {
+        assert_eq!(
+            s.post(path, &body).status(),
+            StatusCode::FORBIDDEN,
+            "{path}"
+        );
+    }
+    assert_eq!(
+        s.delete("/v1/workspaces/ro").status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        s.put("/v1/workspaces/ro/files/workspace/b", "b").status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        s.post("/v1/workspaces/ro/exec", &json!({"command": "true"}))
+            .status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        s.delete("/v1/workspaces/ro/files/workspace/a.txt").status(),
+        StatusCode::FORBIDDEN
+    );
+    let r = s.get("/v1/workspaces/ro/files/workspace/a.txt");
+    assert_eq!(r.text().unwrap(), "a\n");
 }

@@ -66,6 +66,17 @@ fn fs_path(tail: &str) -> String {
     format!("/{}", tail.trim_start_matches('/'))
 }
 
+/// 403 on a read-only server.
+fn refuse_if_read_only(state: &AppState) -> ApiResult<()> {
+    if state.config.read_only {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this server is read-only (--read-only)",
+        ));
+    }
+    Ok(())
+}
+
 pub(super) async fn health() -> Response {
     json_response(
         StatusCode::OK,
@@ -100,6 +111,7 @@ pub(super) async fn list_workspaces(state: Shared) -> ApiResult {
 }
 
 pub(super) async fn create_workspace(state: Shared, b: Result<Bytes, BytesRejection>) -> ApiResult {
+    refuse_if_read_only(&state)?;
     let args: CreateWorkspace = json_body(b)?;
     let id = args
         .id
@@ -130,6 +142,7 @@ pub(super) async fn get_workspace(state: Shared, Path(id): Path<String>) -> ApiR
 }
 
 pub(super) async fn delete_workspace(state: Shared, Path(id): Path<String>) -> ApiResult {
+    refuse_if_read_only(&state)?;
     blocking(move || state.registry.delete(&id)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
@@ -162,6 +175,7 @@ pub(super) async fn create_snapshot(
     Path(id): Path<String>,
     b: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
+    refuse_if_read_only(&state)?;
     let args: CreateSnapshot = json_body(b)?;
     blocking(move || {
         let ws = state.registry.get(&id)?;
@@ -212,12 +226,7 @@ pub(super) async fn write_file(
     let data = body(b)?;
     let path = fs_path(&tail);
     blocking(move || {
-        if state.config.read_only {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "this server is read-only",
-            ));
-        }
+        refuse_if_read_only(&state)?;
         let ws = state.registry.get(&id)?;
         if let Some(parent) = std::path::Path::new(&path).parent() {
             ws.fs()
@@ -347,12 +356,7 @@ pub(super) async fn exec(
     b: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let args: ExecArgs = json_body(b)?;
-    if state.config.read_only {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "this server is read-only",
-        ));
-    }
+    refuse_if_read_only(&state)?;
     let ws = {
         let state = Arc::clone(&state);
         blocking(move || state.registry.get(&id)).await?
