@@ -74,7 +74,10 @@ pub enum ToolError {
     /// A limit was hit; the text says which.
     #[error("{0}")]
     Limit(String),
-    /// The call cannot be done as asked (an edit that does not match, a missing file...).
+    /// A path the call needs does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The call cannot be done as asked (an edit that does not match...).
     #[error("{0}")]
     Failed(String),
 }
@@ -311,7 +314,14 @@ pub fn tool_defs(read_only: bool) -> Vec<ToolDef> {
 
 /// A workspace error about `path`, said with the path.
 fn at(path: &std::path::Path) -> impl Fn(computer::VfsError) -> ToolError + '_ {
-    move |e| ToolError::Failed(format!("{}: {e}", path.display()))
+    move |e| {
+        let message = format!("{}: {e}", path.display());
+        if e.errno() == libc::ENOENT {
+            ToolError::NotFound(message)
+        } else {
+            ToolError::Failed(message)
+        }
+    }
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(tool: &str, args: Value) -> Result<T, ToolError> {

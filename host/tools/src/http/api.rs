@@ -102,6 +102,7 @@ pub(super) async fn list_tools(state: Shared) -> Response {
 pub struct CreateWorkspace {
     /// The id (1 to 64 letters, digits, `-`, `_`); a random one when absent.
     #[serde(default)]
+    #[schemars(pattern(r"^[A-Za-z0-9_-]{1,64}$"))]
     pub id: Option<String>,
 }
 
@@ -151,7 +152,8 @@ pub(super) async fn delete_workspace(state: Shared, Path(id): Path<String>) -> A
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSnapshot {
-    /// Its name.
+    /// Its name: 1 to 255 bytes, no `/` or control characters.
+    #[schemars(pattern(r"^[^/\x00-\x1f\x7f-\x9f]{1,255}$"))]
     pub name: String,
 }
 
@@ -443,7 +445,7 @@ pub(super) async fn call_tool(
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct LogQuery {
     #[serde(default)]
-    after: Option<i64>,
+    after: Option<u64>,
     #[serde(default)]
     limit: Option<usize>,
 }
@@ -458,7 +460,7 @@ pub(super) async fn audit_log(
         let limit = q.limit.unwrap_or(100).min(10_000);
         let entries = ws
             .fs()
-            .audit_log(q.after.unwrap_or(0), limit)
+            .audit_log(i64::try_from(q.after.unwrap_or(0)).unwrap_or(i64::MAX), limit)
             .map_err(|e| ApiError::fs("audit log", &e))?;
         let entries: Vec<Value> = entries
             .into_iter()

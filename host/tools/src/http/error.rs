@@ -65,6 +65,7 @@ impl From<ToolError> for ApiError {
             ToolError::InvalidArgs { .. } => StatusCode::BAD_REQUEST,
             ToolError::ReadOnly(_) => StatusCode::FORBIDDEN,
             ToolError::Limit(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ToolError::NotFound(_) => StatusCode::NOT_FOUND,
             ToolError::Failed(_) => StatusCode::UNPROCESSABLE_ENTITY,
         };
         ApiError::new(status, e.to_string())

@@ -144,6 +144,7 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
         .route("/v1/openapi.json", get(api::openapi))
         .merge(protected)
         .fallback(|| async { ApiError::not_found("no such route (see /v1/openapi.json)") })
+        .layer(middleware::map_response(json_errors))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(state))
 }
@@ -223,6 +224,25 @@ async fn mcp_endpoint(
     };
     request.extensions_mut().insert(Arc::new(kit));
     state.mcp.handle(request).await.map(axum::body::Body::new)
+}
+
+/// axum's own rejections (a query string or path that does not parse) are plain text; every
+/// error of this API is `{"error": "..."}`.
+async fn json_errors(response: Response) -> Response {
+    let is_text = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/plain"));
+    if !is_text || !(response.status().is_client_error() || response.status().is_server_error()) {
+        return response;
+    }
+    let status = response.status();
+    let text = match axum::body::to_bytes(response.into_body(), 64 << 10).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => status.canonical_reason().unwrap_or("error").to_string(),
+    };
+    ApiError::new(status, text).into_response()
 }
 
 /// Closes idle workspaces once a second (or every `idle`, if shorter).

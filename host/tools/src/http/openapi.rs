@@ -13,8 +13,8 @@ use crate::ExecArgs;
 /// What a request carries.
 enum Body {
     None,
-    /// JSON of a type's schema.
-    Json(Value),
+    /// JSON of a type's schema; whether a body is required (an absent one is `{}`).
+    Json(Value, bool),
     /// Any JSON object (a tool's arguments: see `GET /v1/tools` for each tool's schema).
     AnyJson,
     /// Raw bytes (a file's content).
@@ -108,7 +108,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
             "/v1/workspaces",
             "createWorkspace",
             "Creates a workspace (409 if the id exists).",
-            Body::Json(schema::<CreateWorkspace>(g)),
+            Body::Json(schema::<CreateWorkspace>(g), false),
             Reply::Json(201, object()),
         ),
         op(
@@ -140,7 +140,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
             "/v1/workspaces/{id}/snapshots",
             "createSnapshot",
             "Snapshots the whole workspace.",
-            Body::Json(schema::<CreateSnapshot>(g)),
+            Body::Json(schema::<CreateSnapshot>(g), true),
             Reply::Json(201, object()),
         ),
         op(
@@ -201,7 +201,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
             "/v1/workspaces/{id}/exec",
             "exec",
             "Runs bash source; with `Accept: text/event-stream`, `stdout`/`stderr` events stream the output and an `exit` event ends it.",
-            Body::Json(schema::<ExecArgs>(g)),
+            Body::Json(schema::<ExecArgs>(g), true),
             Reply::JsonOrEvents,
         ),
         op(
@@ -274,10 +274,21 @@ fn operation(op: &Op) -> Value {
         .path
         .split('/')
         .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
-        .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
+        .map(|name| {
+            let schema = match name {
+                "id" => json!({ "type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$" }),
+                _ => json!({ "type": "string", "minLength": 1 }),
+            };
+            json!({ "name": name, "in": "path", "required": true, "schema": schema })
+        })
         .collect();
     params.extend(op.query.iter().map(|(name, ty, doc)| {
-        json!({ "name": name, "in": "query", "required": false, "description": doc, "schema": { "type": ty } })
+        let mut schema = json!({ "type": ty });
+        if *ty == "integer" {
+            schema["minimum"] = json!(0);
+            schema["maximum"] = json!(i64::MAX);
+        }
+        json!({ "name": name, "in": "query", "required": false, "description": doc, "schema": schema })
     }));
     let error = json!({ "description": "An error", "content": { "application/json": { "schema": {
         "type": "object", "properties": { "error": { "type": "string" } }, "required": ["error"] } } } });
@@ -311,15 +322,16 @@ fn operation(op: &Op) -> Value {
     }
     let body = match &op.body {
         Body::None => None,
-        Body::Json(schema) => Some(json!({ "application/json": { "schema": schema } })),
+        Body::Json(schema, _) => Some(json!({ "application/json": { "schema": schema } })),
         Body::AnyJson => Some(json!({ "application/json": { "schema": object() } })),
         Body::Bytes => Some(
             json!({ "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } }),
         ),
     };
     if let Some(content) = body {
-        out["requestBody"] =
-            json!({ "required": !matches!(op.body, Body::Json(_)), "content": content });
+        // An empty PUT writes an empty file; a tool without arguments gets `{}`.
+        let required = matches!(op.body, Body::Json(_, true));
+        out["requestBody"] = json!({ "required": required, "content": content });
     }
     out
 }
