@@ -13,7 +13,9 @@ use crate::format::human_size;
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// A host folder, or a .tar / .tar.gz archive.
+    /// A host folder, a .tar / .tar.gz archive, or s3://BUCKET/PREFIX (credentials and
+    /// endpoint from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL,
+    /// AWS_ALLOW_HTTP).
     src: PathBuf,
     /// Where in the workspace (default: /workspace/<folder name> for a folder, /workspace for
     /// an archive). A folder's contents become DEST; an archive is extracted into DEST.
@@ -22,13 +24,24 @@ pub struct ImportArgs {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The workspace folder or file to export (default: /workspace), then the host folder or
-    /// .tar / .tar.gz archive to write.
+    /// The workspace folder or file to export (default: /workspace), then the host folder,
+    /// .tar / .tar.gz archive or s3://BUCKET/PREFIX to write.
     #[arg(num_args = 1..=2, required = true, value_names = ["SRC", "DEST"])]
     paths: Vec<PathBuf>,
+    /// For s3:// destinations: delete objects under the prefix that SRC does not hold (sync).
+    #[arg(long)]
+    delete: bool,
 }
 
 pub fn import(ws: &Workspace, args: ImportArgs) -> Result<ExitCode> {
+    let src = args.src.to_string_lossy();
+    if computer_bucket::BucketUrl::is_bucket(&src) {
+        let dest = ws.resolve(
+            args.dest
+                .unwrap_or_else(|| PathBuf::from(computer::DEFAULT_CWD)),
+        );
+        return crate::cmd_bucket::import(ws, &src, &dest);
+    }
     let dest = match args.dest {
         Some(dest) => ws.resolve(dest),
         None if args.src.is_dir() => {
@@ -62,8 +75,15 @@ pub fn export(ws: &Workspace, args: ExportArgs) -> Result<ExitCode> {
     let (src, dest) = match args.paths.as_slice() {
         [dest] => (PathBuf::from(computer::DEFAULT_CWD), dest.clone()),
         [src, dest] => (ws.resolve(src), dest.clone()),
-        _ => unreachable!("clap allows one or two paths"),
+        _ => anyhow::bail!("export takes SRC and DEST, or DEST alone"),
     };
+    let dest_text = dest.to_string_lossy();
+    if computer_bucket::BucketUrl::is_bucket(&dest_text) {
+        return crate::cmd_bucket::export(ws, &src, &dest_text, args.delete);
+    }
+    if args.delete {
+        anyhow::bail!("--delete is for s3:// destinations (a folder export writes only)");
+    }
     let started = Instant::now();
     let bar = Bar::new();
     let stats = ws
@@ -110,10 +130,10 @@ fn warn_skipped(stats: &TransferStats) {
 }
 
 /// A progress bar on stderr; invisible when stderr is not a terminal.
-struct Bar(ProgressBar);
+pub(crate) struct Bar(ProgressBar);
 
 impl Bar {
-    fn new() -> Bar {
+    pub(crate) fn new() -> Bar {
         let bar = ProgressBar::new(0);
         bar.set_style(
             ProgressStyle::with_template(
@@ -125,14 +145,19 @@ impl Bar {
     }
 
     fn update(&self, p: &Progress<'_>) {
-        if let Some(total) = p.bytes_total {
-            self.0.set_length(total);
-        }
-        self.0.set_position(p.bytes_done);
-        self.0.set_message(shorten(p.current));
+        self.set(p.bytes_done, p.bytes_total, p.current);
     }
 
-    fn finish(&self) {
+    /// Shows `done` of `total` bytes, working on `current`.
+    pub(crate) fn set(&self, done: u64, total: Option<u64>, current: &Path) {
+        if let Some(total) = total {
+            self.0.set_length(total);
+        }
+        self.0.set_position(done);
+        self.0.set_message(shorten(current));
+    }
+
+    pub(crate) fn finish(&self) {
         self.0.finish_and_clear();
     }
 }

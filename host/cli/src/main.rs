@@ -2,6 +2,7 @@
 //! workspace file (`--workspace`, default `./.computer/workspace.db`) or a throwaway
 //! in-memory one (`--memory`).
 
+mod cmd_bucket;
 mod cmd_exec;
 mod cmd_fs;
 mod cmd_log;
@@ -48,9 +49,10 @@ enum Command {
     /// Files in the workspace: ls, cat, write, mkdir, rm, mv, cp, stat, tree.
     #[command(subcommand)]
     Fs(cmd_fs::FsCommand),
-    /// Copy a host folder or a .tar/.tar.gz archive into the workspace.
+    /// Copy a host folder, a .tar/.tar.gz archive or an S3 bucket prefix into the workspace.
     Import(cmd_transfer::ImportArgs),
-    /// Copy a workspace folder out to a host folder or a .tar/.tar.gz archive.
+    /// Copy a workspace folder out to a host folder, a .tar/.tar.gz archive or an S3 bucket
+    /// prefix (with --delete: sync).
     Export(cmd_transfer::ExportArgs),
     /// Run bash-compatible shell code in the isolate (like `bash`).
     Sh(cmd_sh::ShArgs),

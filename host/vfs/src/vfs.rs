@@ -391,6 +391,11 @@ impl Vfs {
         self.write_tx(|tx| meta_set(tx.conn, "max_file_size", bytes.min(i64::MAX as u64) as i64))
     }
 
+    /// The largest file size allowed (EFBIG past it).
+    pub fn max_file_size(&self) -> Result<u64> {
+        self.read_tx(|tx| Ok(meta_get(tx.conn, "max_file_size")? as u64))
+    }
+
     /// Runs SQLite's integrity check; `Corrupt` with its report if it fails.
     pub fn check_integrity(&self) -> Result<()> {
         let inner = self.lock();

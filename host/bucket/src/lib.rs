@@ -1,0 +1,126 @@
+//! `computer-bucket`: workspaces to and from S3-compatible object storage, on `object_store`.
+//!
+//! - [`import`] copies the objects under a bucket prefix into a workspace folder. It is
+//!   all-or-nothing: objects are downloaded into a staging folder in the workspace's `/tmp`
+//!   and moved into place only when every one has arrived; on any failure the staging folder
+//!   is removed and the destination is untouched. Keys that could leave the destination (`..`,
+//!   empty segments) and objects above the workspace's file size limit are refused before
+//!   anything is downloaded.
+//! - [`export`] copies a workspace folder to a prefix, uploading only files whose size or MD5
+//!   (the S3 ETag of a simple upload) differ from the object there; with `delete`, objects
+//!   under the prefix that the folder does not hold are removed (sync).
+//! - File modes travel as the object metadata `mode` (octal), as S3 stores user metadata.
+//!
+//! Endpoint, region and credentials come from the host's standard AWS variables
+//! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
+//! `AWS_ALLOW_HTTP`); they never reach guests. Requests use path-style addressing (what
+//! self-hosted servers expect) and object_store's retries with backoff on transient errors;
+//! a download cut midway resumes from the last byte received.
+
+mod error;
+mod export;
+mod import;
+mod url;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use object_store::ObjectStore;
+use object_store::aws::AmazonS3Builder;
+
+pub use error::{BucketError, Result};
+pub use export::export;
+pub use import::import;
+pub use url::BucketUrl;
+
+/// Objects moved at once.
+pub const CONCURRENCY: usize = 16;
+
+/// Files above this size are uploaded in parts of this size.
+pub const PART_SIZE: usize = 8 << 20;
+
+/// A progress report.
+#[derive(Debug, Clone)]
+pub struct BucketProgress<'a> {
+    /// Objects done.
+    pub objects_done: u64,
+    /// Objects in all.
+    pub objects_total: u64,
+    /// Bytes moved so far.
+    pub bytes_done: u64,
+    /// Bytes in all.
+    pub bytes_total: u64,
+    /// The object or file just finished.
+    pub current: &'a Path,
+}
+
+/// What an import or export did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BucketStats {
+    /// Objects downloaded or uploaded.
+    pub transferred: u64,
+    /// Bytes downloaded or uploaded.
+    pub bytes: u64,
+    /// Files already identical in the bucket (export).
+    pub unchanged: u64,
+    /// Objects deleted from the bucket (export with `delete`).
+    pub deleted: u64,
+    /// Entries left out (symbolic links on export).
+    pub skipped: Vec<std::path::PathBuf>,
+}
+
+/// Settings that override the host's AWS environment variables (for embedders and tests).
+#[derive(Debug, Clone, Default)]
+pub struct BucketConfig {
+    /// The endpoint URL (`http://127.0.0.1:9000` for a local server).
+    pub endpoint: Option<String>,
+    /// The region.
+    pub region: Option<String>,
+    /// The access key id.
+    pub access_key_id: Option<String>,
+    /// The secret access key.
+    pub secret_access_key: Option<String>,
+    /// Allow a plain-HTTP endpoint.
+    pub allow_http: bool,
+}
+
+/// The store for `url`'s bucket, configured from the host's AWS environment variables.
+pub fn open_store(url: &BucketUrl) -> Result<Arc<dyn ObjectStore>> {
+    open_store_with(url, &BucketConfig::default())
+}
+
+/// The store for `url`'s bucket: the host's AWS environment variables, overridden by `config`.
+pub fn open_store_with(url: &BucketUrl, config: &BucketConfig) -> Result<Arc<dyn ObjectStore>> {
+    let retry = object_store::RetryConfig {
+        max_retries: 5,
+        retry_timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
+    let mut builder = AmazonS3Builder::from_env();
+    if let Some(endpoint) = &config.endpoint {
+        builder = builder.with_endpoint(endpoint);
+    }
+    if let Some(region) = &config.region {
+        builder = builder.with_region(region);
+    }
+    if let Some(key) = &config.access_key_id {
+        builder = builder.with_access_key_id(key);
+    }
+    if let Some(secret) = &config.secret_access_key {
+        builder = builder.with_secret_access_key(secret);
+    }
+    if config.allow_http {
+        builder = builder.with_allow_http(true);
+    }
+    let store = builder
+        .with_bucket_name(&url.bucket)
+        .with_virtual_hosted_style_request(false)
+        .with_retry(retry)
+        .build()
+        .map_err(error::store(format!("configure access to {url}")))?;
+    Ok(Arc::new(store))
+}
+
+/// A progress callback shared by concurrent transfers.
+pub type ProgressFn<'a> = dyn FnMut(&BucketProgress<'_>) + Send + 'a;

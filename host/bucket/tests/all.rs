@@ -1,0 +1,382 @@
+//! Bucket import and export against a real S3-compatible server started here: `moto_server`
+//! (PyPI `moto[server]`, installed by `.ci/run`) on a free loopback port.
+
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use computer::Workspace;
+use computer_bucket::{BucketConfig, BucketError, BucketStats, BucketUrl};
+use futures::TryStreamExt;
+use object_store::path::Path as ObjectPath;
+use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt, PutOptions, PutPayload};
+
+/// The moto server shared by the tests (each uses its own bucket).
+struct Moto {
+    _child: Child,
+    endpoint: String,
+}
+
+fn moto() -> Option<&'static Moto> {
+    static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
+    MOTO.get_or_init(|| {
+        let found = Command::new("moto_server")
+            .arg("--help")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !found {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI needs moto_server (python3 -m pip install 'moto[server]')"
+            );
+            println!(
+                "skipped: moto_server is not installed (python3 -m pip install 'moto[server]')"
+            );
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // A static is never dropped, so the server is stopped by a watchdog shell instead: it
+        // kills moto when its stdin (a pipe from this process) closes as the tests exit.
+        #[allow(clippy::zombie_processes)]
+        let child = Command::new("sh")
+            .args([
+                "-c",
+                "moto_server -H 127.0.0.1 -p \"$0\" >/dev/null 2>&1 & m=$!; read _; kill $m",
+                &port.to_string(),
+            ])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let endpoint = format!("http://127.0.0.1:{port}");
+        for _ in 0..100 {
+            if reqwest::blocking::get(format!("{endpoint}/")).is_ok() {
+                return Some(Moto {
+                    _child: child,
+                    endpoint,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("moto_server did not start on {endpoint}");
+    })
+    .as_ref()
+}
+
+fn config(moto: &Moto) -> BucketConfig {
+    BucketConfig {
+        endpoint: Some(moto.endpoint.clone()),
+        region: Some("us-east-1".into()),
+        access_key_id: Some("test".into()),
+        secret_access_key: Some("test".into()),
+        allow_http: true,
+    }
+}
+
+/// A new bucket on the server, and a store for `s3://BUCKET/PREFIX`.
+fn bucket(moto: &Moto, name: &str, prefix: &str) -> (BucketUrl, Arc<dyn ObjectStore>) {
+    let r = reqwest::blocking::Client::new()
+        .put(format!("{}/{name}", moto.endpoint))
+        .send()
+        .unwrap();
+    assert!(
+        r.status().is_success(),
+        "create bucket {name}: {}",
+        r.status()
+    );
+    let url = BucketUrl::parse(&format!("s3://{name}/{prefix}")).unwrap();
+    let store = computer_bucket::open_store_with(&url, &config(moto)).unwrap();
+    (url, store)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn import(
+    store: &Arc<dyn ObjectStore>,
+    url: &BucketUrl,
+    ws: &Workspace,
+    dest: &str,
+) -> Result<BucketStats, BucketError> {
+    runtime().block_on(computer_bucket::import(
+        Arc::clone(store),
+        url,
+        ws,
+        std::path::Path::new(dest),
+        &mut |_| {},
+    ))
+}
+
+fn export(
+    store: &Arc<dyn ObjectStore>,
+    url: &BucketUrl,
+    ws: &Workspace,
+    src: &str,
+    delete: bool,
+) -> BucketStats {
+    runtime()
+        .block_on(computer_bucket::export(
+            Arc::clone(store),
+            url,
+            ws,
+            std::path::Path::new(src),
+            delete,
+            &mut |_| {},
+        ))
+        .unwrap()
+}
+
+/// Every object under `prefix`: key → bytes.
+fn objects(store: &Arc<dyn ObjectStore>, prefix: &str) -> BTreeMap<String, Vec<u8>> {
+    runtime().block_on(async {
+        let metas: Vec<_> = store
+            .list(Some(&ObjectPath::from(prefix)))
+            .try_collect()
+            .await
+            .unwrap();
+        let mut out = BTreeMap::new();
+        for m in metas {
+            let bytes = store.get(&m.location).await.unwrap().bytes().await.unwrap();
+            out.insert(m.location.as_ref().to_string(), bytes.to_vec());
+        }
+        out
+    })
+}
+
+/// Content of object number `n`: varied sizes, some empty, one of several pieces.
+fn content(n: usize) -> Vec<u8> {
+    let len = match n % 7 {
+        0 => 0,
+        1 => 1,
+        _ => n * 13 % 5000,
+    };
+    (0..len).map(|i| (i * 31 + n) as u8).collect()
+}
+
+#[test]
+fn import_thousands_of_objects_then_export_them_back_byte_for_byte() {
+    let Some(moto) = moto() else { return };
+    let (url, store) = bucket(moto, "seed", "data");
+    let count = 1500;
+    runtime().block_on(async {
+        let puts = (0..count).map(|n| {
+            let store = Arc::clone(&store);
+            async move {
+                let key = ObjectPath::from(format!("data/d{}/e{}/f{n}.bin", n % 10, n % 3));
+                let mut attributes = Attributes::new();
+                if n % 5 == 0 {
+                    attributes.insert(Attribute::Metadata("mode".into()), "755".into());
+                }
+                let options = PutOptions {
+                    attributes,
+                    ..Default::default()
+                };
+                store
+                    .put_opts(&key, PutPayload::from(content(n)), options)
+                    .await
+            }
+        });
+        futures::stream::iter(puts)
+            .buffer_unordered(16)
+            .try_collect::<Vec<_>>()
+            .await
+            .unwrap();
+    });
+    // One big object, moved in several pieces.
+    let big: Vec<u8> = (0..20 << 20).map(|i: usize| (i % 251) as u8).collect();
+    runtime()
+        .block_on(store.put(
+            &ObjectPath::from("data/big.bin"),
+            PutPayload::from(big.clone()),
+        ))
+        .unwrap();
+
+    let ws = Workspace::in_memory().unwrap();
+    let stats = import(&store, &url, &ws, "/workspace/in").unwrap();
+    assert_eq!(stats.transferred, count as u64 + 1);
+    for n in (0..count).step_by(37) {
+        let path = format!("/workspace/in/d{}/e{}/f{n}.bin", n % 10, n % 3);
+        assert_eq!(ws.fs().read_file(&path).unwrap(), content(n), "{path}");
+        let perm = ws.fs().stat(&path).unwrap().perm;
+        assert_eq!(perm == 0o755, n % 5 == 0, "{path}: mode {perm:o}");
+    }
+    assert_eq!(ws.fs().read_file("/workspace/in/big.bin").unwrap(), big);
+    assert!(
+        ws.fs().read_dir("/tmp").unwrap().is_empty(),
+        "the staging folder is gone"
+    );
+
+    // Export to another prefix of another bucket: the same objects, byte for byte.
+    let (out_url, out_store) = bucket(moto, "copy", "back");
+    let stats = export(&out_store, &out_url, &ws, "/workspace/in", false);
+    assert_eq!(stats.transferred, count as u64 + 1);
+    let original = objects(&store, "data");
+    let copied = objects(&out_store, "back");
+    assert_eq!(original.len(), copied.len());
+    for (key, bytes) in &original {
+        let other = format!("back{}", key.strip_prefix("data").unwrap());
+        assert_eq!(copied.get(&other), Some(bytes), "{other}");
+    }
+    // Modes travel as metadata.
+    let got = runtime()
+        .block_on(out_store.get(&ObjectPath::from("back/d0/e0/f0.bin")))
+        .unwrap();
+    let mode = got
+        .attributes
+        .get(&Attribute::Metadata("mode".into()))
+        .unwrap();
+    assert_eq!(mode.as_ref(), "755");
+}
+
+use futures::StreamExt;
+
+#[test]
+fn export_syncs_only_changes_and_deletes_with_delete() {
+    let Some(moto) = moto() else { return };
+    let (url, store) = bucket(moto, "sync", "site");
+    let ws = Workspace::in_memory().unwrap();
+    for n in 0..20 {
+        ws.fs()
+            .create_dir_all(format!("/workspace/site/p{}", n % 4))
+            .unwrap();
+        ws.fs()
+            .write_file(format!("/workspace/site/p{}/f{n}", n % 4), content(n + 3))
+            .unwrap();
+    }
+    ws.fs().symlink("p0/f0", "/workspace/site/link").unwrap();
+    let first = export(&store, &url, &ws, "/workspace/site", true);
+    assert_eq!(
+        (first.transferred, first.unchanged, first.deleted),
+        (20, 0, 0)
+    );
+    assert_eq!(first.skipped.len(), 1, "the symlink is skipped and said");
+
+    // Nothing changed: nothing uploaded.
+    let again = export(&store, &url, &ws, "/workspace/site", true);
+    assert_eq!(
+        (again.transferred, again.unchanged, again.deleted),
+        (0, 20, 0)
+    );
+
+    // One changed (same size, other bytes), one removed, one added.
+    let changed = content(4).iter().map(|b| b ^ 0xff).collect::<Vec<u8>>();
+    ws.fs()
+        .write_file("/workspace/site/p1/f1", &changed)
+        .unwrap();
+    ws.fs().remove_file("/workspace/site/p2/f2").unwrap();
+    ws.fs()
+        .write_file("/workspace/site/new.txt", "new\n")
+        .unwrap();
+    let without_delete = export(&store, &url, &ws, "/workspace/site", false);
+    assert_eq!((without_delete.transferred, without_delete.deleted), (2, 0));
+    assert!(objects(&store, "site").contains_key("site/p2/f2"));
+    let synced = export(&store, &url, &ws, "/workspace/site", true);
+    assert_eq!(
+        (synced.transferred, synced.unchanged, synced.deleted),
+        (0, 20, 1)
+    );
+    let remote = objects(&store, "site");
+    assert_eq!(remote.len(), 20);
+    assert_eq!(remote["site/p1/f1"], changed);
+    assert_eq!(remote["site/new.txt"], b"new\n");
+    assert!(!remote.contains_key("site/p2/f2"));
+}
+
+#[test]
+fn bad_buckets_keys_and_sizes_are_refused_with_nothing_written() {
+    let Some(moto) = moto() else { return };
+    let ws = Workspace::in_memory().unwrap();
+
+    // A bucket that does not exist.
+    let url = BucketUrl::parse("s3://no-such-bucket/x").unwrap();
+    let store = computer_bucket::open_store_with(&url, &config(moto)).unwrap();
+    let err = import(&store, &url, &ws, "/workspace/missing").unwrap_err();
+    assert!(
+        err.to_string().contains("list s3://no-such-bucket/x"),
+        "{err}"
+    );
+    assert!(!ws.fs().exists("/workspace/missing").unwrap());
+
+    // Malformed addresses.
+    for bad in ["s3://", "s3://UPPER/x", "http://b/x", "s3://bucket/a/../b"] {
+        assert!(BucketUrl::parse(bad).is_err(), "{bad}");
+    }
+
+    // Keys that would leave the destination, put by a raw client as a hostile bucket would:
+    // object_store refuses such a listing, or our own check does; either way the error names
+    // the key and nothing is written.
+    for (name, key, named) in [
+        ("dots", "p/a/../../escape.txt", ".."),
+        ("slash", "p//abs.txt", "p//abs.txt"),
+    ] {
+        let (url, store) = bucket(moto, &format!("hostile-{name}"), "p");
+        for key in ["p/ok.txt", key] {
+            raw_put(moto, &format!("/hostile-{name}/{key}"), b"x");
+        }
+        let err = import(&store, &url, &ws, "/workspace/hostile").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(named), "{name}: {text}");
+        assert!(!ws.fs().exists("/workspace/hostile").unwrap());
+        assert!(!ws.fs().exists("/escape.txt").unwrap());
+        assert!(!ws.fs().exists("/workspace/escape.txt").unwrap());
+    }
+
+    // An object above the workspace's file size limit.
+    let (url, store) = bucket(moto, "toobig", "");
+    runtime()
+        .block_on(store.put(&ObjectPath::from("small"), PutPayload::from(vec![1u8; 10])))
+        .unwrap();
+    runtime()
+        .block_on(store.put(
+            &ObjectPath::from("large"),
+            PutPayload::from(vec![1u8; 5000]),
+        ))
+        .unwrap();
+    ws.fs().set_max_file_size(1000).unwrap();
+    let err = import(&store, &url, &ws, "/workspace/sized").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            BucketError::TooLarge {
+                size: 5000,
+                limit: 1000,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("file size limit"), "{err}");
+    assert!(!ws.fs().exists("/workspace/sized").unwrap());
+    assert!(!ws.fs().exists("/workspace/sized/small").unwrap());
+}
+
+/// A PUT sent byte for byte (an HTTP client would resolve `..` in the path before sending).
+fn raw_put(moto: &Moto, path: &str, body: &[u8]) {
+    use std::io::{Read, Write};
+    let addr = moto.endpoint.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "PUT {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    stream.write_all(body).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(
+        response.starts_with("HTTP/1.1 200"),
+        "PUT {path}: {response}"
+    );
+}

@@ -1,0 +1,92 @@
+//! `computer import s3://...` and `computer export ... s3://...`: buckets through
+//! `computer-bucket`, with the same progress bar as folders and archives.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use computer::Workspace;
+use computer_bucket::{BucketProgress, BucketStats, BucketUrl};
+
+use crate::cmd_transfer::Bar;
+use crate::format::human_size;
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("start the async runtime")
+}
+
+fn show(bar: &Bar) -> impl FnMut(&BucketProgress<'_>) + Send + '_ {
+    move |p| bar.set(p.bytes_done, Some(p.bytes_total), p.current)
+}
+
+/// Imports the objects under `url` into `dest`.
+pub fn import(ws: &Workspace, url: &str, dest: &Path) -> Result<ExitCode> {
+    let url = BucketUrl::parse(url)?;
+    let store = computer_bucket::open_store(&url)?;
+    let started = Instant::now();
+    let bar = Bar::new();
+    let stats = runtime()?.block_on(computer_bucket::import(
+        store,
+        &url,
+        ws,
+        dest,
+        &mut show(&bar),
+    ));
+    bar.finish();
+    let stats = stats.with_context(|| format!("import {url}"))?;
+    println!(
+        "imported {} objects ({}) from {url} into {} in {:.2} s",
+        stats.transferred,
+        human_size(stats.bytes),
+        dest.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Exports `src` to `url`; with `delete`, removes objects `src` does not hold.
+pub fn export(ws: &Workspace, src: &Path, url: &str, delete: bool) -> Result<ExitCode> {
+    let url = BucketUrl::parse(url)?;
+    let store = computer_bucket::open_store(&url)?;
+    let started = Instant::now();
+    let bar = Bar::new();
+    let stats = runtime()?.block_on(computer_bucket::export(
+        store,
+        &url,
+        ws,
+        src,
+        delete,
+        &mut show(&bar),
+    ));
+    bar.finish();
+    let stats = stats.with_context(|| format!("export {} to {url}", src.display()))?;
+    println!(
+        "exported {} to {url} in {:.2} s",
+        summary(&stats),
+        started.elapsed().as_secs_f64()
+    );
+    for path in stats.skipped.iter().take(10) {
+        eprintln!(
+            "computer: skipped {}: symbolic links are not stored in buckets",
+            path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn summary(s: &BucketStats) -> String {
+    let mut text = format!(
+        "{} files uploaded ({}), {} unchanged",
+        s.transferred,
+        human_size(s.bytes),
+        s.unchanged
+    );
+    if s.deleted > 0 {
+        text.push_str(&format!(", {} deleted", s.deleted));
+    }
+    text
+}
