@@ -640,3 +640,28 @@ fn a_read_only_server_offers_only_what_does_not_change_workspaces() {
     let r = s.get("/v1/workspaces/ro/files/workspace/a.txt");
     assert_eq!(r.text().unwrap(), "a\n");
 }
+
+#[test]
+fn a_streamed_exec_stops_when_its_client_goes_away() {
+    let s = Server::start(&[]);
+    s.create("quit");
+    let mut r = s
+        .authed(s.client.post(s.url("/v1/workspaces/quit/exec")))
+        .header("accept", "text/event-stream")
+        .body(
+            json!({"command": "echo first; sleep 1; echo tick; sleep 1; echo done > marker"})
+                .to_string(),
+        )
+        .send()
+        .unwrap();
+    let mut first = [0u8; 64];
+    let n = r.read(&mut first).unwrap();
+    assert!(String::from_utf8_lossy(&first[..n]).contains("first"));
+    drop(r);
+    std::thread::sleep(Duration::from_millis(3500));
+    assert_eq!(
+        s.get("/v1/workspaces/quit/stat/workspace/marker").status(),
+        StatusCode::NOT_FOUND,
+        "the command ran on after its client left"
+    );
+}

@@ -384,13 +384,20 @@ fn exec_events(ws: Workspace, req: computer::ExecRequest) -> impl IntoResponse {
     // what it can hold is bounded by the exec's output limit.
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
     let out_tx = tx.clone();
+    // A client that goes away stops the command.
+    let cancel = req.cancel.clone();
     let sink: OutputSink = Arc::new(move |stream, bytes: &[u8]| {
         let name = match stream {
             Stream::Stdout => "stdout",
             Stream::Stderr => "stderr",
         };
         let text = Value::String(String::from_utf8_lossy(bytes).into_owned()).to_string();
-        let _ = out_tx.send(Event::default().event(name).data(text));
+        if out_tx
+            .send(Event::default().event(name).data(text))
+            .is_err()
+        {
+            cancel.cancel();
+        }
     });
     tokio::task::spawn_blocking(move || {
         let end = match ws.exec_streaming(req, Some(sink)) {

@@ -102,15 +102,21 @@ impl Registry {
     pub fn create(&self, id: &str) -> Result<Workspace, ApiError> {
         check_id(id)?;
         // Under the map's lock, so that two creates of one id cannot both succeed.
-        let open = self.lock();
+        let mut open = self.lock();
         let path = self.path(id);
         if open.contains_key(id) || path.exists() {
             return Err(ApiError::conflict(format!("workspace {id:?} exists")));
         }
-        drop(open);
-        Workspace::open(&path)
+        let ws = Workspace::open(&path)
             .map_err(|e| ApiError::internal(format!("create workspace {id:?}: {e}")))?;
-        self.get(id)
+        open.insert(
+            id.to_string(),
+            Open {
+                ws: ws.clone(),
+                last_used: AtomicU64::new(self.now_ms()),
+            },
+        );
+        Ok(ws)
     }
 
     /// Deletes workspace `id` and its file. Calls still running on it finish on the open
