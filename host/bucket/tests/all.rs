@@ -380,3 +380,77 @@ fn raw_put(moto: &Moto, path: &str, body: &[u8]) {
         "PUT {path}: {response}"
     );
 }
+
+/// A TCP proxy to moto that cuts the first response longer than `cut_after` bytes midway (as
+/// a failing network or server would), and forwards everything else.
+fn cutting_proxy(moto: &Moto, cut_after: usize) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let upstream = moto.endpoint.trim_start_matches("http://").to_string();
+    let armed = Arc::new(AtomicBool::new(true));
+    let cuts = Arc::new(AtomicUsize::new(0));
+    let cuts_seen = Arc::clone(&cuts);
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { break };
+            let Ok(server) = std::net::TcpStream::connect(&upstream) else {
+                continue;
+            };
+            let (mut c_read, mut s_write) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut c_read, &mut s_write);
+            });
+            let (armed, cuts) = (Arc::clone(&armed), Arc::clone(&cuts));
+            std::thread::spawn(move || {
+                let (mut s_read, mut c_write) = (server, client);
+                let mut sent = 0usize;
+                let mut buf = vec![0u8; 64 << 10];
+                loop {
+                    let n = match s_read.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    if sent + n > cut_after && armed.swap(false, Ordering::SeqCst) {
+                        let _ = c_write.write_all(&buf[..cut_after - sent]);
+                        cuts.fetch_add(1, Ordering::SeqCst);
+                        let _ = c_write.shutdown(std::net::Shutdown::Both);
+                        let _ = s_read.shutdown(std::net::Shutdown::Both);
+                        break;
+                    }
+                    if c_write.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                    sent += n;
+                }
+            });
+        }
+    });
+    (format!("http://{addr}"), cuts_seen)
+}
+
+#[test]
+fn a_download_cut_midway_resumes_and_the_import_is_whole() {
+    let Some(moto) = moto() else { return };
+    let (_, direct) = bucket(moto, "flaky", "");
+    let big: Vec<u8> = (0..12 << 20).map(|i: usize| (i % 253) as u8).collect();
+    runtime()
+        .block_on(direct.put(&ObjectPath::from("big.bin"), PutPayload::from(big.clone())))
+        .unwrap();
+    let (endpoint, cuts) = cutting_proxy(moto, 3 << 20);
+    let url = BucketUrl::parse("s3://flaky").unwrap();
+    let mut cfg = config(moto);
+    cfg.endpoint = Some(endpoint);
+    let store = computer_bucket::open_store_with(&url, &cfg).unwrap();
+    let ws = Workspace::in_memory().unwrap();
+    let stats = import(&store, &url, &ws, "/workspace/flaky").unwrap();
+    assert_eq!(
+        cuts.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the proxy cut a download"
+    );
+    assert_eq!(stats.transferred, 1);
+    assert_eq!(ws.fs().read_file("/workspace/flaky/big.bin").unwrap(), big);
+}
