@@ -34,6 +34,9 @@ pub enum BucketError {
         /// The limit.
         limit: u64,
     },
+    /// The workspace API failed (opening, snapshots, forks).
+    #[error(transparent)]
+    Core(#[from] computer::Error),
     /// The workspace failed.
     #[error("{path}: {source}")]
     Workspace {

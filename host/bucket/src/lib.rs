@@ -10,6 +10,9 @@
 //!   (the S3 ETag of a simple upload) differ from the object there; with `delete`, objects
 //!   under the prefix that the folder does not hold are removed (sync).
 //! - File modes travel as the object metadata `mode` (octal), as S3 stores user metadata.
+//! - [`push`] stores a workspace snapshot as content-addressed chunks (`PREFIX/chunks/HASH`,
+//!   uploaded only when missing) and a manifest (`PREFIX/snapshots/NAME.json`); [`pull`]
+//!   rebuilds it in a new workspace file on any machine, checking every chunk's hash.
 //!
 //! Endpoint, region and credentials come from the host's standard AWS variables
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
@@ -20,6 +23,7 @@
 mod error;
 mod export;
 mod import;
+mod snapshot;
 mod url;
 
 use std::path::Path;
@@ -32,6 +36,7 @@ use object_store::aws::AmazonS3Builder;
 pub use error::{BucketError, Result};
 pub use export::export;
 pub use import::import;
+pub use snapshot::{CHUNK, PushStats, pull, push};
 pub use url::BucketUrl;
 
 /// Objects moved at once.

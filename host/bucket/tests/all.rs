@@ -454,3 +454,109 @@ fn a_download_cut_midway_resumes_and_the_import_is_whole() {
     assert_eq!(stats.transferred, 1);
     assert_eq!(ws.fs().read_file("/workspace/flaky/big.bin").unwrap(), big);
 }
+
+/// Every entry of a workspace: path → (kind, mode, content or link target).
+fn tree(ws: &Workspace) -> BTreeMap<String, (String, u32, Vec<u8>)> {
+    let mut out = BTreeMap::new();
+    for e in ws.fs().walk("/workspace").unwrap() {
+        let data = match e.stat.kind {
+            computer::vfs::FileType::File => ws.fs().read_file(&e.path).unwrap(),
+            computer::vfs::FileType::Symlink => ws
+                .fs()
+                .read_link(&e.path)
+                .unwrap()
+                .to_string_lossy()
+                .as_bytes()
+                .to_vec(),
+            computer::vfs::FileType::Dir => Vec::new(),
+        };
+        out.insert(
+            e.path.to_string_lossy().into_owned(),
+            (format!("{:?}", e.stat.kind), e.stat.perm, data),
+        );
+    }
+    out
+}
+
+#[test]
+fn snapshot_push_pull_is_identical_and_a_second_push_sends_only_changed_chunks() {
+    let Some(moto) = moto() else { return };
+    let (url, store) = bucket(moto, "snaps", "team/ws1");
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path().join("a.db")).unwrap();
+    for n in 0..40 {
+        ws.fs()
+            .create_dir_all(format!("/workspace/d{}", n % 5))
+            .unwrap();
+        ws.fs()
+            .write_file(format!("/workspace/d{}/f{n}", n % 5), content(n + 11))
+            .unwrap();
+    }
+    let big: Vec<u8> = (0..3 << 20).map(|i: usize| (i % 241) as u8).collect();
+    ws.fs().write_file("/workspace/big.bin", &big).unwrap();
+    ws.fs().set_permissions("/workspace/d1", 0o700).unwrap();
+    ws.fs().symlink("d0/f0", "/workspace/link").unwrap();
+    let rt = runtime();
+    let first = rt
+        .block_on(computer_bucket::push(Arc::clone(&store), &url, &ws, "v1"))
+        .unwrap();
+    // 34 non-empty small files of one chunk each (6 are empty: no chunk), the big one in 3;
+    // a fresh bucket lacks them all.
+    assert_eq!((first.chunks, first.chunks_uploaded), (37, 37), "{first:?}");
+
+    let pulled = rt
+        .block_on(computer_bucket::pull(
+            Arc::clone(&store),
+            &url,
+            "v1",
+            &dir.path().join("b.db"),
+        ))
+        .unwrap();
+    assert_eq!(tree(&pulled), tree(&ws));
+
+    // Change one small file and one chunk of the big one: two chunks go up, and the manifest.
+    ws.fs().write_file("/workspace/d2/f2", "changed\n").unwrap();
+    ws.fs()
+        .write_at("/workspace/big.bin", 1 << 20, b"x")
+        .unwrap();
+    let second = rt
+        .block_on(computer_bucket::push(Arc::clone(&store), &url, &ws, "v2"))
+        .unwrap();
+    assert_eq!(second.chunks_uploaded, 2, "{second:?}");
+    let pulled = rt
+        .block_on(computer_bucket::pull(
+            Arc::clone(&store),
+            &url,
+            "v2",
+            &dir.path().join("c.db"),
+        ))
+        .unwrap();
+    assert_eq!(tree(&pulled), tree(&ws));
+    // The first snapshot is still there, unchanged.
+    let old = rt
+        .block_on(computer_bucket::pull(
+            Arc::clone(&store),
+            &url,
+            "v1",
+            &dir.path().join("d.db"),
+        ))
+        .unwrap();
+    assert_eq!(old.fs().read_file("/workspace/d2/f2").unwrap(), content(13));
+
+    // A tampered chunk is refused and leaves no workspace file behind.
+    let chunk = objects(&store, "team/ws1/chunks")
+        .into_keys()
+        .next()
+        .unwrap();
+    rt.block_on(store.put(
+        &ObjectPath::from(chunk.as_str()),
+        PutPayload::from_static(b"evil"),
+    ))
+    .unwrap();
+    let bad = dir.path().join("e.db");
+    let err = rt
+        .block_on(computer_bucket::pull(Arc::clone(&store), &url, "v2", &bad))
+        .unwrap_err();
+    assert!(err.to_string().contains("does not match its hash"), "{err}");
+    assert!(!bad.exists());
+}

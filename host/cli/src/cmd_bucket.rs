@@ -78,6 +78,25 @@ pub fn export(ws: &Workspace, src: &Path, url: &str, delete: bool) -> Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
+/// Uploads snapshot `name` to `url`.
+pub fn push(ws: &Workspace, name: &str, url: &str) -> Result<computer_bucket::PushStats> {
+    let url = BucketUrl::parse(url)?;
+    let store = computer_bucket::open_store(&url)?;
+    runtime()?
+        .block_on(computer_bucket::push(store, &url, ws, name))
+        .with_context(|| format!("snapshot push {name} {url}"))
+}
+
+/// Restores snapshot `name` from `url` into the new workspace file `path`.
+pub fn pull(name: &str, url: &str, path: &Path) -> Result<()> {
+    let url = BucketUrl::parse(url)?;
+    let store = computer_bucket::open_store(&url)?;
+    runtime()?
+        .block_on(computer_bucket::pull(store, &url, name, path))
+        .with_context(|| format!("snapshot pull {name} {url}"))?;
+    Ok(())
+}
+
 fn summary(s: &BucketStats) -> String {
     let mut text = format!(
         "{} files uploaded ({}), {} unchanged",

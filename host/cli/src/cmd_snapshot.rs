@@ -28,6 +28,23 @@ pub enum SnapshotCommand {
         /// Its name.
         name: String,
     },
+    /// Upload a snapshot (taken now if missing) to s3://BUCKET/PREFIX: only the content
+    /// chunks the bucket lacks, and a manifest.
+    Push {
+        /// The snapshot.
+        name: String,
+        /// Where: s3://BUCKET/PREFIX (AWS_* variables give the endpoint and credentials).
+        bucket: String,
+    },
+    /// Restore a snapshot from s3://BUCKET/PREFIX into a new workspace file.
+    Pull {
+        /// The snapshot.
+        name: String,
+        /// Where it is: s3://BUCKET/PREFIX.
+        bucket: String,
+        /// The new workspace file (must not exist).
+        new_workspace: PathBuf,
+    },
     /// Write a snapshot out as a new, independent workspace file.
     Fork {
         /// The snapshot.
@@ -85,6 +102,29 @@ pub fn run(ws: &Workspace, cmd: SnapshotCommand) -> Result<ExitCode> {
             ws.fork(&name, &new_workspace)
                 .with_context(|| format!("snapshot fork {name} {}", new_workspace.display()))?;
             println!("forked snapshot {name} into {}", new_workspace.display());
+        }
+        SnapshotCommand::Push { name, bucket } => {
+            let started = std::time::Instant::now();
+            let stats = crate::cmd_bucket::push(ws, &name, &bucket)?;
+            println!(
+                "pushed snapshot {name} to {bucket}: {} entries, {} of {} chunks uploaded ({}) in {:.2} s",
+                stats.entries,
+                stats.chunks_uploaded,
+                stats.chunks,
+                human_size(stats.bytes_uploaded),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        SnapshotCommand::Pull {
+            name,
+            bucket,
+            new_workspace,
+        } => {
+            crate::cmd_bucket::pull(&name, &bucket, &new_workspace)?;
+            println!(
+                "pulled snapshot {name} from {bucket} into {}",
+                new_workspace.display()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
