@@ -84,9 +84,7 @@ pub async fn push(
     let fork = ws.fork(name, &fork_path)?;
     let result = push_tree(&store_, url, &fork, name).await;
     drop(fork);
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", fork_path.display()));
-    }
+    let _ = Workspace::delete_file(&fork_path);
     result
 }
 
@@ -218,9 +216,7 @@ pub async fn pull(
         Ok(()) => Ok(ws),
         Err(e) => {
             drop(ws);
-            for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-            }
+            let _ = Workspace::delete_file(path);
             Err(e)
         }
     }

@@ -80,6 +80,21 @@ impl Workspace {
         Ok(self.vfs.delete_snapshot(name)?)
     }
 
+    /// Deletes the workspace file at `path` with its WAL and shared-memory files (a missing
+    /// one is fine). Handles still open on it keep working on the unlinked file.
+    pub fn delete_file(path: impl AsRef<Path>) -> std::io::Result<()> {
+        let path = path.as_ref();
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            match std::fs::remove_file(&name) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Writes a snapshot out as a new, independent workspace file at `path`.
     pub fn fork(&self, name: &str, path: impl AsRef<Path>) -> Result<Workspace> {
         Ok(Workspace::from_vfs(Arc::new(self.vfs.fork(name, path)?)))

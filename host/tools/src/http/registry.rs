@@ -129,20 +129,9 @@ impl Registry {
             return Err(ApiError::not_found(format!("no workspace {id:?}")));
         }
         open.remove(id);
-        for suffix in ["", "-wal", "-shm"] {
-            let file = PathBuf::from(format!("{}{suffix}", path.display()));
-            match std::fs::remove_file(&file) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(ApiError::internal(format!(
-                        "delete workspace {id:?}: {}: {e}",
-                        file.display()
-                    )));
-                }
-            }
-        }
-        Ok(())
+        Workspace::delete_file(&path).map_err(|e| {
+            ApiError::internal(format!("delete workspace {id:?}: {}: {e}", path.display()))
+        })
     }
 
     /// Every workspace in the data directory, by id.
