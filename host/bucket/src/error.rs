@@ -19,6 +19,10 @@ pub enum BucketError {
         /// The store's error.
         error: object_store::Error,
     },
+    /// A snapshot in the bucket that cannot be restored (a bad manifest, a chunk whose bytes
+    /// do not match its hash), or a pull that would overwrite a file.
+    #[error("{0}")]
+    Snapshot(String),
     /// Keys that cannot become workspace paths; nothing was imported.
     #[error("refusing to import: {0}")]
     BadKeys(String),

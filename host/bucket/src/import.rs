@@ -53,14 +53,7 @@ pub async fn import(
     if !bad.is_empty() {
         return Err(BucketError::BadKeys(bad.join("; ")));
     }
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let staging = PathBuf::from(format!(
-        "/tmp/.computer-import-{}-{stamp}",
-        std::process::id()
-    ));
+    let staging = PathBuf::from(format!("/tmp/.computer-import-{}", crate::unique_suffix()));
     ws.fs().create_dir_all(&staging).map_err(at(&staging))?;
     let result = download_all(&store_, &planned, ws, &staging, progress).await;
     let result = match result {

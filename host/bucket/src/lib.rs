@@ -127,5 +127,14 @@ pub fn open_store_with(url: &BucketUrl, config: &BucketConfig) -> Result<Arc<dyn
     Ok(Arc::new(store))
 }
 
+/// `PID-NANOS`: names for temporary files and folders that no other transfer uses.
+fn unique_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{}-{nanos}", std::process::id())
+}
+
 /// A progress callback shared by concurrent transfers.
 pub type ProgressFn<'a> = dyn FnMut(&BucketProgress<'_>) + Send + 'a;

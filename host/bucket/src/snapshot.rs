@@ -75,12 +75,8 @@ pub async fn push(
         ws.snapshot(name)?;
     }
     // The snapshot's exact tree, as its own workspace file (metadata rows and chunks copied).
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
     let fork_path =
-        std::env::temp_dir().join(format!("computer-push-{}-{stamp}.db", std::process::id()));
+        std::env::temp_dir().join(format!("computer-push-{}.db", crate::unique_suffix()));
     let fork = ws.fork(name, &fork_path)?;
     let result = push_tree(&store_, url, &fork, name).await;
     drop(fork);
@@ -170,8 +166,8 @@ async fn push_tree(
         name: name.to_string(),
         entries,
     };
-    let json =
-        serde_json::to_vec(&manifest).map_err(|e| BucketError::Url(format!("manifest: {e}")))?;
+    let json = serde_json::to_vec(&manifest)
+        .map_err(|e| BucketError::Snapshot(format!("manifest: {e}")))?;
     stats.bytes_uploaded += json.len() as u64;
     let key = manifest_key(url, name);
     store_
@@ -190,7 +186,7 @@ pub async fn pull(
     path: &Path,
 ) -> Result<Workspace> {
     if path.exists() {
-        return Err(BucketError::Url(format!(
+        return Err(BucketError::Snapshot(format!(
             "{} exists: pull makes a new workspace file",
             path.display()
         )));
@@ -204,9 +200,9 @@ pub async fn pull(
         .await
         .map_err(store(format!("download manifest {key}")))?;
     let manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| BucketError::Url(format!("{key} is not a snapshot manifest: {e}")))?;
+        .map_err(|e| BucketError::Snapshot(format!("{key} is not a snapshot manifest: {e}")))?;
     if manifest.format != FORMAT {
-        return Err(BucketError::Url(format!(
+        return Err(BucketError::Snapshot(format!(
             "{key}: manifest format {} (this build reads {FORMAT})",
             manifest.format
         )));
@@ -236,7 +232,7 @@ async fn restore(
                 .components()
                 .any(|c| matches!(c, std::path::Component::ParentDir))
         {
-            return Err(BucketError::BadKeys(format!(
+            return Err(BucketError::Snapshot(format!(
                 "manifest entry {:?} is not a plain absolute path",
                 entry.path
             )));
@@ -261,7 +257,7 @@ async fn restore(
                         .await
                         .map_err(store(format!("download chunk {key}")))?;
                     if blake3::hash(&data).to_hex().as_str() != hash {
-                        return Err(BucketError::BadKeys(format!(
+                        return Err(BucketError::Snapshot(format!(
                             "chunk {key} does not match its hash"
                         )));
                     }
@@ -277,7 +273,7 @@ async fn restore(
                 }
             }
             other => {
-                return Err(BucketError::BadKeys(format!(
+                return Err(BucketError::Snapshot(format!(
                     "manifest entry {:?} has unknown kind {other:?}",
                     entry.path
                 )));

@@ -88,14 +88,17 @@ impl Registry {
         };
         let ws = Workspace::open_with(&path, &options)
             .map_err(|e| ApiError::internal(format!("open workspace {id:?}: {e}")))?;
-        open.insert(
-            id.to_string(),
-            Open {
-                ws: ws.clone(),
-                last_used: AtomicU64::new(self.now_ms()),
-            },
-        );
-        Ok(ws)
+        Ok(self.hold(&mut open, id, ws))
+    }
+
+    /// Keeps `ws` open under `id`, used now.
+    fn hold(&self, open: &mut HashMap<String, Open>, id: &str, ws: Workspace) -> Workspace {
+        let entry = Open {
+            ws: ws.clone(),
+            last_used: AtomicU64::new(self.now_ms()),
+        };
+        open.insert(id.to_string(), entry);
+        ws
     }
 
     /// Creates workspace `id` (409 if it exists).
@@ -109,14 +112,7 @@ impl Registry {
         }
         let ws = Workspace::open(&path)
             .map_err(|e| ApiError::internal(format!("create workspace {id:?}: {e}")))?;
-        open.insert(
-            id.to_string(),
-            Open {
-                ws: ws.clone(),
-                last_used: AtomicU64::new(self.now_ms()),
-            },
-        );
-        Ok(ws)
+        Ok(self.hold(&mut open, id, ws))
     }
 
     /// Deletes workspace `id` and its file. Calls still running on it finish on the open
