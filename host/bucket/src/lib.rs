@@ -36,6 +36,8 @@ use object_store::aws::AmazonS3Builder;
 pub use error::{BucketError, Result};
 pub use export::export;
 pub use import::import;
+/// The `object_store` these functions take, for callers that match on its errors.
+pub use object_store;
 pub use snapshot::{CHUNK, PushStats, pull, push};
 pub use url::BucketUrl;
 

@@ -1,11 +1,10 @@
 //! Bucket import and export against a real S3-compatible server started here: `moto_server`
 //! (PyPI `moto[server]`, installed by `.ci/run`) on a free loopback port.
 
+mod moto;
+
 use std::collections::BTreeMap;
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use computer::Workspace;
 use computer_bucket::{BucketConfig, BucketError, BucketStats, BucketUrl};
@@ -13,62 +12,7 @@ use futures::TryStreamExt;
 use object_store::path::Path as ObjectPath;
 use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt, PutOptions, PutPayload};
 
-/// The moto server shared by the tests (each uses its own bucket).
-struct Moto {
-    _child: Child,
-    endpoint: String,
-}
-
-fn moto() -> Option<&'static Moto> {
-    static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
-    MOTO.get_or_init(|| {
-        let found = Command::new("moto_server")
-            .arg("--help")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI needs moto_server (python3 -m pip install 'moto[server]')"
-            );
-            println!(
-                "skipped: moto_server is not installed (python3 -m pip install 'moto[server]')"
-            );
-            return None;
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        // A static is never dropped, so the server is stopped by a watchdog shell instead: it
-        // kills moto when its stdin (a pipe from this process) closes as the tests exit.
-        #[allow(clippy::zombie_processes)]
-        let child = Command::new("sh")
-            .args([
-                "-c",
-                "moto_server -H 127.0.0.1 -p \"$0\" >/dev/null 2>&1 & m=$!; read _; kill $m",
-                &port.to_string(),
-            ])
-            .stdin(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let endpoint = format!("http://127.0.0.1:{port}");
-        for _ in 0..100 {
-            if reqwest::blocking::get(format!("{endpoint}/")).is_ok() {
-                return Some(Moto {
-                    _child: child,
-                    endpoint,
-                });
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("moto_server did not start on {endpoint}");
-    })
-    .as_ref()
-}
+use moto::Moto;
 
 fn config(moto: &Moto) -> BucketConfig {
     BucketConfig {
@@ -82,15 +26,7 @@ fn config(moto: &Moto) -> BucketConfig {
 
 /// A new bucket on the server, and a store for `s3://BUCKET/PREFIX`.
 fn bucket(moto: &Moto, name: &str, prefix: &str) -> (BucketUrl, Arc<dyn ObjectStore>) {
-    let r = reqwest::blocking::Client::new()
-        .put(format!("{}/{name}", moto.endpoint))
-        .send()
-        .unwrap();
-    assert!(
-        r.status().is_success(),
-        "create bucket {name}: {}",
-        r.status()
-    );
+    moto.create_bucket(name);
     let url = BucketUrl::parse(&format!("s3://{name}/{prefix}")).unwrap();
     let store = computer_bucket::open_store_with(&url, &config(moto)).unwrap();
     (url, store)
@@ -118,6 +54,23 @@ fn import(
     ))
 }
 
+fn try_export(
+    store: &Arc<dyn ObjectStore>,
+    url: &BucketUrl,
+    ws: &Workspace,
+    src: &str,
+    delete: bool,
+) -> Result<BucketStats, BucketError> {
+    runtime().block_on(computer_bucket::export(
+        Arc::clone(store),
+        url,
+        ws,
+        std::path::Path::new(src),
+        delete,
+        &mut |_| {},
+    ))
+}
+
 fn export(
     store: &Arc<dyn ObjectStore>,
     url: &BucketUrl,
@@ -125,16 +78,7 @@ fn export(
     src: &str,
     delete: bool,
 ) -> BucketStats {
-    runtime()
-        .block_on(computer_bucket::export(
-            Arc::clone(store),
-            url,
-            ws,
-            std::path::Path::new(src),
-            delete,
-            &mut |_| {},
-        ))
-        .unwrap()
+    try_export(store, url, ws, src, delete).unwrap()
 }
 
 /// Every object under `prefix`: key → bytes.
@@ -166,7 +110,7 @@ fn content(n: usize) -> Vec<u8> {
 
 #[test]
 fn import_thousands_of_objects_then_export_them_back_byte_for_byte() {
-    let Some(moto) = moto() else { return };
+    let Some(moto) = moto::shared() else { return };
     let (url, store) = bucket(moto, "seed", "data");
     let count = 1500;
     runtime().block_on(async {
@@ -243,7 +187,7 @@ use futures::StreamExt;
 
 #[test]
 fn export_syncs_only_changes_and_deletes_with_delete() {
-    let Some(moto) = moto() else { return };
+    let Some(moto) = moto::shared() else { return };
     let (url, store) = bucket(moto, "sync", "site");
     let ws = Workspace::in_memory().unwrap();
     for n in 0..20 {
@@ -295,7 +239,7 @@ fn export_syncs_only_changes_and_deletes_with_delete() {
 
 #[test]
 fn bad_buckets_keys_and_sizes_are_refused_with_nothing_written() {
-    let Some(moto) = moto() else { return };
+    let Some(moto) = moto::shared() else { return };
     let ws = Workspace::in_memory().unwrap();
 
     // A bucket that does not exist.
@@ -361,6 +305,37 @@ fn bad_buckets_keys_and_sizes_are_refused_with_nothing_written() {
     assert!(!ws.fs().exists("/workspace/sized/small").unwrap());
 }
 
+#[test]
+fn wrong_credentials_are_refused_with_a_clear_error_and_nothing_written() {
+    // A server of its own that checks signatures (moto's IAM mode) after its first request,
+    // which creates the bucket: so the failure below is the credentials, not a missing bucket.
+    let Some(moto) = moto::start(&[("INITIAL_NO_AUTH_ACTION_COUNT", "1")]) else {
+        return;
+    };
+    moto.create_bucket("guarded");
+    let url = BucketUrl::parse("s3://guarded/p").unwrap();
+    let wrong = BucketConfig {
+        access_key_id: Some("AKIAWRONGWRONGWRONG1".into()),
+        secret_access_key: Some("not-the-secret".into()),
+        ..config(&moto)
+    };
+    let store = computer_bucket::open_store_with(&url, &wrong).unwrap();
+    let ws = Workspace::in_memory().unwrap();
+    let err = import(&store, &url, &ws, "/workspace/in").unwrap_err();
+    let text = err.to_string();
+    assert!(text.starts_with("list s3://guarded/p"), "{text}");
+    assert!(
+        text.contains("403") && text.contains("InvalidAccessKeyId"),
+        "{text}"
+    );
+    assert!(!ws.fs().exists("/workspace/in").unwrap());
+
+    ws.fs().create_dir_all("/workspace/out").unwrap();
+    ws.fs().write_file("/workspace/out/a.txt", b"a").unwrap();
+    let err = try_export(&store, &url, &ws, "/workspace/out", false).unwrap_err();
+    assert!(err.to_string().contains("InvalidAccessKeyId"), "{err}");
+}
+
 /// A PUT sent byte for byte (an HTTP client would resolve `..` in the path before sending).
 fn raw_put(moto: &Moto, path: &str, body: &[u8]) {
     use std::io::{Read, Write};
@@ -386,7 +361,7 @@ fn raw_put(moto: &Moto, path: &str, body: &[u8]) {
 fn cutting_proxy(moto: &Moto, cut_after: usize) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
     use std::io::{Read, Write};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let upstream = moto.endpoint.trim_start_matches("http://").to_string();
     let armed = Arc::new(AtomicBool::new(true));
@@ -433,7 +408,7 @@ fn cutting_proxy(moto: &Moto, cut_after: usize) -> (String, Arc<std::sync::atomi
 
 #[test]
 fn a_download_cut_midway_resumes_and_the_import_is_whole() {
-    let Some(moto) = moto() else { return };
+    let Some(moto) = moto::shared() else { return };
     let (_, direct) = bucket(moto, "flaky", "");
     let big: Vec<u8> = (0..12 << 20).map(|i: usize| (i % 253) as u8).collect();
     runtime()
@@ -480,7 +455,7 @@ fn tree(ws: &Workspace) -> BTreeMap<String, (String, u32, Vec<u8>)> {
 
 #[test]
 fn snapshot_push_pull_is_identical_and_a_second_push_sends_only_changed_chunks() {
-    let Some(moto) = moto() else { return };
+    let Some(moto) = moto::shared() else { return };
     let (url, store) = bucket(moto, "snaps", "team/ws1");
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path().join("a.db")).unwrap();

@@ -1,6 +1,8 @@
 //! Tests of the `computer` binary as a user runs it: real workspace files, real host folders.
 
 mod mcp;
+#[path = "../../../bucket/tests/moto.rs"]
+mod moto;
 mod serve;
 
 use std::io::Write;

@@ -22,6 +22,10 @@ struct Server {
 
 impl Server {
     fn start(extra: &[&str]) -> Server {
+        Server::start_with_env(extra, &[])
+    }
+
+    fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
             .arg("serve")
@@ -29,6 +33,7 @@ impl Server {
             .arg(dir.path().join("data"))
             .args(extra)
             .env("COMPUTER_TOKEN", TOKEN)
+            .envs(env.iter().copied())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -613,6 +618,14 @@ fn a_read_only_server_offers_only_what_does_not_change_workspaces() {
     for (path, body) in [
         ("/v1/workspaces", json!({"id": "new"})),
         ("/v1/workspaces/ro/snapshots", json!({"name": "s"})),
+        (
+            "/v1/workspaces/ro/bucket/import",
+            json!({"url": "s3://b/p"}),
+        ),
+        (
+            "/v1/workspaces/ro/bucket/push",
+            json!({"url": "s3://b/p", "snapshot": "s"}),
+        ),
     ] {
         assert_eq!(
             s.post(path, &body).status(),
@@ -664,4 +677,162 @@ fn a_streamed_exec_stops_when_its_client_goes_away() {
         StatusCode::NOT_FOUND,
         "the command ran on after its client left"
     );
+}
+
+#[test]
+fn buckets_import_export_push_and_pull_over_http() {
+    let Some(moto) = crate::moto::shared() else {
+        return;
+    };
+    moto.create_bucket("served");
+    // Credentials and endpoint are the server's, from its environment; callers name only
+    // s3:// addresses.
+    let s = Server::start_with_env(
+        &[],
+        &[
+            ("AWS_ENDPOINT_URL", &moto.endpoint),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_ACCESS_KEY_ID", "test"),
+            ("AWS_SECRET_ACCESS_KEY", "test"),
+            ("AWS_REGION", "us-east-1"),
+        ],
+    );
+    s.create("src");
+    let binary: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    for (path, body) in [
+        ("workspace/data/a.txt", b"alpha\n".to_vec()),
+        ("workspace/data/sub/b.bin", binary.clone()),
+    ] {
+        let r = s.put(&format!("/v1/workspaces/src/files/{path}"), body);
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+
+    // Export, then again: nothing changed, nothing sent.
+    let export = json!({"url": "s3://served/seed", "src": "/workspace/data"});
+    let r = json_of(
+        s.post("/v1/workspaces/src/bucket/export", &export),
+        StatusCode::OK,
+    );
+    assert_eq!(
+        (r["transferred"].as_u64(), r["unchanged"].as_u64()),
+        (Some(2), Some(0))
+    );
+    let r = json_of(
+        s.post("/v1/workspaces/src/bucket/export", &export),
+        StatusCode::OK,
+    );
+    assert_eq!(
+        (r["transferred"].as_u64(), r["unchanged"].as_u64()),
+        (Some(0), Some(2))
+    );
+
+    // Import into another workspace: the same bytes.
+    s.create("dst");
+    let r = json_of(
+        s.post(
+            "/v1/workspaces/dst/bucket/import",
+            &json!({"url": "s3://served/seed", "dest": "/workspace/in"}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["transferred"], 2);
+    let got = s.get("/v1/workspaces/dst/files/workspace/in/sub/b.bin");
+    assert_eq!(got.bytes().unwrap().as_ref(), binary.as_slice());
+    let got = s.get("/v1/workspaces/dst/files/workspace/in/a.txt");
+    assert_eq!(got.text().unwrap(), "alpha\n");
+
+    // Sync with deletion.
+    assert_eq!(
+        s.delete("/v1/workspaces/src/files/workspace/data/a.txt")
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let r = json_of(
+        s.post(
+            "/v1/workspaces/src/bucket/export",
+            &json!({"url": "s3://served/seed", "src": "/workspace/data", "delete": true}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["deleted"], 1);
+
+    // Snapshots: a second push of an unchanged tree uploads no chunk; a pull makes a new
+    // workspace with the same files.
+    let push = |name: &str| {
+        json_of(
+            s.post(
+                "/v1/workspaces/src/bucket/push",
+                &json!({"url": "s3://served/snaps", "snapshot": name}),
+            ),
+            StatusCode::OK,
+        )
+    };
+    let first = push("v1");
+    assert!(first["chunks_uploaded"].as_u64().unwrap() >= 1, "{first}");
+    let second = push("v2");
+    assert_eq!(second["chunks_uploaded"], 0, "{second}");
+    let r = json_of(
+        s.post(
+            "/v1/workspaces",
+            &json!({"id": "copy", "pull": {"url": "s3://served/snaps", "snapshot": "v1"}}),
+        ),
+        StatusCode::CREATED,
+    );
+    assert_eq!(r["id"], "copy");
+    let got = s.get("/v1/workspaces/copy/files/workspace/data/sub/b.bin");
+    assert_eq!(got.bytes().unwrap().as_ref(), binary.as_slice());
+    assert_eq!(
+        s.get("/v1/workspaces/copy/stat/workspace/data/a.txt")
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+
+    // Failures: clear, with the status they mean, and nothing made.
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces",
+            &json!({"id": "copy", "pull": {"url": "s3://served/snaps", "snapshot": "v1"}}),
+        ),
+        StatusCode::CONFLICT,
+    );
+    assert!(msg.contains("exists"), "{msg}");
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces",
+            &json!({"id": "ghost", "pull": {"url": "s3://served/snaps", "snapshot": "nope"}}),
+        ),
+        StatusCode::NOT_FOUND,
+    );
+    assert!(msg.contains("snapshots/nope.json"), "{msg}");
+    assert_eq!(
+        s.get("/v1/workspaces/ghost").status(),
+        StatusCode::NOT_FOUND
+    );
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces/dst/bucket/import",
+            &json!({"url": "http://served/seed"}),
+        ),
+        StatusCode::BAD_REQUEST,
+    );
+    assert!(msg.contains("s3://"), "{msg}");
+    let r = s.post(
+        "/v1/workspaces/dst/bucket/import",
+        &json!({"url": "s3://no-such-bucket/x", "dest": "/workspace/never"}),
+    );
+    assert!(r.status().is_client_error() || r.status().is_server_error());
+    let msg = r.text().unwrap();
+    assert!(msg.contains("s3://no-such-bucket/x"), "{msg}");
+    assert_eq!(
+        s.get("/v1/workspaces/dst/stat/workspace/never").status(),
+        StatusCode::NOT_FOUND
+    );
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces/dst/bucket/export",
+            &json!({"url": "s3://served/x", "bogus": 1}),
+        ),
+        StatusCode::BAD_REQUEST,
+    );
+    assert!(msg.contains("bogus"), "{msg}");
 }

@@ -22,11 +22,11 @@ use super::AppState;
 use super::error::ApiError;
 use crate::{Content, ExecArgs};
 
-type Shared = State<Arc<AppState>>;
-type ApiResult<T = Response> = Result<T, ApiError>;
+pub(super) type Shared = State<Arc<AppState>>;
+pub(super) type ApiResult<T = Response> = Result<T, ApiError>;
 
 /// Runs blocking work (SQLite, the isolate) on the blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<T> {
     tokio::task::spawn_blocking(f)
@@ -40,7 +40,7 @@ fn body(b: Result<Bytes, BytesRejection>) -> ApiResult<Bytes> {
 }
 
 /// The body parsed as JSON (an empty body is `{}`).
-fn json_body<T: DeserializeOwned>(b: Result<Bytes, BytesRejection>) -> ApiResult<T> {
+pub(super) fn json_body<T: DeserializeOwned>(b: Result<Bytes, BytesRejection>) -> ApiResult<T> {
     let bytes = body(b)?;
     let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
         b"{}"
@@ -50,14 +50,14 @@ fn json_body<T: DeserializeOwned>(b: Result<Bytes, BytesRejection>) -> ApiResult
     serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))
 }
 
-fn json_response(status: StatusCode, value: &impl Serialize) -> Response {
+pub(super) fn json_response(status: StatusCode, value: &impl Serialize) -> Response {
     match serde_json::to_string(value) {
         Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(e) => ApiError::internal(format!("cannot encode the response: {e}")).into_response(),
     }
 }
 
-fn ok(value: &impl Serialize) -> ApiResult {
+pub(super) fn ok(value: &impl Serialize) -> ApiResult {
     Ok(json_response(StatusCode::OK, value))
 }
 
@@ -67,7 +67,7 @@ fn fs_path(tail: &str) -> String {
 }
 
 /// 403 on a read-only server.
-fn refuse_if_read_only(state: &AppState) -> ApiResult<()> {
+pub(super) fn refuse_if_read_only(state: &AppState) -> ApiResult<()> {
     if state.config.read_only {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
@@ -104,6 +104,10 @@ pub struct CreateWorkspace {
     #[serde(default)]
     #[schemars(pattern(r"^[A-Za-z0-9_-]{1,64}$"))]
     pub id: Option<String>,
+    /// Restore a snapshot pushed to a bucket into the new workspace (credentials and endpoint
+    /// from the server's AWS environment variables).
+    #[serde(default)]
+    pub pull: Option<super::bucket::PullSnapshot>,
 }
 
 pub(super) async fn list_workspaces(state: Shared) -> ApiResult {
@@ -117,9 +121,12 @@ pub(super) async fn create_workspace(state: Shared, b: Result<Bytes, BytesReject
     let id = args
         .id
         .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
-    let created = id.clone();
-    blocking(move || state.registry.create(&created).map(drop)).await?;
-    Ok(json_response(StatusCode::CREATED, &json!({ "id": id })))
+    let mut reply = json!({ "id": id });
+    match args.pull {
+        Some(pull) => reply["pulled"] = super::bucket::pull(state.0, id, pull).await?,
+        None => blocking(move || state.registry.create(&id).map(drop)).await?,
+    }
+    Ok(json_response(StatusCode::CREATED, &reply))
 }
 
 pub(super) async fn get_workspace(state: Shared, Path(id): Path<String>) -> ApiResult {

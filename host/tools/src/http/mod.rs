@@ -2,8 +2,8 @@
 //! workspaces, each its own SQLite file under a data directory, addressed by id, opened on
 //! first use and closed when idle. It speaks
 //! - a JSON HTTP API under `/v1` (workspaces, snapshots, files, exec with output streamed as
-//!   server-sent events, tool calls, the audit log), described by the OpenAPI document at
-//!   `/v1/openapi.json`;
+//!   server-sent events, tool calls, the audit log, bucket import, export and snapshots),
+//!   described by the OpenAPI document at `/v1/openapi.json`;
 //! - MCP over streamable HTTP at `/v1/workspaces/{id}/mcp` (rmcp's server, one per process;
 //!   each request carries the toolkit of the workspace its path names).
 //!
@@ -11,6 +11,7 @@
 //! when a token is set; without one the server refuses to listen beyond loopback.
 
 mod api;
+mod bucket;
 mod error;
 mod openapi;
 mod registry;
@@ -137,6 +138,9 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
         .route(&format!("{ws}/exec"), post(api::exec))
         .route(&format!("{ws}/tools/{{name}}"), post(api::call_tool))
         .route(&format!("{ws}/log"), get(api::audit_log))
+        .route(&format!("{ws}/bucket/import"), post(bucket::import))
+        .route(&format!("{ws}/bucket/export"), post(bucket::export))
+        .route(&format!("{ws}/bucket/push"), post(bucket::push))
         .route(&format!("{ws}/mcp"), any(mcp_endpoint))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&state), auth));
     Ok(Router::new()

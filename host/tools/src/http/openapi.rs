@@ -7,6 +7,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::api::{CreateSnapshot, CreateWorkspace};
+use super::bucket::{BucketExport, BucketImport, BucketPush};
 use super::registry::WorkspaceInfo;
 use crate::ExecArgs;
 
@@ -107,7 +108,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
             "post",
             "/v1/workspaces",
             "createWorkspace",
-            "Creates a workspace (409 if the id exists).",
+            "Creates a workspace (409 if the id exists), empty or pulled from a snapshot in a bucket.",
             Body::Json(schema::<CreateWorkspace>(g), false),
             Reply::Json(201, object()),
         ),
@@ -226,6 +227,30 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
                 Reply::Json(200, object()),
             )
         },
+        op(
+            "post",
+            "/v1/workspaces/{id}/bucket/import",
+            "bucketImport",
+            "Imports every object under an `s3://` prefix into a workspace folder, all or nothing (the server's AWS credentials).",
+            Body::Json(schema::<BucketImport>(g), true),
+            Reply::Json(200, object()),
+        ),
+        op(
+            "post",
+            "/v1/workspaces/{id}/bucket/export",
+            "bucketExport",
+            "Exports a workspace folder to an `s3://` prefix, uploading only what changed; `delete` removes objects the folder lacks.",
+            Body::Json(schema::<BucketExport>(g), true),
+            Reply::Json(200, object()),
+        ),
+        op(
+            "post",
+            "/v1/workspaces/{id}/bucket/push",
+            "bucketPush",
+            "Pushes a snapshot (taken now if missing) to an `s3://` prefix as content-addressed chunks, uploading only those the bucket lacks. `POST /v1/workspaces` with `pull` restores one.",
+            Body::Json(schema::<BucketPush>(g), true),
+            Reply::Json(200, object()),
+        ),
         op(
             "post",
             "/v1/workspaces/{id}/mcp",

@@ -1,7 +1,7 @@
 //! The workspaces a server holds: one SQLite file each under a data directory, addressed by
 //! id, opened on first use and closed when idle.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -29,7 +29,44 @@ pub struct Registry {
     dir: PathBuf,
     idle: Duration,
     started: Instant,
-    open: Mutex<HashMap<String, Open>>,
+    state: Mutex<State>,
+}
+
+/// What the registry's lock guards.
+#[derive(Default)]
+struct State {
+    /// Open workspaces by id.
+    open: HashMap<String, Open>,
+    /// Ids of workspaces being made (a snapshot pull writing their file).
+    pending: HashSet<String>,
+}
+
+/// Workspace `id`, held while its file is being made: no other call can create, open, list or
+/// delete it until [`Reservation::finish`]; dropped unfinished, the id is free again.
+pub struct Reservation<'a> {
+    registry: &'a Registry,
+    id: String,
+    path: PathBuf,
+}
+
+impl Reservation<'_> {
+    /// Where the workspace file is to be made (it does not exist yet).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file is made: `ws` (opened on it) becomes workspace `id`.
+    pub fn finish(self, ws: Workspace) -> Workspace {
+        let mut state = self.registry.lock();
+        state.pending.remove(&self.id);
+        self.registry.hold(&mut state.open, &self.id, ws)
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.registry.lock().pending.remove(&self.id);
+    }
 }
 
 /// A workspace as listed.
@@ -52,13 +89,23 @@ impl Registry {
             dir,
             idle,
             started: Instant::now(),
-            open: Mutex::default(),
+            state: Mutex::default(),
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Open>> {
-        // A panic while holding the map leaves it consistent (inserts and removes only).
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves the maps consistent (inserts and removes only).
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// 409 while workspace `id` is being made.
+    fn check_not_pending(state: &State, id: &str) -> Result<(), ApiError> {
+        if state.pending.contains(id) {
+            return Err(ApiError::conflict(format!(
+                "workspace {id:?} is being created"
+            )));
+        }
+        Ok(())
     }
 
     fn now_ms(&self) -> u64 {
@@ -73,8 +120,9 @@ impl Registry {
     /// [`Registry::create`] only.
     pub fn get(&self, id: &str) -> Result<Workspace, ApiError> {
         check_id(id)?;
-        let mut open = self.lock();
-        if let Some(entry) = open.get(id) {
+        let mut state = self.lock();
+        Self::check_not_pending(&state, id)?;
+        if let Some(entry) = state.open.get(id) {
             entry.last_used.store(self.now_ms(), Ordering::Relaxed);
             return Ok(entry.ws.clone());
         }
@@ -88,7 +136,7 @@ impl Registry {
         };
         let ws = Workspace::open_with(&path, &options)
             .map_err(|e| ApiError::internal(format!("open workspace {id:?}: {e}")))?;
-        Ok(self.hold(&mut open, id, ws))
+        Ok(self.hold(&mut state.open, id, ws))
     }
 
     /// Keeps `ws` open under `id`, used now.
@@ -104,27 +152,48 @@ impl Registry {
     /// Creates workspace `id` (409 if it exists).
     pub fn create(&self, id: &str) -> Result<Workspace, ApiError> {
         check_id(id)?;
-        // Under the map's lock, so that two creates of one id cannot both succeed.
-        let mut open = self.lock();
-        let path = self.path(id);
-        if open.contains_key(id) || path.exists() {
-            return Err(ApiError::conflict(format!("workspace {id:?} exists")));
-        }
+        // Under the lock, so that two creates of one id cannot both succeed.
+        let mut state = self.lock();
+        let path = self.free_path(&state, id)?;
         let ws = Workspace::open(&path)
             .map_err(|e| ApiError::internal(format!("create workspace {id:?}: {e}")))?;
-        Ok(self.hold(&mut open, id, ws))
+        Ok(self.hold(&mut state.open, id, ws))
+    }
+
+    /// Holds id `id` for a workspace whose file the caller makes (409 if it exists).
+    pub fn reserve(&self, id: &str) -> Result<Reservation<'_>, ApiError> {
+        check_id(id)?;
+        let mut state = self.lock();
+        let path = self.free_path(&state, id)?;
+        state.pending.insert(id.to_string());
+        Ok(Reservation {
+            registry: self,
+            id: id.to_string(),
+            path,
+        })
+    }
+
+    /// The file of a new workspace `id`: 409 if the id is taken or being made.
+    fn free_path(&self, state: &State, id: &str) -> Result<PathBuf, ApiError> {
+        Self::check_not_pending(state, id)?;
+        let path = self.path(id);
+        if state.open.contains_key(id) || path.exists() {
+            return Err(ApiError::conflict(format!("workspace {id:?} exists")));
+        }
+        Ok(path)
     }
 
     /// Deletes workspace `id` and its file. Calls still running on it finish on the open
     /// file; nothing can reach it afterwards.
     pub fn delete(&self, id: &str) -> Result<(), ApiError> {
         check_id(id)?;
-        let mut open = self.lock();
+        let mut state = self.lock();
+        Self::check_not_pending(&state, id)?;
         let path = self.path(id);
         if !path.is_file() {
             return Err(ApiError::not_found(format!("no workspace {id:?}")));
         }
-        open.remove(id);
+        state.open.remove(id);
         Workspace::delete_file(&path).map_err(|e| {
             ApiError::internal(format!("delete workspace {id:?}: {}: {e}", path.display()))
         })
@@ -132,7 +201,7 @@ impl Registry {
 
     /// Every workspace in the data directory, by id.
     pub fn list(&self) -> Result<Vec<WorkspaceInfo>, ApiError> {
-        let open = self.lock();
+        let state = self.lock();
         let entries = std::fs::read_dir(&self.dir)
             .map_err(|e| ApiError::internal(format!("list {}: {e}", self.dir.display())))?;
         let mut list = Vec::new();
@@ -141,9 +210,12 @@ impl Registry {
             let Some(id) = workspace_id(&path) else {
                 continue;
             };
+            if state.pending.contains(&id) {
+                continue;
+            }
             let file_bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
             list.push(WorkspaceInfo {
-                open: open.contains_key(&id),
+                open: state.open.contains_key(&id),
                 id,
                 file_bytes,
             });
@@ -157,20 +229,20 @@ impl Registry {
     pub fn close_idle(&self) -> usize {
         let now = self.now_ms();
         let idle_ms = u64::try_from(self.idle.as_millis()).unwrap_or(u64::MAX);
-        let mut open = self.lock();
-        let before = open.len();
-        open.retain(|_, entry| {
+        let mut state = self.lock();
+        let before = state.open.len();
+        state.open.retain(|_, entry| {
             let idle = now.saturating_sub(entry.last_used.load(Ordering::Relaxed)) >= idle_ms;
             // A call in progress holds a clone of the workspace, and keeps it open.
             let in_use = Arc::strong_count(&entry.ws.vfs()) > 2;
             !idle || in_use
         });
-        before - open.len()
+        before - state.open.len()
     }
 
     /// How many workspaces are open.
     pub fn open_count(&self) -> usize {
-        self.lock().len()
+        self.lock().open.len()
     }
 }
 
