@@ -42,10 +42,21 @@ fn scripts_and_command_lines_run_in_the_workspace() {
         text(&out.stderr),
         "computer: line 1: no-such-program: command not found\n"
     );
-    let err = ws
+    // A container image that is nowhere: a clear error, not a hang (or, without Docker, the
+    // engine that cannot be reached).
+    let fresh = Workspace::in_memory().unwrap();
+    let mut config = fresh.container_config();
+    config.image = "computer-no-such-image:none".into();
+    fresh.set_container_config(config);
+    let err = fresh
         .exec(ExecRequest::script("true").backend(Backend::Container))
-        .unwrap_err();
-    assert!(err.to_string().contains("not available"), "{err}");
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("computer-no-such-image:none: not present and cannot be pulled")
+            || err.contains("cannot reach Docker"),
+        "{err}"
+    );
     assert!(ws.exec(ExecRequest::argv(Vec::<String>::new())).is_err());
 }
 

@@ -1,6 +1,7 @@
 //! Bucket import and export against a real S3-compatible server started here: `moto_server`
 //! (PyPI `moto[server]`, installed by `.ci/run`) on a free loopback port.
 
+#[path = "support/moto.rs"]
 mod moto;
 
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@ enum BackendArg {
     /// WebAssembly in this process: the bash-compatible shell, its commands, and components
     /// stored in the workspace.
     Isolate,
-    /// A Docker container (not available in this build yet).
+    /// A Docker container with the workspace at /workspace (through FUSE).
     Container,
 }
 

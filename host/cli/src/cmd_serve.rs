@@ -55,8 +55,13 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Completes on Ctrl-C or SIGTERM.
 async fn shutdown_signal() {
+    stop_signal().await;
+    eprintln!("computer serve: shutting down");
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+pub(crate) async fn stop_signal() {
     let term = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(mut s) => {
@@ -69,5 +74,4 @@ async fn shutdown_signal() {
         _ = tokio::signal::ctrl_c() => {}
         _ = term => {}
     }
-    eprintln!("computer serve: shutting down");
 }

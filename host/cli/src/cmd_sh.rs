@@ -58,7 +58,7 @@ pub fn sh(ws: &Workspace, args: ShArgs) -> Result<ExitCode> {
     }
     let request = ExecRequest {
         program: Program::Shell(argv),
-        backend: Backend::Isolate,
+        backend: Backend::Auto,
         cwd: args.options.cwd(ws),
         env: args.options.env()?,
         stdin,

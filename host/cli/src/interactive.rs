@@ -29,7 +29,7 @@ fn prompt_dir(cwd: &str) -> String {
 fn unfinished(ws: &Workspace, src: &str) -> Result<bool> {
     let check = ws.exec(ExecRequest {
         program: Program::Shell(vec!["-n".into(), "-c".into(), src.into()]),
-        backend: Backend::Isolate,
+        backend: Backend::Auto,
         ..ExecRequest::script("")
     })?;
     let stderr = String::from_utf8_lossy(&check.stderr);
@@ -75,7 +75,7 @@ pub fn run(ws: &Workspace, options: &RunOptions) -> Result<ExitCode> {
         let _ = editor.add_history_entry(pending.trim_end());
         let request = ExecRequest {
             program: Program::Script(std::mem::take(&mut pending)),
-            backend: Backend::Isolate,
+            backend: Backend::Auto,
             cwd: cwd.clone(),
             env: env.clone(),
             stdin: Vec::new(),

@@ -5,8 +5,10 @@
 mod cmd_bucket;
 mod cmd_exec;
 mod cmd_fs;
+mod cmd_image;
 mod cmd_log;
 mod cmd_mcp;
+mod cmd_mount;
 mod cmd_run;
 mod cmd_serve;
 mod cmd_sh;
@@ -71,6 +73,13 @@ enum Command {
     Serve(cmd_serve::ServeArgs),
     /// The audit log: every agent tool call made on this workspace (MCP, HTTP), newest last.
     Log(cmd_log::LogArgs),
+    /// Mount the workspace on the host through FUSE, until Ctrl-C or `computer umount`.
+    Mount(cmd_mount::MountArgs),
+    /// Unmount a `computer mount` (or clean up one whose process died).
+    Umount(cmd_mount::UmountArgs),
+    /// The container backend's image: `computer image build`.
+    #[command(subcommand)]
+    Image(cmd_image::ImageCommand),
 }
 
 fn open_workspace(memory: bool, path: &std::path::Path) -> anyhow::Result<Workspace> {
@@ -84,9 +93,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let command = match cli.command {
         // The server holds its own workspaces, not `--workspace`.
         Command::Serve(args) => return cmd_serve::serve(args),
+        Command::Umount(args) => return cmd_mount::umount(args),
+        Command::Image(cmd) => return cmd_image::run(cmd),
         other => other,
     };
     let ws = open_workspace(cli.memory, &cli.workspace)?;
+    // Starting the container backend can take a while once (an image is built): say so.
+    ws.on_container_progress(Some(std::sync::Arc::new(|step: &str| {
+        eprintln!("computer: container: {step}")
+    })));
     if matches!(
         command,
         Command::Run(_) | Command::Sh(_) | Command::Exec(_) | Command::Mcp(_)
@@ -109,7 +124,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => cmd_exec::exec(&ws, args),
         Command::Mcp(args) => cmd_mcp::mcp(ws, args),
         Command::Log(args) => cmd_log::log(&ws, args),
+        Command::Mount(args) => cmd_mount::mount(&ws, args),
         Command::Serve(args) => cmd_serve::serve(args),
+        Command::Umount(args) => cmd_mount::umount(args),
+        Command::Image(cmd) => cmd_image::run(cmd),
     }
 }
 

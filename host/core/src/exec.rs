@@ -3,8 +3,10 @@
 //! On the isolate backend everything goes through the shell (`shell.wasm`): a script runs as
 //! `sh -c SCRIPT`, a command line as `sh -c '"$@"' computer ARGV...`, so builtins, the
 //! shell's commands and components stored in the workspace are found the same way in both.
-//! What the shell cannot run goes to the next backend (the container, once it exists; until
-//! then "command not found"). `computer sh`, `computer exec` and [`Workspace::exec`] share
+//! What the shell cannot run goes to the next backend: with [`Backend::Auto`], the workspace's
+//! container (started on first use), with the same cwd, environment and input; with
+//! [`Backend::Isolate`], nowhere ("command not found"). [`Backend::Container`] runs the whole
+//! command in the container. `computer sh`, `computer exec` and [`Workspace::exec`] share
 //! this path.
 //!
 //! A [`Session`] keeps the shell's variables, functions, aliases, options and cwd from one
@@ -14,10 +16,11 @@
 use std::sync::{Arc, OnceLock};
 
 use computer_isolate::{
-    CancelToken, Isolate, IsolateConfig, Limits, NoBackends, OutputSink, RunOutcome, RunRequest,
-    RunStatus, WorkspaceComponents,
+    CancelToken, Isolate, IsolateConfig, LimitHit, Limits, NoBackends, OutputSink, RunOutcome,
+    RunRequest, RunStatus, Stream, WorkspaceComponents,
 };
 
+use crate::container::ContainerFallback;
 use crate::error::{Error, Result};
 use crate::workspace::{DEFAULT_CWD, Workspace};
 
@@ -30,7 +33,7 @@ pub enum Backend {
     /// WebAssembly in this process: the bash-compatible shell and its commands, and
     /// components stored in the workspace.
     Isolate,
-    /// A Docker container with the workspace mounted (not built yet).
+    /// A Docker container with the workspace mounted at `/workspace` through FUSE.
     Container,
 }
 
@@ -215,10 +218,12 @@ impl Workspace {
         session: Option<&str>,
     ) -> Result<ExecOutput> {
         if req.backend == Backend::Container {
-            return Err(Error::Unavailable(
-                "the container backend is not available in this build yet".into(),
-            ));
+            return self.run_in_container(req, on_output);
         }
+        let next: Arc<dyn computer_isolate::ExecHandler> = match req.backend {
+            Backend::Auto => Arc::new(ContainerFallback(Arc::clone(self.containers()))),
+            _ => Arc::new(NoBackends),
+        };
         let isolate = runtime()?;
         let program = shell_program(&isolate)?;
         let mut args = vec!["sh".to_string()];
@@ -250,10 +255,71 @@ impl Workspace {
                 isolate: Arc::clone(&isolate),
                 vfs: self.vfs(),
                 limits: req.limits,
-                next: Arc::new(NoBackends),
+                next,
             }),
         };
         Ok(isolate.run(&program, self.vfs(), run).into())
+    }
+}
+
+impl Workspace {
+    /// Runs `req` in the workspace's container (started on first use). A script runs with
+    /// `/bin/sh -c`, shell arguments with `/bin/sh`.
+    fn run_in_container(
+        &self,
+        req: ExecRequest,
+        on_output: Option<OutputSink>,
+    ) -> Result<ExecOutput> {
+        let (argv, source) = match req.program {
+            Program::Script(s) => (Vec::new(), Some(s)),
+            Program::Argv(argv) if argv.is_empty() => {
+                return Err(Error::Invalid("exec: an empty command line".into()));
+            }
+            Program::Argv(argv) => (argv, None),
+            Program::Shell(args) => {
+                let mut argv = vec!["/bin/sh".to_string()];
+                argv.extend(args);
+                (argv, None)
+            }
+        };
+        let command = computer_container::Command {
+            argv,
+            source,
+            cwd: self.resolve(&req.cwd).to_string_lossy().into_owned(),
+            env: req.env,
+            stdin: req.stdin,
+            timeout: Some(req.limits.timeout),
+        };
+        let sink = |stream: computer_container::OutputStream, bytes: &[u8]| {
+            if let Some(on_output) = &on_output {
+                let stream = match stream {
+                    computer_container::OutputStream::Stdout => Stream::Stdout,
+                    computer_container::OutputStream::Stderr => Stream::Stderr,
+                };
+                on_output(stream, bytes);
+            }
+        };
+        let out = self
+            .containers()
+            .run(&command, &sink, &req.cancel)
+            .map_err(Error::Unavailable)?;
+        let mut stderr = out.stderr;
+        let ended = match (out.status, &out.limit) {
+            (124, Some(_)) => RunStatus::Limit(LimitHit::Timeout(req.limits.timeout)),
+            (130, Some(_)) => RunStatus::Cancelled,
+            (status, _) => RunStatus::Exited(status),
+        };
+        if let Some(limit) = &out.limit {
+            let line = format!("computer: {limit}\n");
+            sink(computer_container::OutputStream::Stderr, line.as_bytes());
+            stderr.extend_from_slice(line.as_bytes());
+        }
+        Ok(ExecOutput {
+            status: out.status,
+            stdout: out.stdout,
+            stderr,
+            ended,
+        })
     }
 }
 

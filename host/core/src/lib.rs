@@ -10,7 +10,9 @@
 //! - [`Workspace::exec`] runs bash source or a command line on a backend (today the isolate:
 //!   the bash-compatible shell compiled to WebAssembly); [`Workspace::session`] keeps the
 //!   shell's state between execs.
-//! - Later layers (container, git) hang off the same `Workspace`.
+//! - The container backend ([`Backend::Container`], and `auto`'s fallback for commands the
+//!   shell does not have) runs native programs in a warm Docker container per workspace with
+//!   the workspace mounted at `/workspace` through FUSE ([`containers`]).
 //!
 //! # Example
 //! ```
@@ -22,6 +24,7 @@
 //! # Ok::<(), computer::Error>(())
 //! ```
 
+mod container;
 mod error;
 mod exec;
 mod export;
@@ -29,9 +32,11 @@ mod import;
 mod transfer;
 mod workspace;
 
+pub use computer_container as containers;
 pub use computer_isolate as isolate;
 pub use computer_vfs as vfs;
 pub use computer_vfs::{Vfs, VfsError, VfsOptions};
+pub use container::ContainerProgress;
 pub use error::{Error, Result};
 pub use exec::{Backend, ExecOutput, ExecRequest, Program, Session, runtime, start_runtime};
 pub use transfer::{Progress, TransferStats};

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use computer_vfs::{SnapshotInfo, Vfs, VfsOptions};
 
+use crate::container::{ContainerProgress, Containers};
 use crate::error::Result;
+use computer_container::ContainerConfig;
 
 /// The agent's home in the computer's namespace: the default working directory everywhere,
 /// and where relative paths given to the API, the CLI and the tools resolve.
@@ -15,6 +17,7 @@ pub const DEFAULT_CWD: &str = "/workspace";
 #[derive(Debug, Clone)]
 pub struct Workspace {
     vfs: Arc<Vfs>,
+    containers: Arc<Containers>,
 }
 
 impl Workspace {
@@ -37,7 +40,32 @@ impl Workspace {
 
     /// Wraps an open VFS.
     pub fn from_vfs(vfs: Arc<Vfs>) -> Workspace {
-        Workspace { vfs }
+        Workspace {
+            containers: Containers::new(Arc::downgrade(&vfs)),
+            vfs,
+        }
+    }
+
+    /// Sets how this workspace's container is made (image, limits, network, idle time).
+    /// Applies to the next container: one already running keeps its settings until it stops.
+    /// The default image can be set with `COMPUTER_CONTAINER_IMAGE`.
+    pub fn set_container_config(&self, config: ContainerConfig) {
+        self.containers.set_config(config);
+    }
+
+    /// How this workspace's container is made.
+    pub fn container_config(&self) -> ContainerConfig {
+        self.containers.config()
+    }
+
+    /// Hears about the steps of starting the container backend (pulling or building its
+    /// image takes a while, once).
+    pub fn on_container_progress(&self, progress: Option<ContainerProgress>) {
+        self.containers.set_progress(progress);
+    }
+
+    pub(crate) fn containers(&self) -> &Arc<Containers> {
+        &self.containers
     }
 
     /// The filesystem.

@@ -229,17 +229,27 @@ fn hard_links_share_content_and_count() {
 fn handles_buffer_writes_until_flush() {
     let vfs = vfs();
     let st = vfs.write_file("/workspace/h", "").unwrap();
+    let dir = vfs.stat("/workspace").unwrap().ino;
     let rev = vfs.revision().unwrap();
     let fh = vfs.open_file(st.ino, OpenFlags::READ_WRITE).unwrap();
     for i in 0..100u64 {
         vfs.write(fh, i * 10, b"0123456789").unwrap();
     }
-    // Nothing committed yet, but the handle and getattr see the writes.
+    // Nothing committed yet, but the handle and every attribute the inode API returns see
+    // the writes (a FUSE kernel told a smaller size takes it for the end of the file).
     assert_eq!(vfs.revision().unwrap(), rev);
     assert_eq!(vfs.getattr(st.ino).unwrap().size, 1000);
+    assert_eq!(vfs.lookup(dir, "h".as_ref()).unwrap().size, 1000);
+    assert_eq!(vfs.link(st.ino, dir, "h2".as_ref()).unwrap().size, 1000);
+    let chmod = SetAttr {
+        perm: Some(0o600),
+        ..SetAttr::default()
+    };
+    assert_eq!(vfs.setattr(st.ino, &chmod).unwrap().size, 1000);
+    assert_eq!(vfs.revision().unwrap(), rev + 2);
     assert_eq!(vfs.read(fh, 995, 10).unwrap(), b"56789");
     vfs.release(fh).unwrap();
-    assert_eq!(vfs.revision().unwrap(), rev + 1);
+    assert_eq!(vfs.revision().unwrap(), rev + 3);
     assert_eq!(
         vfs.read_file("/workspace/h").unwrap(),
         b"0123456789".repeat(100)

@@ -225,9 +225,14 @@ impl Vfs {
 
     // ---- the inode API (FUSE, WASI) ----
 
-    /// Looks `name` up in directory `parent` (`.` and `..` work too).
+    /// Looks `name` up in directory `parent` (`.` and `..` work too). Like every attribute
+    /// the inode API returns, the size includes writes still buffered in open handles (a
+    /// kernel told a smaller size would take it for the end of the file).
     pub fn lookup(&self, parent: Ino, name: &OsStr) -> Result<Stat> {
-        self.read_tx(|tx| tx.lookup_stat(parent, name.as_bytes()))
+        let mut inner = self.lock();
+        let mut st = self.read_locked(&mut inner, |tx| tx.lookup_stat(parent, name.as_bytes()))?;
+        inner.files.overlay(&mut st);
+        Ok(st)
     }
 
     /// The attributes of `ino`, including writes still buffered in open handles.
@@ -258,7 +263,9 @@ impl Vfs {
         if attr.size.is_some() || attr.mtime.is_some() {
             self.flush_ino(&mut inner, ino)?;
         }
-        self.write_locked(&mut inner, |tx| tx.setattr(ino, attr))
+        let mut st = self.write_locked(&mut inner, |tx| tx.setattr(ino, attr))?;
+        inner.files.overlay(&mut st);
+        Ok(st)
     }
 
     /// The entries of directory `ino`, sorted by name, without `.` and `..`.
@@ -289,7 +296,12 @@ impl Vfs {
 
     /// Adds a hard link to `ino`.
     pub fn link(&self, ino: Ino, new_parent: Ino, new_name: &OsStr) -> Result<Stat> {
-        self.write_tx(|tx| tx.link(ino, new_parent, new_name.as_bytes()))
+        let mut inner = self.lock();
+        let mut st = self.write_locked(&mut inner, |tx| {
+            tx.link(ino, new_parent, new_name.as_bytes())
+        })?;
+        inner.files.overlay(&mut st);
+        Ok(st)
     }
 
     /// The target of symlink `ino`.

@@ -1,0 +1,127 @@
+//! The host's view of processes inside containers (same kernel, host pids): killing
+//! everything one command started, and reading the memory cgroup's OOM-kill counter.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+/// The environment variable that marks every process of one command (children inherit it,
+/// and keep it when their parent dies and they are re-parented to the container's init).
+pub(crate) const MARK: &str = "COMPUTER_EXEC";
+
+/// Host pids whose environment holds `MARK=mark`, or that descend from `root`.
+fn marked(mark: &str, root: Option<u32>) -> Vec<u32> {
+    let needle = format!("{MARK}={mark}");
+    let mut found = HashSet::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut parents = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if let Ok(env) = std::fs::read(entry.path().join("environ"))
+            && env.split(|b| *b == 0).any(|var| var == needle.as_bytes())
+        {
+            found.insert(pid);
+        }
+        if let Some(ppid) = parent_of(pid) {
+            parents.push((pid, ppid));
+        }
+    }
+    // Descendants of the command's first process, in case one cleared its environment.
+    if let Some(root) = root {
+        let mut tree: HashSet<u32> = HashSet::from([root]);
+        loop {
+            let before = tree.len();
+            for (pid, ppid) in &parents {
+                if tree.contains(ppid) {
+                    tree.insert(*pid);
+                }
+            }
+            if tree.len() == before {
+                break;
+            }
+        }
+        found.extend(tree);
+    }
+    found.into_iter().collect()
+}
+
+/// The parent pid from `/proc/PID/stat` (the field after the command name in parentheses).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Kills every process of the command marked `mark` (and every descendant of `root`) with
+/// SIGKILL, again and again until none is left: a fork bomb keeps making new ones for a
+/// while. Returns how many were killed.
+pub(crate) fn kill_command(mark: &str, root: Option<u32>) -> usize {
+    let mut killed = 0;
+    for _ in 0..200 {
+        let pids = marked(
+            mark,
+            root.filter(|p| Path::new(&format!("/proc/{p}")).exists()),
+        );
+        if pids.is_empty() {
+            break;
+        }
+        for pid in pids {
+            let Ok(raw) = i32::try_from(pid) else {
+                continue;
+            };
+            if kill(Pid::from_raw(raw), Signal::SIGKILL).is_ok() {
+                killed += 1;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    killed
+}
+
+/// The file that counts OOM kills in container `id`'s memory cgroup (cgroup v1 with the
+/// cgroupfs or systemd driver, or cgroup v2), if there is one here.
+pub(crate) fn oom_counter(id: &str) -> Option<PathBuf> {
+    [
+        format!("/sys/fs/cgroup/memory/docker/{id}/memory.oom_control"),
+        format!("/sys/fs/cgroup/memory/system.slice/docker-{id}.scope/memory.oom_control"),
+        format!("/sys/fs/cgroup/docker/{id}/memory.events"),
+        format!("/sys/fs/cgroup/system.slice/docker-{id}.scope/memory.events"),
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+}
+
+/// The `oom_kill` count in that file.
+pub(crate) fn oom_kills(counter: &Path) -> u64 {
+    std::fs::read_to_string(counter)
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("oom_kill "))
+                .and_then(|n| n.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Whether host process `pid` is alive.
+pub(crate) fn alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// This boot's id: pids are only comparable within one boot.
+pub(crate) fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}

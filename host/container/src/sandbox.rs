@@ -1,0 +1,482 @@
+//! One warm container for one workspace: made on first use with the workspace mounted at
+//! `/workspace` through FUSE, every command sent with the exec API, removed by [`Sandbox::stop`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bollard::container::LogOutput;
+use bollard::exec::{StartExecOptions, StartExecResults};
+use bollard::models::{
+    ContainerCreateBody, ExecConfig, HostConfig, Mount as DockerMount, MountBindOptions,
+    MountBindOptionsPropagationEnum, MountType,
+};
+use bollard::query_parameters::{CreateContainerOptionsBuilder, RemoveContainerOptionsBuilder};
+use computer_fuse::{Mount, MountOptions};
+use computer_vfs::Vfs;
+use futures_util::StreamExt;
+use tokio::io::AsyncWriteExt;
+
+use crate::config::ContainerConfig;
+use crate::engine::{BOOT, Engine, LABEL, OWNER};
+use crate::error::{ContainerError, Result, docker, io};
+use crate::procs;
+
+/// Where a command's output went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// A command to run in the container.
+#[derive(Debug, Clone, Default)]
+pub struct Command {
+    /// Program and arguments; ignored when `source` is set.
+    pub argv: Vec<String>,
+    /// Shell source, run by `/bin/sh -c`.
+    pub source: Option<String>,
+    /// Working directory: absolute (under `/workspace`, `/tmp` or anywhere in the image), or
+    /// relative to `/workspace`.
+    pub cwd: String,
+    /// The environment (nothing comes from the host; `PATH` and `HOME` get defaults).
+    pub env: Vec<(String, String)>,
+    /// Standard input.
+    pub stdin: Vec<u8>,
+    /// Wall-clock limit; `None` is the configured default (capped by the maximum).
+    pub timeout: Option<Duration>,
+}
+
+/// What a finished command did.
+#[derive(Debug, Clone, Default)]
+pub struct Output {
+    /// Exit status (124 when its time limit stopped it, 137 when killed by SIGKILL, 130
+    /// when cancelled).
+    pub status: i32,
+    /// Its standard output, up to the output limit.
+    pub stdout: Vec<u8>,
+    /// Its standard error, up to the output limit.
+    pub stderr: Vec<u8>,
+    /// Bytes written beyond the output limit (not kept).
+    pub dropped: u64,
+    /// The limit that stopped it, said plainly, if one did.
+    pub limit: Option<String>,
+}
+
+/// A running container with a workspace mounted at `/workspace`.
+pub struct Sandbox {
+    engine: Engine,
+    id: String,
+    config: ContainerConfig,
+    mount: Option<Mount>,
+    mount_dir: PathBuf,
+    oom_counter: Option<PathBuf>,
+}
+
+/// Makes `root` a shared mount (bind-mounted on itself first if it is not a mount point), so
+/// that mounts made under it later reach containers that bind it with `rslave`.
+fn make_shared(root: &Path) -> Result<()> {
+    std::fs::create_dir_all(root).map_err(io(format!("create {}", root.display())))?;
+    let root_str = root.display().to_string();
+    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let line = info
+        .lines()
+        .find(|l| l.split(' ').nth(4) == Some(root_str.as_str()));
+    if line.is_some_and(|l| l.contains(" shared:")) {
+        return Ok(());
+    }
+    let run = |args: &[&str]| -> Result<()> {
+        let out = std::process::Command::new("mount")
+            .args(args)
+            .arg(root)
+            .output()
+            .map_err(io("run mount"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(ContainerError::Mount(format!(
+                "mount {} {}: {} (the container backend needs root)",
+                args.join(" "),
+                root.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )))
+        }
+    };
+    if line.is_none() {
+        let out = std::process::Command::new("mount")
+            .args(["--bind"])
+            .arg(root)
+            .arg(root)
+            .output()
+            .map_err(io("run mount"))?;
+        if !out.status.success() {
+            return Err(ContainerError::Mount(format!(
+                "mount --bind {0} {0}: {1} (the container backend needs root)",
+                root.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+    }
+    run(&["--make-rshared"])
+}
+
+fn mib(bytes: i64) -> i64 {
+    bytes >> 20
+}
+
+impl Sandbox {
+    /// Starts a container for `vfs`: mounts its `/workspace` under the configured mount root,
+    /// creates and starts the container with every limit, and checks that the container's
+    /// `/workspace` really is the mount before anything runs there.
+    pub async fn start(
+        engine: &Engine,
+        vfs: Arc<Vfs>,
+        config: &ContainerConfig,
+    ) -> Result<Sandbox> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let name = format!(
+            "computer-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        make_shared(&config.mount_root)?;
+        let mount_dir = config.mount_root.join(&name);
+        let _ = computer_fuse::clean_stale(&mount_dir);
+        std::fs::create_dir_all(&mount_dir)
+            .map_err(io(format!("create {}", mount_dir.display())))?;
+        let mount = Mount::new(vfs, &mount_dir, &MountOptions::default())
+            .map_err(|e| ContainerError::Mount(e.to_string()))?;
+        let limits = &config.limits;
+        let host_config = HostConfig {
+            mounts: Some(vec![DockerMount {
+                target: Some("/workspace".into()),
+                source: Some(mount_dir.display().to_string()),
+                typ: Some(MountType::BIND),
+                bind_options: Some(MountBindOptions {
+                    propagation: Some(MountBindOptionsPropagationEnum::RSLAVE),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }]),
+            memory: Some(limits.memory_bytes),
+            memory_swap: Some(limits.memory_bytes),
+            nano_cpus: Some((limits.cpus * 1e9) as i64),
+            pids_limit: Some(limits.pids),
+            network_mode: Some(if config.network { "bridge" } else { "none" }.into()),
+            cap_drop: Some(vec!["ALL".into()]),
+            security_opt: Some(vec!["no-new-privileges".into()]),
+            readonly_rootfs: Some(true),
+            tmpfs: Some(HashMap::from([(
+                "/tmp".to_string(),
+                format!("rw,nosuid,nodev,size={},mode=1777", limits.tmp_bytes),
+            )])),
+            init: Some(true),
+            ..Default::default()
+        };
+        let labels = HashMap::from([
+            (LABEL.to_string(), "container".to_string()),
+            (OWNER.to_string(), std::process::id().to_string()),
+            (BOOT.to_string(), procs::boot_id()),
+        ]);
+        let body = ContainerCreateBody {
+            image: Some(config.image.clone()),
+            // Kept alive doing nothing; commands arrive through exec.
+            cmd: Some(vec!["sleep".into(), "2147483647".into()]),
+            working_dir: Some("/workspace".into()),
+            user: config.user.clone(),
+            network_disabled: Some(!config.network),
+            labels: Some(labels),
+            host_config: Some(host_config),
+            ..Default::default()
+        };
+        let options = CreateContainerOptionsBuilder::default().name(&name).build();
+        let id = engine
+            .docker
+            .create_container(Some(options), body)
+            .await
+            .map_err(docker(format!("create container from {}", config.image)))?
+            .id;
+        let sandbox = Sandbox {
+            engine: engine.clone(),
+            oom_counter: None,
+            id,
+            config: config.clone(),
+            mount: Some(mount),
+            mount_dir,
+        };
+        let started = engine
+            .docker
+            .start_container(
+                &sandbox.id,
+                None::<bollard::query_parameters::StartContainerOptions>,
+            )
+            .await
+            .map_err(docker("start container"));
+        if let Err(e) = started {
+            sandbox.stop().await;
+            return Err(e);
+        }
+        let mut sandbox = sandbox;
+        sandbox.oom_counter = procs::oom_counter(&sandbox.id);
+        if let Err(e) = sandbox.check_mount().await {
+            sandbox.stop().await;
+            return Err(e);
+        }
+        Ok(sandbox)
+    }
+
+    /// The container's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Fails unless the container's `/workspace` is our FUSE mount (writes must never land
+    /// on a host directory underneath).
+    async fn check_mount(&self) -> Result<()> {
+        let probe = Command {
+            argv: vec!["cat".into(), "/proc/self/mountinfo".into()],
+            cwd: "/".into(),
+            timeout: Some(Duration::from_secs(30)),
+            ..Default::default()
+        };
+        let out = self.run(&probe, &|_, _| {}, &|| false).await?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let ours = text.lines().any(|line| {
+            let mountpoint = line.split(' ').nth(4);
+            let mut tail = line.split(" - ").nth(1).unwrap_or("").split(' ');
+            let (fstype, source) = (tail.next().unwrap_or(""), tail.next().unwrap_or(""));
+            mountpoint == Some("/workspace") && fstype.starts_with("fuse") && source == "computer"
+        });
+        if ours {
+            Ok(())
+        } else {
+            Err(ContainerError::Mount(format!(
+                "the container's /workspace is not the workspace mount (status {}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )))
+        }
+    }
+
+    /// Runs `cmd` to its end, handing output to `sink` as it comes. `cancelled` is polled;
+    /// when it says yes, or the time limit passes, every process of the command is killed.
+    pub async fn exec(
+        &self,
+        cmd: &Command,
+        sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
+        cancelled: &(dyn Fn() -> bool + Send + Sync),
+    ) -> Result<Output> {
+        if cmd.argv.is_empty() && cmd.source.is_none() {
+            return Err(ContainerError::Invalid(
+                "exec: an empty command line".into(),
+            ));
+        }
+        // What the isolate and the tools changed is what this command sees.
+        if let Some(mount) = &self.mount {
+            mount.sync().map_err(io("refresh the workspace mount"))?;
+        }
+        self.run(cmd, sink, cancelled).await
+    }
+
+    async fn run(
+        &self,
+        cmd: &Command,
+        sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
+        cancelled: &(dyn Fn() -> bool + Send + Sync),
+    ) -> Result<Output> {
+        let limits = &self.config.limits;
+        let timeout = cmd
+            .timeout
+            .unwrap_or(limits.timeout)
+            .min(limits.max_timeout);
+        let mark = format!(
+            "{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        );
+        let argv = match &cmd.source {
+            Some(source) => vec!["/bin/sh".into(), "-c".into(), source.clone()],
+            None => cmd.argv.clone(),
+        };
+        let cwd = if cmd.cwd.is_empty() {
+            "/workspace".to_string()
+        } else if cmd.cwd.starts_with('/') {
+            cmd.cwd.clone()
+        } else {
+            format!("/workspace/{}", cmd.cwd)
+        };
+        let mut env: Vec<String> = cmd
+            .env
+            .iter()
+            .filter(|(k, _)| k != procs::MARK)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        for (key, default) in [
+            (
+                "PATH",
+                "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            ),
+            ("HOME", "/tmp"),
+        ] {
+            if !cmd.env.iter().any(|(k, _)| k == key) {
+                env.push(format!("{key}={default}"));
+            }
+        }
+        env.push(format!("{}={mark}", procs::MARK));
+        let config = ExecConfig {
+            attach_stdin: Some(true),
+            attach_stdout: Some(true),
+            attach_stderr: Some(true),
+            tty: Some(false),
+            cmd: Some(argv),
+            env: Some(env),
+            working_dir: Some(cwd),
+            user: self.config.user.clone(),
+            ..Default::default()
+        };
+        let exec = self
+            .engine
+            .docker
+            .create_exec(&self.id, config)
+            .await
+            .map_err(docker("create exec"))?
+            .id;
+        let oom_before = self.oom_counter.as_deref().map(procs::oom_kills);
+        let options = StartExecOptions {
+            detach: false,
+            ..Default::default()
+        };
+        let started = self
+            .engine
+            .docker
+            .start_exec(&exec, Some(options))
+            .await
+            .map_err(docker("start exec"))?;
+        let StartExecResults::Attached {
+            mut output,
+            mut input,
+        } = started
+        else {
+            return Err(ContainerError::Invalid("exec started detached".into()));
+        };
+        let stdin = cmd.stdin.clone();
+        let feeder = tokio::spawn(async move {
+            let _ = input.write_all(&stdin).await;
+            let _ = input.shutdown().await;
+        });
+        let deadline = Instant::now() + timeout;
+        let mut out = Output::default();
+        let mut stopped: Option<(i32, String)> = None;
+        loop {
+            let tick = tokio::time::sleep(Duration::from_millis(50));
+            tokio::select! {
+                next = output.next() => match next {
+                    Some(Ok(LogOutput::StdOut { message })) => {
+                        keep(&mut out.stdout, &mut out.dropped, &message, limits.output_bytes);
+                        sink(OutputStream::Stdout, &message);
+                    }
+                    Some(Ok(LogOutput::StdErr { message })) => {
+                        keep(&mut out.stderr, &mut out.dropped, &message, limits.output_bytes);
+                        sink(OutputStream::Stderr, &message);
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return Err(docker("read exec output")(e)),
+                    None => break,
+                },
+                _ = tick => {
+                    if stopped.is_some() {
+                        continue;
+                    }
+                    let why = if cancelled() {
+                        Some((130, "cancelled".to_string()))
+                    } else if Instant::now() >= deadline {
+                        Some((124, format!("killed: time limit of {} s exceeded", timeout.as_secs_f64())))
+                    } else {
+                        None
+                    };
+                    if let Some(why) = why {
+                        self.kill(&exec, &mark).await;
+                        stopped = Some(why);
+                    }
+                }
+            }
+        }
+        feeder.abort();
+        let info = self
+            .engine
+            .docker
+            .inspect_exec(&exec)
+            .await
+            .map_err(docker("inspect exec"))?;
+        // Whatever the command left running in the background goes with it.
+        let leftover = procs::kill_command(&mark, None);
+        out.status = info
+            .exit_code
+            .and_then(|c| i32::try_from(c).ok())
+            .unwrap_or(-1);
+        if let Some((status, why)) = stopped {
+            out.status = status;
+            out.limit = Some(why);
+        } else if let (Some(before), Some(counter)) = (oom_before, &self.oom_counter)
+            && procs::oom_kills(counter) > before
+        {
+            out.limit = Some(format!(
+                "killed: memory limit of {} MiB exceeded (the kernel's OOM killer stopped a process)",
+                mib(limits.memory_bytes)
+            ));
+        } else if leftover > 0 {
+            out.limit = Some(format!(
+                "{leftover} background processes were killed when the command ended"
+            ));
+        }
+        if out.dropped > 0 && out.limit.is_none() {
+            out.limit = Some(format!(
+                "output limit of {} bytes per stream reached: {} bytes dropped",
+                limits.output_bytes, out.dropped
+            ));
+        }
+        Ok(out)
+    }
+
+    async fn kill(&self, exec: &str, mark: &str) {
+        let root = self
+            .engine
+            .docker
+            .inspect_exec(exec)
+            .await
+            .ok()
+            .and_then(|i| i.pid)
+            .and_then(|p| u32::try_from(p).ok());
+        let mark = mark.to_string();
+        let _ = tokio::task::spawn_blocking(move || procs::kill_command(&mark, root)).await;
+    }
+
+    /// Removes the container and unmounts the workspace.
+    pub async fn stop(mut self) {
+        let options = RemoveContainerOptionsBuilder::default().force(true).build();
+        let _ = self
+            .engine
+            .docker
+            .remove_container(&self.id, Some(options))
+            .await;
+        if let Some(mount) = self.mount.take() {
+            let _ = mount.unmount();
+        }
+        let _ = std::fs::remove_dir(&self.mount_dir);
+    }
+}
+
+/// Appends `data` to `kept` up to `limit` bytes; counts the rest in `dropped`.
+fn keep(kept: &mut Vec<u8>, dropped: &mut u64, data: &[u8], limit: usize) {
+    let room = limit.saturating_sub(kept.len());
+    let take = room.min(data.len());
+    kept.extend_from_slice(&data[..take]);
+    *dropped += (data.len() - take) as u64;
+}

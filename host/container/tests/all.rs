@@ -1,0 +1,377 @@
+//! The container backend against the real Docker engine of this machine (no registry: images
+//! are built here), with the workspace mounted through a real FUSE mount. Outside CI a machine
+//! without Docker or FUSE skips with the reason printed; in CI (`CI` set) these must run.
+
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use computer_container::{
+    Command, ContainerConfig, DEFAULT_IMAGE, Engine, Limits, Output, OutputStream, Sandbox,
+};
+use computer_vfs::Vfs;
+
+const BUSYBOX: &str = "computer-test-busybox:latest";
+
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    })
+}
+
+/// The engine, with the busybox test image present; `None` (reason printed) where Docker or
+/// FUSE cannot run outside CI.
+fn engine() -> Option<Engine> {
+    let fuse = std::path::Path::new("/dev/fuse").exists();
+    let engine = runtime().block_on(Engine::connect());
+    match (fuse, engine) {
+        (true, Ok(engine)) => {
+            static IMAGE: OnceLock<()> = OnceLock::new();
+            IMAGE.get_or_init(|| {
+                runtime().block_on(async {
+                    if !engine.has_image(BUSYBOX).await {
+                        engine.build_busybox_image(BUSYBOX).await.unwrap();
+                    }
+                })
+            });
+            Some(engine)
+        }
+        (fuse, engine) => {
+            let why = match engine {
+                Err(e) => e.to_string(),
+                Ok(_) if !fuse => "no /dev/fuse".to_string(),
+                Ok(_) => unreachable!(),
+            };
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI needs Docker and FUSE: {why}"
+            );
+            println!("skipped: {why}");
+            None
+        }
+    }
+}
+
+fn config(image: &str, limits: Limits) -> ContainerConfig {
+    ContainerConfig {
+        image: image.to_string(),
+        limits,
+        ..ContainerConfig::default()
+    }
+}
+
+fn workspace() -> (Arc<Vfs>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
+    (vfs, dir)
+}
+
+fn sh(sandbox: &Sandbox, source: &str) -> Output {
+    sh_with(sandbox, source, None)
+}
+
+fn sh_with(sandbox: &Sandbox, source: &str, timeout: Option<Duration>) -> Output {
+    let cmd = Command {
+        source: Some(source.to_string()),
+        timeout,
+        ..Command::default()
+    };
+    runtime()
+        .block_on(sandbox.exec(&cmd, &|_, _| {}, &|| false))
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn files_cross_between_the_vfs_and_the_container_at_once() {
+    let Some(engine) = engine() else { return };
+    let (vfs, _dir) = workspace();
+    let sandbox = runtime()
+        .block_on(Sandbox::start(
+            &engine,
+            Arc::clone(&vfs),
+            &config(BUSYBOX, Limits::default()),
+        ))
+        .unwrap();
+    // Written through the VFS (as the isolate and the tools do), read in the container.
+    vfs.write_file("/workspace/from-vfs.txt", "hello from the vfs\n")
+        .unwrap();
+    let out = sh(&sandbox, "cat from-vfs.txt");
+    assert_eq!(text(&out.stdout), "hello from the vfs\n", "{out:?}");
+    // Changed again: the container sees the new content, not a cached one.
+    vfs.write_file("/workspace/from-vfs.txt", "changed\n")
+        .unwrap();
+    assert_eq!(text(&sh(&sandbox, "cat from-vfs.txt").stdout), "changed\n");
+
+    // Written in the container: in the VFS as soon as the command ends.
+    let out = sh(
+        &sandbox,
+        "echo made in the container > made.txt && mkdir -p a/b && echo deep > a/b/c \
+         && tar cf t.tar a && rm -r a && tar xf t.tar && chmod 750 a/b/c && ln -s made.txt link",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    assert_eq!(
+        vfs.read_file("/workspace/made.txt").unwrap(),
+        b"made in the container\n"
+    );
+    assert_eq!(vfs.read_file("/workspace/a/b/c").unwrap(), b"deep\n");
+    assert_eq!(vfs.stat("/workspace/a/b/c").unwrap().perm, 0o750);
+    assert_eq!(
+        vfs.read_link("/workspace/link").unwrap(),
+        std::path::Path::new("made.txt")
+    );
+
+    // stdin, env (only what the caller gives), cwd, stdout/stderr apart, the exit status.
+    let seen = Mutex::new(Vec::new());
+    let cmd = Command {
+        source: Some(
+            "read x; echo \"$x $GREETING $(pwd)\"; echo oops >&2; env | grep -c AWS_; exit 3"
+                .into(),
+        ),
+        cwd: "a/b".into(),
+        env: vec![("GREETING".into(), "hi".into())],
+        stdin: b"input\n".to_vec(),
+        ..Command::default()
+    };
+    let out = runtime()
+        .block_on(sandbox.exec(
+            &cmd,
+            &|stream, bytes| seen.lock().unwrap().push((stream, bytes.to_vec())),
+            &|| false,
+        ))
+        .unwrap();
+    assert_eq!(out.status, 3);
+    assert_eq!(text(&out.stdout), "input hi /workspace/a/b\n0\n");
+    assert_eq!(text(&out.stderr), "oops\n");
+    let streamed: Vec<u8> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(s, _)| *s == OutputStream::Stdout)
+        .flat_map(|(_, b)| b.clone())
+        .collect();
+    assert_eq!(streamed, out.stdout);
+    runtime().block_on(sandbox.stop());
+}
+
+#[test]
+fn limits_contain_fork_bombs_memory_hogs_and_slow_commands() {
+    let Some(engine) = engine() else { return };
+    let (vfs, _dir) = workspace();
+    let limits = Limits {
+        memory_bytes: 64 << 20,
+        pids: 64,
+        output_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let sandbox = runtime()
+        .block_on(Sandbox::start(&engine, vfs, &config(BUSYBOX, limits)))
+        .unwrap();
+
+    // No network: only loopback.
+    let out = sh(
+        &sandbox,
+        "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '",
+    );
+    assert_eq!(text(&out.stdout), "lo\n", "{out:?}");
+
+    // A command past its time limit is killed, with the limit named.
+    let out = sh_with(
+        &sandbox,
+        "echo started; sleep 30; echo never",
+        Some(Duration::from_millis(500)),
+    );
+    assert_eq!(out.status, 124, "{out:?}");
+    assert_eq!(text(&out.stdout), "started\n");
+    assert!(
+        out.limit.as_deref().unwrap().contains("time limit"),
+        "{out:?}"
+    );
+
+    // A fork bomb hits the pids limit and is killed at its time limit, children included.
+    let out = sh_with(
+        &sandbox,
+        "bomb() { bomb | bomb & }; bomb; sleep 30",
+        Some(Duration::from_secs(3)),
+    );
+    assert_eq!(out.status, 124, "{out:?}");
+    let out = sh(&sandbox, "ps -o pid,comm | grep -c sh || true");
+    assert!(
+        text(&out.stdout).trim().parse::<u32>().unwrap() <= 2,
+        "{out:?}"
+    );
+
+    // A memory hog is killed by the kernel, and the error says it was the memory limit.
+    let out = sh(
+        &sandbox,
+        "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}",
+    );
+    assert_ne!(out.status, 0, "{out:?}");
+    assert!(
+        out.limit
+            .as_deref()
+            .is_some_and(|l| l.contains("memory limit of 64 MiB")),
+        "{out:?}"
+    );
+
+    // Output past the cap is counted, not kept.
+    let out = sh(&sandbox, "head -c 3000000 /dev/zero");
+    assert_eq!(out.status, 0);
+    assert_eq!(out.stdout.len(), 1 << 20);
+    assert_eq!(out.dropped, 3_000_000 - (1 << 20));
+    assert!(
+        out.limit.as_deref().unwrap().contains("output limit"),
+        "{out:?}"
+    );
+
+    // The root is read-only, /tmp is writable, capabilities are gone.
+    let out = sh(
+        &sandbox,
+        "touch /etc/x 2>&1; touch /tmp/x && echo tmp-ok; grep CapEff /proc/self/status",
+    );
+    let said = text(&out.stdout);
+    assert!(said.contains("Read-only file system"), "{said}");
+    assert!(said.contains("tmp-ok"), "{said}");
+    assert!(said.contains("CapEff:\t0000000000000000"), "{said}");
+
+    // And after all that, the next command works.
+    assert_eq!(text(&sh(&sandbox, "echo fine").stdout), "fine\n");
+    runtime().block_on(sandbox.stop());
+}
+
+/// Run by the next test as a separate process (the "host" that gets killed): starts a
+/// sandbox, says its container id, and waits to be killed.
+#[test]
+fn helper_a_host_that_gets_killed() {
+    if std::env::var_os("COMPUTER_TEST_DOOMED_HOST").is_none() {
+        return;
+    }
+    let Some(engine) = engine() else { return };
+    let (vfs, dir) = workspace();
+    let sandbox = runtime()
+        .block_on(Sandbox::start(
+            &engine,
+            vfs,
+            &config(BUSYBOX, Limits::default()),
+        ))
+        .unwrap();
+    println!("\ncontainer {}", sandbox.id());
+    std::mem::forget(dir);
+    std::thread::sleep(Duration::from_secs(600));
+}
+
+#[test]
+fn containers_and_mounts_of_a_killed_host_are_gone_after_the_next_start() {
+    use std::io::BufRead;
+    let Some(engine) = engine() else { return };
+    let mut host = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "helper_a_host_that_gets_killed",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("COMPUTER_TEST_DOOMED_HOST", "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(host.stdout.take().unwrap()).lines();
+    let id = loop {
+        let line = lines.next().expect("the helper ended early").unwrap();
+        // The test harness may print its own words first on the same line.
+        if let Some((_, id)) = line.split_once("container ") {
+            break id.trim().to_string();
+        }
+    };
+    assert!(runtime().block_on(container_exists(&id)));
+    host.kill().unwrap();
+    host.wait().unwrap();
+    // Its mount goes by itself (the mount's watchdog); its container at the next start.
+    let root = ContainerConfig::default().mount_root;
+    let start = std::time::Instant::now();
+    while our_mounts_under(&root) > live_sandboxes_of_this_process() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "a dead mount stayed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let removed = runtime().block_on(engine.clean_stale(&root)).unwrap();
+    assert!(removed >= 1);
+    assert!(!runtime().block_on(container_exists(&id)));
+}
+
+/// FUSE mounts of ours under `root` right now.
+fn our_mounts_under(root: &std::path::Path) -> usize {
+    let root = root.display().to_string();
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            l.split(' ').nth(4).is_some_and(|m| m.starts_with(&root)) && l.contains(" computer ")
+        })
+        .count()
+}
+
+/// Sandboxes other tests of this process may hold open at the same moment.
+fn live_sandboxes_of_this_process() -> usize {
+    let pid = std::process::id().to_string();
+    let root = ContainerConfig::default().mount_root;
+    std::fs::read_dir(root)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with(&format!("computer-{pid}-"))
+                })
+                .filter(|e| computer_fuse::is_our_mount(&e.path()))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+async fn container_exists(id: &str) -> bool {
+    let docker = bollard::Docker::connect_with_defaults().unwrap();
+    docker
+        .inspect_container(
+            id,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+        .is_ok()
+}
+
+#[test]
+fn the_default_image_runs_python_and_git_on_the_workspace() {
+    let Some(engine) = engine() else { return };
+    runtime()
+        .block_on(engine.ensure_image(DEFAULT_IMAGE, &mut |step| eprintln!("{step}")))
+        .unwrap();
+    let (vfs, _dir) = workspace();
+    let sandbox = runtime()
+        .block_on(Sandbox::start(
+            &engine,
+            Arc::clone(&vfs),
+            &config(DEFAULT_IMAGE, Limits::default()),
+        ))
+        .unwrap();
+    let out = sh(&sandbox, "python3 -c 'print(6*7)'");
+    assert_eq!(text(&out.stdout), "42\n", "{out:?}");
+    let out = sh(
+        &sandbox,
+        "git init -q repo && cd repo && echo hi > f && git add f \
+         && git -c user.email=a@b -c user.name=n commit -qm first && git log --oneline | wc -l",
+    );
+    assert_eq!(text(&out.stdout), "1\n", "{out:?}");
+    assert!(vfs.stat("/workspace/repo/.git/HEAD").unwrap().is_file());
+    assert_eq!(vfs.read_file("/workspace/repo/f").unwrap(), b"hi\n");
+    runtime().block_on(sandbox.stop());
+}

@@ -1,0 +1,243 @@
+//! The FUSE mount against ext4 on the same machine, in one run: the operations Cloudflare's
+//! sandbox reports for its FUSE store (stat, mkdir, find and rm of trees, git init, a shallow
+//! clone of a local repository, write/read/copy of 64 MiB, extracting a large source tarball),
+//! each run by bash in a fresh directory of each target; median of 3. Needs root and
+//! /dev/fuse. `cargo bench -p computer-fuse --bench mount`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use computer_fuse::{Mount, MountOptions};
+use computer_vfs::Vfs;
+
+const RUNS: usize = 3;
+
+/// One measured operation: `setup` (not timed), then `timed`, both bash in the run directory.
+struct Op {
+    name: &'static str,
+    setup: &'static str,
+    /// Drop the kernel's caches between setup and the timed part (a cold read).
+    cold: bool,
+    timed: &'static str,
+}
+
+const TREE: &str = "for a in {0..9}; do for b in {0..9}; do mkdir -p t/$a/$b/{0..9}; done; done";
+const FILES: &str = "for i in $(seq 1000); do echo $i > f$i; done";
+
+fn ops() -> Vec<Op> {
+    vec![
+        Op {
+            name: "mkdir a tree (1,110 directories)",
+            setup: "",
+            cold: false,
+            timed: TREE,
+        },
+        Op {
+            name: "create 1,000 small files",
+            setup: "",
+            cold: false,
+            timed: FILES,
+        },
+        Op {
+            name: "stat 1,000 files (FUSE caches expired)",
+            setup: "for i in $(seq 1000); do echo $i > f$i; done; sleep 1.2",
+            cold: false,
+            timed: "stat -c %s f* > /dev/null",
+        },
+        Op {
+            name: "find in a tree (1,110 directories, 1,000 files)",
+            setup: "for a in {0..9}; do for b in {0..9}; do mkdir -p t/$a/$b/{0..9}; touch t/$a/$b/{0..9}/f; done; done; sleep 1.2",
+            cold: false,
+            timed: "find t -name f | wc -l > /dev/null",
+        },
+        Op {
+            name: "rm -rf a tree (1,110 directories, 1,000 files)",
+            setup: "for a in {0..9}; do for b in {0..9}; do mkdir -p t/$a/$b/{0..9}; touch t/$a/$b/{0..9}/f; done; done",
+            cold: false,
+            timed: "rm -rf t",
+        },
+        Op {
+            name: "git init, add and commit 100 files",
+            setup: "for i in $(seq 100); do echo $i > f$i; done",
+            cold: false,
+            timed: "git init -q . && git add -A && git -c user.email=b@e -c user.name=b commit -qm m",
+        },
+        Op {
+            name: "shallow clone of a local repository (this one)",
+            setup: "",
+            cold: false,
+            timed: "git clone -q --depth 1 \"file://$REPO\" c",
+        },
+        Op {
+            name: "write 64 MiB (cp from /dev/shm, then fsync)",
+            setup: "",
+            cold: false,
+            timed: "cp \"$RANDOM_FILE\" big && sync big",
+        },
+        Op {
+            name: "read 64 MiB (cold caches)",
+            setup: "cp \"$RANDOM_FILE\" big && sync big",
+            cold: true,
+            timed: "cat big > /dev/null",
+        },
+        Op {
+            name: "copy 64 MiB (then fsync)",
+            setup: "cp \"$RANDOM_FILE\" big && sync big",
+            cold: false,
+            timed: "cp big big2 && sync big2",
+        },
+        Op {
+            name: "extract a source tarball (TARBALL)",
+            setup: "",
+            cold: false,
+            timed: "tar xf \"$TARBALL\"",
+        },
+    ]
+}
+
+fn bash(dir: &Path, script: &str, env: &[(&str, String)]) {
+    let status = Command::new("bash")
+        .args(["-c", &format!("set -e; {script}")])
+        .current_dir(dir)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .status()
+        .expect("bash");
+    assert!(status.success(), "failed in {}: {script}", dir.display());
+}
+
+fn drop_caches() -> bool {
+    Command::new("sh")
+        .args(["-c", "sync && echo 3 > /proc/sys/vm/drop_caches"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn measure(base: &Path, op: &Op, run: usize, env: &[(&str, String)]) -> Duration {
+    let dir = base.join(format!("run-{}-{run}", op.name.len()));
+    std::fs::create_dir(&dir).unwrap();
+    if !op.setup.is_empty() {
+        bash(&dir, op.setup, env);
+    }
+    if op.cold {
+        drop_caches();
+    }
+    let start = Instant::now();
+    bash(&dir, op.timed, env);
+    let took = start.elapsed();
+    // Cleared between runs so that targets do not fill up (not timed).
+    bash(base, &format!("rm -rf {}", dir.display()), env);
+    took
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// A tarball of a large source tree: aws-lc-sys from the cargo registry (a dependency of the
+/// bucket crate, so present once the workspace has been built), or this repository.
+fn make_tarball(scratch: &Path, repo: &Path) -> (PathBuf, String) {
+    let tarball = scratch.join("src.tar");
+    let registry = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .map(|c| c.join("registry/src"));
+    let aws_lc = registry
+        .and_then(|r| std::fs::read_dir(r).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("aws-lc-sys-"))
+        });
+    let (dir, name) = match aws_lc {
+        Some(p) => (
+            p.clone(),
+            p.file_name().unwrap().to_string_lossy().into_owned(),
+        ),
+        None => (repo.to_path_buf(), "this repository".to_string()),
+    };
+    let out = Command::new("tar")
+        .arg("cf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(dir.parent().unwrap())
+        .arg(dir.file_name().unwrap())
+        .status()
+        .unwrap();
+    assert!(out.success());
+    let files = Command::new("sh")
+        .arg("-c")
+        .arg(format!("tar tf {} | grep -vc '/$'", tarball.display()))
+        .output()
+        .unwrap();
+    let size = std::fs::metadata(&tarball).unwrap().len();
+    let label = format!(
+        "{name}, {} files, {} MiB",
+        String::from_utf8_lossy(&files.stdout).trim(),
+        size >> 20
+    );
+    (tarball, label)
+}
+
+fn main() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let scratch = tempfile::tempdir_in("/dev/shm").unwrap();
+    let random_file = scratch.path().join("random");
+    bash(
+        scratch.path(),
+        &format!("head -c 64M /dev/urandom > {}", random_file.display()),
+        &[],
+    );
+    let (tarball, tarball_label) = make_tarball(scratch.path(), &repo);
+
+    // ext4: a directory beside the workspace file, on the same disk.
+    let disk = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let ext4 = disk.path().join("ext4");
+    std::fs::create_dir(&ext4).unwrap();
+    let vfs = Arc::new(Vfs::open(disk.path().join("ws.db")).unwrap());
+    let mountpoint = disk.path().join("mnt");
+    std::fs::create_dir(&mountpoint).unwrap();
+    let mount = Mount::new(vfs, &mountpoint, &MountOptions::default())
+        .expect("mount (needs root and /dev/fuse)");
+    let env = [
+        ("REPO", repo.display().to_string()),
+        ("RANDOM_FILE", random_file.display().to_string()),
+        ("TARBALL", tarball.display().to_string()),
+    ];
+    if !drop_caches() {
+        println!("(cannot drop caches here: the cold read is warm)");
+    }
+    println!("| operation | ext4 | FUSE mount | ratio |");
+    println!("|---|---:|---:|---:|");
+    for op in ops() {
+        let mut native = Vec::new();
+        let mut fuse = Vec::new();
+        for run in 0..RUNS {
+            native.push(measure(&ext4, &op, run, &env));
+            fuse.push(measure(mount.mountpoint(), &op, run, &env));
+        }
+        let (n, f) = (median(native), median(fuse));
+        let name = op.name.replace("TARBALL", &tarball_label);
+        println!(
+            "| {name} | {:.1} ms | {:.1} ms | {:.2}× |",
+            n.as_secs_f64() * 1e3,
+            f.as_secs_f64() * 1e3,
+            f.as_secs_f64() / n.as_secs_f64()
+        );
+    }
+    mount.unmount().unwrap();
+}

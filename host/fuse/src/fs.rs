@@ -1,0 +1,573 @@
+//! The `fuser::Filesystem` over the VFS's inode API: every request is one VFS call (which
+//! takes the VFS's lock), so the mount can run several worker threads.
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use computer_vfs::{Owner, RenameFlags, SetAttr, Vfs, VfsError, XattrMode};
+use fuser::{
+    AccessFlags, BsdFileFlags, Errno, FileHandle, FopenFlags, Generation, INodeNo, InitFlags,
+    KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
+    ReplyDirectoryPlus, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, ReplyXattr,
+    Request, TimeOrNow, WriteFlags,
+};
+
+use crate::attr::{self, Inodes, errno, file_attr};
+
+/// Largest write the kernel sends in one request (it needs `FUSE_MAX_PAGES`).
+const MAX_WRITE: u32 = 1 << 20;
+
+/// One entry of an open directory: kernel inode, type, name.
+type Listed = (INodeNo, fuser::FileType, OsString);
+
+/// The filesystem the kernel talks to.
+pub(crate) struct VfsFs {
+    vfs: Arc<Vfs>,
+    inodes: Inodes,
+    /// How long the kernel may trust attributes and entries (changes made elsewhere are
+    /// also pushed to it by the invalidator).
+    ttl: Duration,
+    /// Open directories: their listing as of `opendir`, so that paging through a large
+    /// directory reads it once.
+    dirs: Mutex<HashMap<u64, Arc<Vec<Listed>>>>,
+    next_dir: AtomicU64,
+}
+
+impl VfsFs {
+    pub(crate) fn new(vfs: Arc<Vfs>, inodes: Inodes, ttl: Duration) -> VfsFs {
+        VfsFs {
+            vfs,
+            inodes,
+            ttl,
+            dirs: Mutex::default(),
+            next_dir: AtomicU64::new(1),
+        }
+    }
+
+    fn dirs(&self) -> MutexGuard<'_, HashMap<u64, Arc<Vec<Listed>>>> {
+        // Inserts and removes only: a panic elsewhere cannot leave the map inconsistent.
+        self.dirs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn entry(&self, reply: ReplyEntry, result: Result<computer_vfs::Stat, VfsError>) {
+        match result {
+            Ok(st) => reply.entry(&self.ttl, &file_attr(self.inodes, &st), Generation(0)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn attr(&self, reply: ReplyAttr, result: Result<computer_vfs::Stat, VfsError>) {
+        match result {
+            Ok(st) => reply.attr(&self.ttl, &file_attr(self.inodes, &st)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn listing(&self, ino: INodeNo) -> Result<Vec<Listed>, VfsError> {
+        let dir = self.inodes.vfs(ino);
+        let parent = if ino == INodeNo::ROOT {
+            ino
+        } else {
+            self.inodes
+                .kernel(self.vfs.lookup(dir, OsStr::new(".."))?.ino)
+        };
+        let dot = fuser::FileType::Directory;
+        let mut list = vec![(ino, dot, ".".into()), (parent, dot, "..".into())];
+        list.extend(
+            self.vfs
+                .readdir(dir)?
+                .into_iter()
+                .map(|e| (self.inodes.kernel(e.ino), attr::kind(e.kind), e.name)),
+        );
+        Ok(list)
+    }
+
+    fn open_listing(&self, fh: FileHandle) -> Option<Arc<Vec<Listed>>> {
+        self.dirs().get(&fh.0).cloned()
+    }
+}
+
+fn owner(req: &Request) -> Owner {
+    Owner {
+        uid: req.uid(),
+        gid: req.gid(),
+    }
+}
+
+fn empty(reply: ReplyEmpty, result: Result<(), VfsError>) {
+    match result {
+        Ok(()) => reply.ok(),
+        Err(e) => reply.error(errno(&e)),
+    }
+}
+
+impl fuser::Filesystem for VfsFs {
+    fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
+        // Larger requests for large files; the kernel clamps what it cannot do.
+        let _ = config.set_max_write(MAX_WRITE);
+        let _ = config.set_max_readahead(MAX_WRITE);
+        // Each is an optimisation: ask for those the kernel offers, one at a time.
+        for wanted in [
+            InitFlags::FUSE_ATOMIC_O_TRUNC,
+            InitFlags::FUSE_DO_READDIRPLUS,
+            InitFlags::FUSE_READDIRPLUS_AUTO,
+            InitFlags::FUSE_PARALLEL_DIROPS,
+        ] {
+            let _ = config.add_capabilities(wanted);
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        self.entry(reply, self.vfs.lookup(self.inodes.vfs(parent), name));
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        self.attr(reply, self.vfs.getattr(self.inodes.vfs(ino)));
+    }
+
+    fn setattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        size: Option<u64>,
+        atime: Option<TimeOrNow>,
+        mtime: Option<TimeOrNow>,
+        _ctime: Option<std::time::SystemTime>,
+        _fh: Option<FileHandle>,
+        _crtime: Option<std::time::SystemTime>,
+        _chgtime: Option<std::time::SystemTime>,
+        _bkuptime: Option<std::time::SystemTime>,
+        _flags: Option<BsdFileFlags>,
+        reply: ReplyAttr,
+    ) {
+        let set = SetAttr {
+            perm: mode.map(|m| m & 0o7777),
+            uid,
+            gid,
+            size,
+            atime: atime.map(attr::time_set),
+            mtime: mtime.map(attr::time_set),
+        };
+        self.attr(reply, self.vfs.setattr(self.inodes.vfs(ino), &set));
+    }
+
+    fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
+        match self.vfs.readlink(self.inodes.vfs(ino)) {
+            Ok(target) => reply.data(&target),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn mknod(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        _rdev: u32,
+        reply: ReplyEntry,
+    ) {
+        // The store holds files, directories and symlinks: no devices, FIFOs or sockets.
+        if mode & libc::S_IFMT != libc::S_IFREG {
+            return reply.error(Errno::EPERM);
+        }
+        let perm = mode & !umask & 0o7777;
+        let parent = self.inodes.vfs(parent);
+        self.entry(reply, self.vfs.create(parent, name, perm, owner(req)));
+    }
+
+    fn mkdir(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        reply: ReplyEntry,
+    ) {
+        let perm = mode & !umask & 0o7777;
+        let parent = self.inodes.vfs(parent);
+        self.entry(reply, self.vfs.mkdir(parent, name, perm, owner(req)));
+    }
+
+    fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        empty(reply, self.vfs.unlink(self.inodes.vfs(parent), name));
+    }
+
+    fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        empty(reply, self.vfs.rmdir(self.inodes.vfs(parent), name));
+    }
+
+    fn symlink(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        link_name: &OsStr,
+        target: &Path,
+        reply: ReplyEntry,
+    ) {
+        let parent = self.inodes.vfs(parent);
+        let made = self
+            .vfs
+            .symlink_at(parent, link_name, target.as_os_str(), owner(req));
+        self.entry(reply, made);
+    }
+
+    fn rename(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        newparent: INodeNo,
+        newname: &OsStr,
+        flags: fuser::RenameFlags,
+        reply: ReplyEmpty,
+    ) {
+        if flags.contains(fuser::RenameFlags::RENAME_WHITEOUT) {
+            return reply.error(Errno::EINVAL);
+        }
+        let flags = RenameFlags {
+            no_replace: flags.contains(fuser::RenameFlags::RENAME_NOREPLACE),
+            exchange: flags.contains(fuser::RenameFlags::RENAME_EXCHANGE),
+        };
+        let (from, to) = (self.inodes.vfs(parent), self.inodes.vfs(newparent));
+        empty(reply, self.vfs.rename_entry(from, name, to, newname, flags));
+    }
+
+    fn link(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        newparent: INodeNo,
+        newname: &OsStr,
+        reply: ReplyEntry,
+    ) {
+        let (ino, parent) = (self.inodes.vfs(ino), self.inodes.vfs(newparent));
+        self.entry(reply, self.vfs.link(ino, parent, newname));
+    }
+
+    fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        // No FOPEN_KEEP_CACHE: each open drops the kernel's cached pages of the file, so a
+        // process sees what the isolate or the tools wrote since it last read.
+        match self
+            .vfs
+            .open_file(self.inodes.vfs(ino), attr::open_flags(flags.0))
+        {
+            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        // The kernel takes a short read for the end of the file (and shrinks its idea of the
+        // file's size), so read until `size` bytes or the real end: the VFS returns at most
+        // `MAX_READ` bytes per call.
+        let mut data = Vec::new();
+        while data.len() < size as usize {
+            let want = u64::from(size) - data.len() as u64;
+            match self.vfs.read(fh.0, offset + data.len() as u64, want) {
+                Ok(part) if part.is_empty() => break,
+                Ok(part) if data.is_empty() => data = part,
+                Ok(part) => data.extend_from_slice(&part),
+                Err(e) => return reply.error(errno(&e)),
+            }
+        }
+        reply.data(&data);
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        match self.vfs.write(fh.0, offset, data) {
+            Ok(n) => reply.written(u32::try_from(n).unwrap_or(u32::MAX)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn flush(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _lock_owner: LockOwner,
+        reply: ReplyEmpty,
+    ) {
+        empty(reply, self.vfs.flush(fh.0));
+    }
+
+    fn release(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        _flush: bool,
+        reply: ReplyEmpty,
+    ) {
+        empty(reply, self.vfs.release(fh.0));
+    }
+
+    fn fsync(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        empty(reply, self.vfs.fsync(fh.0));
+    }
+
+    fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        match self.listing(ino) {
+            Ok(list) => {
+                let fh = self.next_dir.fetch_add(1, Ordering::Relaxed);
+                self.dirs().insert(fh, Arc::new(list));
+                reply.opened(FileHandle(fh), FopenFlags::empty());
+            }
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn readdir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
+        let Some(list) = self.open_listing(fh) else {
+            return reply.error(Errno::EBADF);
+        };
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        for (i, (ino, kind, name)) in list.iter().enumerate().skip(start) {
+            if reply.add(*ino, i as u64 + 1, *kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+
+    fn readdirplus(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectoryPlus,
+    ) {
+        let Some(list) = self.open_listing(fh) else {
+            return reply.error(Errno::EBADF);
+        };
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        for (i, (ino, _, name)) in list.iter().enumerate().skip(start) {
+            // An entry removed since opendir is left out.
+            let Ok(st) = self.vfs.getattr(self.inodes.vfs(*ino)) else {
+                continue;
+            };
+            let attr = file_attr(self.inodes, &st);
+            if reply.add(*ino, i as u64 + 1, name, &self.ttl, &attr, Generation(0)) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+
+    fn releasedir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        reply: ReplyEmpty,
+    ) {
+        self.dirs().remove(&fh.0);
+        reply.ok();
+    }
+
+    fn fsyncdir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        // Directory changes are committed when they are made.
+        reply.ok();
+    }
+
+    fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
+        match self.vfs.statfs() {
+            Ok(s) => reply.statfs(
+                s.blocks,
+                s.blocks_free,
+                s.blocks_free,
+                s.files,
+                s.files_free,
+                s.block_size,
+                s.name_max,
+                s.block_size,
+            ),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn setxattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        name: &OsStr,
+        value: &[u8],
+        flags: i32,
+        _position: u32,
+        reply: ReplyEmpty,
+    ) {
+        let mode = if flags & libc::XATTR_CREATE != 0 {
+            XattrMode::Create
+        } else if flags & libc::XATTR_REPLACE != 0 {
+            XattrMode::Replace
+        } else {
+            XattrMode::Upsert
+        };
+        let ino = self.inodes.vfs(ino);
+        empty(reply, self.vfs.setxattr(ino, name, value, mode));
+    }
+
+    fn getxattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
+        match self.vfs.getxattr(self.inodes.vfs(ino), name) {
+            Ok(value) => sized(reply, size, &value),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn listxattr(&self, _req: &Request, ino: INodeNo, size: u32, reply: ReplyXattr) {
+        match self.vfs.listxattr(self.inodes.vfs(ino)) {
+            Ok(names) => {
+                let mut list = Vec::new();
+                for name in names {
+                    list.extend_from_slice(&name);
+                    list.push(0);
+                }
+                sized(reply, size, &list);
+            }
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn removexattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        empty(reply, self.vfs.removexattr(self.inodes.vfs(ino), name));
+    }
+
+    fn access(&self, _req: &Request, ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
+        // Permission bits are kept and shown but not enforced: the workspace belongs to the
+        // agent, whatever user its commands run as. Existence is still checked.
+        empty(reply, self.vfs.getattr(self.inodes.vfs(ino)).map(drop));
+    }
+
+    fn create(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+        reply: ReplyCreate,
+    ) {
+        let parent = self.inodes.vfs(parent);
+        let perm = mode & !umask & 0o7777;
+        let st = match self.vfs.create(parent, name, perm, owner(req)) {
+            Ok(st) => st,
+            // Made by another writer since the kernel's lookup: open it, as open(2) would.
+            Err(VfsError::Exists) if flags & libc::O_EXCL == 0 => {
+                match self.vfs.lookup(parent, name) {
+                    Ok(st) => st,
+                    Err(e) => return reply.error(errno(&e)),
+                }
+            }
+            Err(e) => return reply.error(errno(&e)),
+        };
+        match self.vfs.open_stat(&st, attr::open_flags(flags)) {
+            Ok(fh) => reply.created(
+                &self.ttl,
+                &file_attr(self.inodes, &st),
+                Generation(0),
+                FileHandle(fh),
+                FopenFlags::empty(),
+            ),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn fallocate(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        // Only plain allocation, which for this store means: the file is at least this long.
+        if mode != 0 {
+            return reply.error(Errno::EOPNOTSUPP);
+        }
+        let ino = self.inodes.vfs(ino);
+        let result = self.vfs.getattr(ino).and_then(|st| {
+            let end = offset.saturating_add(length);
+            if end > st.size {
+                let set = SetAttr {
+                    size: Some(end),
+                    ..SetAttr::default()
+                };
+                self.vfs.setattr(ino, &set)?;
+            }
+            Ok(())
+        });
+        empty(reply, result);
+    }
+}
+
+/// An xattr reply: the size when asked for it (`size` 0), ERANGE when it does not fit.
+fn sized(reply: ReplyXattr, size: u32, value: &[u8]) {
+    let len = u32::try_from(value.len()).unwrap_or(u32::MAX);
+    if size == 0 {
+        reply.size(len);
+    } else if len > size {
+        reply.error(Errno::ERANGE);
+    } else {
+        reply.data(value);
+    }
+}

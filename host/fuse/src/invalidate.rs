@@ -1,0 +1,120 @@
+//! Keeps the kernel's caches true to the VFS when something other than this mount (the
+//! isolate, the tools, another process on the same workspace file) changes it: the change log
+//! says which paths changed since the last look, and the kernel is told to forget their
+//! entries, attributes and cached pages.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use computer_vfs::{ChangeKind, Vfs, VfsError};
+use fuser::{INodeNo, Notifier};
+
+use crate::attr::Inodes;
+
+/// Sends the kernel what changed in the VFS since the last call.
+pub(crate) struct Invalidator {
+    vfs: Arc<Vfs>,
+    notifier: Notifier,
+    inodes: Inodes,
+    /// The mounted VFS directory.
+    root: PathBuf,
+    /// The revision the kernel's caches reflect.
+    seen: Mutex<u64>,
+}
+
+impl Invalidator {
+    pub(crate) fn new(
+        vfs: Arc<Vfs>,
+        notifier: Notifier,
+        inodes: Inodes,
+        root: PathBuf,
+        seen: u64,
+    ) -> Invalidator {
+        Invalidator {
+            vfs,
+            notifier,
+            inodes,
+            root,
+            seen: Mutex::new(seen),
+        }
+    }
+
+    /// Tells the kernel about every change committed since the last call. Returns how many
+    /// paths it named.
+    pub(crate) fn run(&self) -> Result<usize, VfsError> {
+        // One caller at a time, so that revisions are handed on in order.
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let rev = self.vfs.revision()?;
+        if rev == *seen {
+            return Ok(0);
+        }
+        let mut paths = HashSet::new();
+        let mut everything = false;
+        match self.vfs.changes_since(*seen) {
+            Ok(changes) => {
+                for change in changes {
+                    if change.kind == ChangeKind::Reset {
+                        everything = true;
+                    }
+                    paths.insert(change.path);
+                }
+            }
+            // The log no longer reaches back that far: treat the whole tree as changed.
+            Err(VfsError::ChangesTrimmed { .. }) => everything = true,
+            Err(e) => return Err(e),
+        }
+        if everything {
+            paths.extend(
+                self.vfs
+                    .walk(&self.root)?
+                    .into_iter()
+                    .map(|entry| entry.path),
+            );
+        }
+        *seen = rev;
+        let named = paths.len();
+        for path in paths {
+            self.forget(&path);
+        }
+        Ok(named)
+    }
+
+    /// Makes the kernel drop what it caches of `path`: the attributes of its parent, the
+    /// attributes and pages of the inode it names now, and, if it names nothing now, the
+    /// directory entry. An entry that exists is left alone even if it was removed and made
+    /// again meanwhile: invalidating the entry of a directory in use detaches it (a process
+    /// whose working directory it is could no longer find its way), and the kernel
+    /// revalidates entries after their TTL anyway. Nothing needs doing for a new name: the
+    /// kernel caches no negative entries (lookups that fail are not given a TTL). Errors are
+    /// expected (the kernel may not know an inode) and change nothing.
+    fn forget(&self, path: &Path) {
+        let Ok(relative) = path.strip_prefix(&self.root) else {
+            return;
+        };
+        let mut dir = INodeNo::ROOT;
+        let mut names = relative.components().peekable();
+        while let Some(name) = names.next() {
+            let name = name.as_os_str();
+            // Looked up through the inode API, which (unlike the path API) does not commit
+            // writes other handles still buffer.
+            match self.vfs.lookup(self.inodes.vfs(dir), name) {
+                Ok(st) => {
+                    if names.peek().is_none() {
+                        // Attributes only (offset -1) for the parent.
+                        let _ = self.notifier.inval_inode(dir, -1, 0);
+                    }
+                    dir = self.inodes.kernel(st.ino);
+                }
+                Err(_) => {
+                    if names.peek().is_none() {
+                        let _ = self.notifier.inval_inode(dir, -1, 0);
+                        let _ = self.notifier.inval_entry(dir, name);
+                    }
+                    return;
+                }
+            }
+        }
+        let _ = self.notifier.inval_inode(dir, 0, 0);
+    }
+}

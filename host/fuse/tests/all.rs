@@ -1,0 +1,476 @@
+//! The FUSE mount against the real kernel: a POSIX behaviour suite run on the mount and on a
+//! real directory of the host (the transcripts must match), and coherence with writers that go
+//! through the VFS directly. Needs `/dev/fuse` and root; outside CI a machine without them
+//! skips with the reason printed.
+
+use std::collections::BTreeSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt, symlink};
+use std::path::Path;
+use std::sync::Arc;
+
+use computer_fuse::{Mount, MountOptions};
+use computer_vfs::Vfs;
+
+/// A workspace file mounted at a temporary directory, or `None` (with the reason printed)
+/// where FUSE cannot run outside CI.
+fn mounted() -> Option<(Arc<Vfs>, Mount, tempfile::TempDir)> {
+    let dir = tempfile::tempdir().unwrap();
+    let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
+    let mountpoint = dir.path().join("mnt");
+    fs::create_dir(&mountpoint).unwrap();
+    match Mount::new(Arc::clone(&vfs), &mountpoint, &MountOptions::default()) {
+        Ok(mount) => Some((vfs, mount, dir)),
+        Err(e) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI needs FUSE (/dev/fuse and root): {e}"
+            );
+            println!("skipped: cannot mount FUSE here: {e}");
+            None
+        }
+    }
+}
+
+/// `result` as a line of the transcript: the value, or the errno.
+fn line<T: std::fmt::Debug>(what: &str, result: std::io::Result<T>) -> String {
+    match result {
+        Ok(v) => format!("{what}: {v:?}"),
+        Err(e) => format!("{what}: errno {:?}", e.raw_os_error()),
+    }
+}
+
+/// The same POSIX operations on any directory; what each returned.
+fn posix_transcript(root: &Path) -> Vec<String> {
+    let p = |rel: &str| root.join(rel);
+    let mut t = Vec::new();
+
+    // Files: create, read, append, overwrite in place, truncate both ways.
+    fs::write(p("a.txt"), b"hello\n").unwrap();
+    t.push(line("read", fs::read_to_string(p("a.txt"))));
+    let mut f = OpenOptions::new().append(true).open(p("a.txt")).unwrap();
+    f.write_all(b"world\n").unwrap();
+    drop(f);
+    t.push(line("appended", fs::read_to_string(p("a.txt"))));
+    let mut f = OpenOptions::new().write(true).open(p("a.txt")).unwrap();
+    f.seek(SeekFrom::Start(1)).unwrap();
+    f.write_all(b"EL").unwrap();
+    f.set_len(4).unwrap();
+    t.push(line("shrunk", fs::read_to_string(p("a.txt"))));
+    f.set_len(8).unwrap();
+    t.push(line("grown", fs::read(p("a.txt"))));
+    drop(f);
+    t.push(line(
+        "create_new existing",
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(p("a.txt"))
+            .map(drop),
+    ));
+    t.push(line(
+        "open O_TRUNC",
+        OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(p("a.txt"))
+            .map(drop),
+    ));
+    t.push(line(
+        "after O_TRUNC",
+        fs::metadata(p("a.txt")).map(|m| m.len()),
+    ));
+
+    // Sparse files: a hole reads as zeros.
+    let mut f = File::create(p("sparse")).unwrap();
+    f.seek(SeekFrom::Start(3 << 20)).unwrap();
+    f.write_all(b"end").unwrap();
+    drop(f);
+    let data = fs::read(p("sparse")).unwrap();
+    t.push(format!(
+        "sparse: len {} zeros {} tail {:?}",
+        data.len(),
+        data[..3 << 20].iter().all(|b| *b == 0),
+        &data[3 << 20..]
+    ));
+
+    // Read and write at once through one handle.
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(p("rw"))
+        .unwrap();
+    f.write_all(b"0123456789").unwrap();
+    f.seek(SeekFrom::Start(3)).unwrap();
+    let mut buf = [0u8; 4];
+    f.read_exact(&mut buf).unwrap();
+    t.push(format!("rw: {:?}", std::str::from_utf8(&buf)));
+    drop(f);
+
+    // Directories.
+    t.push(line("mkdir", fs::create_dir(p("d"))));
+    t.push(line("mkdir again", fs::create_dir(p("d"))));
+    t.push(line("mkdir -p", fs::create_dir_all(p("d/e/f"))));
+    fs::write(p("d/e/f/x"), b"x").unwrap();
+    t.push(line("rmdir non-empty", fs::remove_dir(p("d/e/f"))));
+    t.push(line("unlink a dir", fs::remove_file(p("d/e"))));
+    t.push(line("rmdir a file", fs::remove_dir(p("a.txt"))));
+    t.push(line("under a file", fs::create_dir(p("a.txt/sub"))));
+    t.push(line("missing parent", fs::write(p("nope/x"), b"")));
+
+    // Renames: over a file, a directory with its contents, into a missing directory,
+    // a directory over a non-empty one, a directory into itself.
+    fs::write(p("r1"), b"one").unwrap();
+    fs::write(p("r2"), b"two").unwrap();
+    t.push(line("rename over", fs::rename(p("r1"), p("r2"))));
+    t.push(line("renamed", fs::read_to_string(p("r2"))));
+    t.push(line("old gone", fs::metadata(p("r1")).map(|m| m.len())));
+    t.push(line("rename dir", fs::rename(p("d"), p("d2"))));
+    t.push(line("moved content", fs::read_to_string(p("d2/e/f/x"))));
+    t.push(line("into missing", fs::rename(p("r2"), p("missing/r2"))));
+    fs::create_dir_all(p("full/inner")).unwrap();
+    fs::create_dir(p("emptydir")).unwrap();
+    t.push(line(
+        "dir over non-empty",
+        fs::rename(p("emptydir"), p("full")),
+    ));
+    t.push(line(
+        "dir into itself",
+        fs::rename(p("d2"), p("d2/e/inside")),
+    ));
+    t.push(line("file over dir", fs::rename(p("r2"), p("full"))));
+
+    // Hard links share content and count links.
+    fs::write(p("h1"), b"shared").unwrap();
+    t.push(line("link", fs::hard_link(p("h1"), p("h2"))));
+    let (m1, m2) = (
+        fs::metadata(p("h1")).unwrap(),
+        fs::metadata(p("h2")).unwrap(),
+    );
+    t.push(format!(
+        "nlink {} {} same ino {}",
+        m1.nlink(),
+        m2.nlink(),
+        m1.ino() == m2.ino()
+    ));
+    fs::write(p("h2"), b"changed").unwrap();
+    t.push(line("through other link", fs::read_to_string(p("h1"))));
+    fs::remove_file(p("h1")).unwrap();
+    t.push(line(
+        "nlink after unlink",
+        fs::metadata(p("h2")).map(|m| m.nlink()),
+    ));
+    t.push(line("link a dir", fs::hard_link(p("d2"), p("d3"))));
+
+    // Symlinks: relative, absolute-looking, dangling, a loop.
+    t.push(line("symlink", symlink("h2", p("s1"))));
+    t.push(line("readlink", fs::read_link(p("s1"))));
+    t.push(line("through symlink", fs::read_to_string(p("s1"))));
+    t.push(line(
+        "lstat is link",
+        fs::symlink_metadata(p("s1")).map(|m| m.file_type().is_symlink()),
+    ));
+    symlink("nowhere", p("dangling")).unwrap();
+    t.push(line(
+        "dangling stat",
+        fs::metadata(p("dangling")).map(|m| m.len()),
+    ));
+    t.push(line(
+        "dangling lstat",
+        fs::symlink_metadata(p("dangling")).map(|m| m.len()),
+    ));
+    symlink("loop2", p("loop1")).unwrap();
+    symlink("loop1", p("loop2")).unwrap();
+    t.push(line("loop", fs::read(p("loop1"))));
+    t.push(line("symlink over existing", symlink("x", p("h2"))));
+
+    // Permissions are kept.
+    fs::set_permissions(p("h2"), fs::Permissions::from_mode(0o751)).unwrap();
+    t.push(line(
+        "mode",
+        fs::metadata(p("h2")).map(|m| m.mode() & 0o7777),
+    ));
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(p("private"))
+        .unwrap();
+    drop(f);
+    t.push(line(
+        "create mode",
+        fs::metadata(p("private")).map(|m| m.mode() & 0o7777),
+    ));
+    fs::create_dir(p("sticky")).unwrap();
+    fs::set_permissions(p("sticky"), fs::Permissions::from_mode(0o1777)).unwrap();
+    t.push(line(
+        "dir mode",
+        fs::metadata(p("sticky")).map(|m| m.mode() & 0o7777),
+    ));
+
+    // Modification times can be set.
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    File::options()
+        .write(true)
+        .open(p("h2"))
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    t.push(line("mtime", fs::metadata(p("h2")).map(|m| m.mtime())));
+
+    // A file unlinked while open stays readable and writable through its handle.
+    fs::write(p("doomed"), b"still here").unwrap();
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(p("doomed"))
+        .unwrap();
+    fs::remove_file(p("doomed")).unwrap();
+    let mut s = String::new();
+    f.read_to_string(&mut s).unwrap();
+    f.write_all(b"!").unwrap();
+    f.seek(SeekFrom::Start(0)).unwrap();
+    let mut again = String::new();
+    f.read_to_string(&mut again).unwrap();
+    t.push(format!(
+        "unlinked open: {s:?} {again:?} gone {}",
+        !p("doomed").exists()
+    ));
+    drop(f);
+
+    // A large directory lists every entry once.
+    fs::create_dir(p("big")).unwrap();
+    for i in 0..2500 {
+        File::create(p(&format!("big/entry-{i:05}"))).unwrap();
+    }
+    let names: BTreeSet<String> = fs::read_dir(p("big"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    t.push(format!(
+        "big: {} first {:?} last {:?}",
+        names.len(),
+        names.first(),
+        names.last()
+    ));
+    t.push(line("remove_dir_all big", fs::remove_dir_all(p("big"))));
+
+    // Concurrent writers: files of their own, and appends to one shared file.
+    std::thread::scope(|scope| {
+        for w in 0..4 {
+            let p = &p;
+            scope.spawn(move || {
+                let mut own = File::create(p(&format!("w{w}"))).unwrap();
+                let mut shared = OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(p("shared.log"))
+                    .unwrap();
+                for i in 0..200 {
+                    own.write_all(format!("{w}:{i}\n").as_bytes()).unwrap();
+                    shared
+                        .write_all(format!("{w}:{i:04}\n").as_bytes())
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let shared = fs::read_to_string(p("shared.log")).unwrap();
+    let mut lines: Vec<&str> = shared.lines().collect();
+    lines.sort();
+    lines.dedup();
+    t.push(format!(
+        "shared log: {} bytes, {} distinct lines",
+        shared.len(),
+        lines.len()
+    ));
+    let own: Vec<usize> = (0..4)
+        .map(|w| {
+            fs::read_to_string(p(&format!("w{w}")))
+                .unwrap()
+                .lines()
+                .count()
+        })
+        .collect();
+    t.push(format!("own files: {own:?}"));
+
+    // The final listing of the top directory.
+    let mut top: Vec<String> = fs::read_dir(root)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let kind = e.file_type().unwrap();
+            format!(
+                "{}{}",
+                e.file_name().to_string_lossy(),
+                if kind.is_dir() {
+                    "/"
+                } else if kind.is_symlink() {
+                    "@"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    top.sort();
+    t.push(format!("top: {top:?}"));
+    t
+}
+
+#[test]
+fn posix_behaviour_matches_a_real_directory() {
+    let Some((_vfs, mount, _dir)) = mounted() else {
+        return;
+    };
+    let real = tempfile::tempdir().unwrap();
+    let expected = posix_transcript(real.path());
+    let got = posix_transcript(mount.mountpoint());
+    for (e, g) in expected.iter().zip(&got) {
+        assert_eq!(g, e, "the FUSE mount differs from a real directory");
+    }
+    assert_eq!(got.len(), expected.len());
+}
+
+#[test]
+fn writes_through_the_vfs_and_through_the_mount_see_each_other_at_once() {
+    let Some((vfs, mount, _dir)) = mounted() else {
+        return;
+    };
+    let mnt = mount.mountpoint().to_path_buf();
+    // Written beside the mount (as the isolate or the tools do), read through it.
+    vfs.write_file("/workspace/from-vfs.txt", "one\n").unwrap();
+    mount.sync().unwrap();
+    assert_eq!(
+        fs::read_to_string(mnt.join("from-vfs.txt")).unwrap(),
+        "one\n"
+    );
+    // Changed beside it: size and content are new (no stale page cache or attributes).
+    vfs.write_file("/workspace/from-vfs.txt", "changed, longer\n")
+        .unwrap();
+    mount.sync().unwrap();
+    assert_eq!(fs::metadata(mnt.join("from-vfs.txt")).unwrap().len(), 16);
+    assert_eq!(
+        fs::read_to_string(mnt.join("from-vfs.txt")).unwrap(),
+        "changed, longer\n"
+    );
+    // Removed and renamed beside it.
+    vfs.create_dir_all("/workspace/dir").unwrap();
+    vfs.write_file("/workspace/dir/f", "f").unwrap();
+    mount.sync().unwrap();
+    assert!(mnt.join("dir/f").exists());
+    vfs.rename("/workspace/dir", "/workspace/moved").unwrap();
+    vfs.remove_file("/workspace/from-vfs.txt").unwrap();
+    mount.sync().unwrap();
+    assert!(!mnt.join("dir").exists());
+    assert!(!mnt.join("from-vfs.txt").exists());
+    assert_eq!(fs::read_to_string(mnt.join("moved/f")).unwrap(), "f");
+    // Without an explicit sync, the poller catches up within its period.
+    vfs.write_file("/workspace/moved/f", "polled").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    assert_eq!(fs::read_to_string(mnt.join("moved/f")).unwrap(), "polled");
+
+    // Written through the mount, read beside it as soon as the file is closed.
+    fs::write(mnt.join("from-mount.bin"), vec![7u8; 300_000]).unwrap();
+    assert_eq!(
+        vfs.read_file("/workspace/from-mount.bin").unwrap(),
+        vec![7u8; 300_000]
+    );
+    let st = vfs.stat("/workspace/from-mount.bin").unwrap();
+    assert_eq!(st.size, 300_000);
+    symlink("from-mount.bin", mnt.join("link")).unwrap();
+    assert_eq!(
+        vfs.read_link("/workspace/link").unwrap(),
+        Path::new("from-mount.bin")
+    );
+    // A process whose working directory was made through the mount keeps it while the
+    // change log of its own writes is applied (invalidating a directory's entry in use
+    // would detach it: getcwd fails).
+    fs::create_dir(mnt.join("cwd")).unwrap();
+    let child = std::process::Command::new("sh")
+        .args(["-c", "sleep 0.5; /bin/pwd; echo x > here"])
+        .current_dir(mnt.join("cwd"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    mount.sync().unwrap();
+    let child = child.wait_with_output().unwrap();
+    assert!(child.status.success(), "{child:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&child.stdout).trim(),
+        mnt.join("cwd").display().to_string()
+    );
+    mount.sync().unwrap();
+    assert!(vfs.stat("/workspace/cwd/here").unwrap().is_file());
+    // The mount shows /workspace only: the rest of the VFS is out of reach.
+    assert!(!mnt.join("workspace").exists());
+    assert!(
+        fs::read_dir(&mnt)
+            .unwrap()
+            .all(|e| e.unwrap().file_name() != "tmp")
+    );
+}
+
+#[test]
+fn unmount_and_stale_mounts() {
+    let Some((_vfs, mount, dir)) = mounted() else {
+        return;
+    };
+    let mnt = mount.mountpoint().to_path_buf();
+    assert!(computer_fuse::is_our_mount(&mnt), "{mnt:?}");
+    assert!(!computer_fuse::is_stale(&mnt));
+    assert!(mount.is_served());
+    mount.unmount().unwrap();
+    assert!(!computer_fuse::is_our_mount(&mnt));
+    // Unmounted: the directory underneath is the empty host directory again.
+    assert_eq!(fs::read_dir(&mnt).unwrap().count(), 0);
+    assert!(!computer_fuse::clean_stale(&mnt).unwrap());
+    drop(dir);
+}
+
+#[test]
+fn git_clones_and_checks_a_repository_on_the_mount() {
+    // git's index-pack writes a pack through one descriptor while its threads read it back
+    // through others: sizes must include writes still buffered (a kernel told a smaller size
+    // takes it for the end of the file; this once failed with "premature end of pack file").
+    let Some((_vfs, mount, _dir)) = mounted() else {
+        return;
+    };
+    let source = tempfile::tempdir().unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.email=t@e", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(source.path(), &["init", "-q"]);
+    for round in 0..3 {
+        for i in 0..200 {
+            let body: String = (0..200).map(|j| format!("{round} {i} {j}\n")).collect();
+            fs::write(source.path().join(format!("f{i}.txt")), body).unwrap();
+        }
+        git(source.path(), &["add", "-A"]);
+        git(source.path(), &["commit", "-qm", &format!("round {round}")]);
+    }
+    let url = format!("file://{}", source.path().display());
+    for n in 0..3 {
+        let name = format!("clone{n}");
+        git(mount.mountpoint(), &["clone", "-q", &url, &name]);
+        let clone = mount.mountpoint().join(&name);
+        git(&clone, &["fsck", "--strict"]);
+        assert_eq!(git(&clone, &["rev-list", "--count", "HEAD"]).trim(), "3");
+        assert!(git(&clone, &["status", "--porcelain"]).is_empty());
+    }
+}
