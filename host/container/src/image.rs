@@ -71,6 +71,13 @@ pub(crate) async fn build_busybox(docker: &Docker, image: &str) -> Result<()> {
         .map_err(io(format!("{busybox} --list")))?;
     let applets = String::from_utf8_lossy(&list.stdout).into_owned();
     let binary = std::fs::read(busybox).map_err(io(format!("read {busybox}")))?;
+    // A dynamically linked one would find no loader in an image with nothing else in it.
+    if has_interpreter(&binary) {
+        return Err(image_error(
+            image,
+            format!("{busybox} is dynamically linked: install busybox-static"),
+        ));
+    }
     let mut tar = tar::Builder::new(Vec::new());
     let dir = |tar: &mut tar::Builder<Vec<u8>>, path: &str, mode: u32| {
         let mut h = tar::Header::new_gnu();
@@ -127,6 +134,32 @@ pub(crate) async fn build_busybox(docker: &Docker, image: &str) -> Result<()> {
     let body = bollard::body_full(Bytes::from(built));
     let steps = docker.create_image(Some(import_options(image, changes)), Some(body), None);
     finish_import(image, Box::pin(steps)).await
+}
+
+/// Whether a 64-bit little-endian ELF file names a program interpreter (a dynamic loader):
+/// a `PT_INTERP` entry among its program headers.
+fn has_interpreter(elf: &[u8]) -> bool {
+    let u16_at = |at: usize| {
+        elf.get(at..at + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    let u64_at = |at: usize| {
+        elf.get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+    };
+    if elf.get(..5) != Some(b"\x7fELF\x02") {
+        return false;
+    }
+    let (Some(phoff), Some(size), Some(count)) = (u64_at(0x20), u16_at(0x36), u16_at(0x38)) else {
+        return false;
+    };
+    (0..usize::from(count)).any(|i| {
+        let at = usize::try_from(phoff)
+            .unwrap_or(usize::MAX)
+            .saturating_add(i * usize::from(size));
+        elf.get(at..at + 4) == Some(&3u32.to_le_bytes()[..])
+    })
 }
 
 /// Debian bookworm from debootstrap, trimmed, imported.
@@ -269,6 +302,21 @@ fn trim(root: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::split_tag;
+
+    #[test]
+    fn dynamic_executables_are_told_from_static_ones() {
+        let dynamic = std::fs::read("/bin/sh").unwrap();
+        assert!(super::has_interpreter(&dynamic));
+        assert!(!super::has_interpreter(b"not an elf file"));
+        if let Ok(busybox) = std::fs::read("/bin/busybox")
+            && std::process::Command::new("file")
+                .args(["-L", "/bin/busybox"])
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("statically linked"))
+        {
+            assert!(!super::has_interpreter(&busybox));
+        }
+    }
 
     #[test]
     fn image_names_split_into_repository_and_tag() {

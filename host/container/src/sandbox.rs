@@ -409,12 +409,26 @@ impl Sandbox {
             }
         }
         feeder.abort();
-        let info = self
+        // The output ends when the process closes it, which can be a moment before the
+        // engine has its exit status.
+        let mut info = self
             .engine
             .docker
             .inspect_exec(&exec)
             .await
             .map_err(docker("inspect exec"))?;
+        for _ in 0..100 {
+            if info.running != Some(true) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            info = self
+                .engine
+                .docker
+                .inspect_exec(&exec)
+                .await
+                .map_err(docker("inspect exec"))?;
+        }
         // Whatever the command left running in the background goes with it.
         let leftover = procs::kill_command(&mark, None);
         out.status = info

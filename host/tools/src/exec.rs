@@ -13,8 +13,9 @@ use crate::{CallContext, ToolError, Toolkit};
 pub struct ExecArgs {
     /// Bash source to run.
     pub command: String,
-    /// Where to run it: `isolate` (instant; built-in bash and coreutils, grep, sed, awk, jq,
-    /// tar, git-free), `container` (native binaries: python3, gcc, node...), or `auto`.
+    /// Where to run it: `auto` (the default: the isolate, and programs it lacks in the
+    /// container), `isolate` (instant; built-in bash and coreutils, grep, sed, awk, jq, tar),
+    /// or `container` (the whole command in a Linux container: python3, git, gcc, make).
     #[serde(default)]
     pub backend: Option<String>,
     /// Working directory (default `/workspace`).
@@ -31,12 +32,12 @@ pub struct ExecArgs {
     pub timeout: Option<f64>,
 }
 
-pub(crate) const DESCRIPTION: &str = "Run a bash command in the workspace. Backends: `isolate` \
-(instant start, a bash-compatible shell with coreutils, grep, sed, awk, find, jq, yq, tar, \
-zip, diff, patch, bc built in; no native binaries) and `container` (a Linux container for \
-native programs: python3, gcc, node, package managers; slower to start). Prefer the isolate; \
-when it says `command not found`, retry on the container. Output is capped; the result says \
-when it was cut.";
+pub(crate) const DESCRIPTION: &str = "Run a bash command in the workspace (/workspace). \
+By default (`auto`) it runs in an instant bash-compatible shell with coreutils, grep, sed, awk, \
+find, jq, yq, tar, zip, diff, patch and bc built in, and any other program (python3, git, \
+gcc, make, pip) runs by itself in a Linux container that sees the same files; pipelines can \
+mix both. `backend: container` runs the whole command in the container (no network there). \
+Output is capped; the result says when it was cut or which limit stopped the command.";
 
 impl ExecArgs {
     /// The request these arguments ask for, on `ws` (a relative cwd resolves against

@@ -5,17 +5,31 @@
 
 use crate::Cli;
 
+/// Whether Docker, FUSE and the default image (present, or debootstrap to build it) are
+/// here; in CI they must be.
 fn docker_available() -> bool {
-    let ok = std::env::var_os("DOCKER_HOST").is_some()
+    let docker = std::env::var_os("DOCKER_HOST").is_some()
         || std::path::Path::new("/var/run/docker.sock").exists();
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs Docker (no /var/run/docker.sock)"
-        );
-        println!("skipped: no Docker engine here");
-    }
-    ok
+    let image = std::process::Command::new("docker")
+        .args(["image", "inspect", computer::containers::DEFAULT_IMAGE])
+        .output()
+        .is_ok_and(|o| o.status.success())
+        || std::process::Command::new("debootstrap")
+            .arg("--version")
+            .output()
+            .is_ok();
+    let why = if !docker {
+        "no Docker engine here"
+    } else if !std::path::Path::new("/dev/fuse").exists() {
+        "no /dev/fuse here"
+    } else if !image {
+        "no default image and no debootstrap to build it"
+    } else {
+        return true;
+    };
+    assert!(std::env::var_os("CI").is_none(), "CI needs this: {why}");
+    println!("skipped: {why}");
+    false
 }
 
 #[test]
