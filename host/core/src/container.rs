@@ -5,7 +5,9 @@
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use computer_container::{Command, ContainerConfig, Engine, Output, OutputStream, Sandbox};
+use computer_container::{
+    Command, ContainerConfig, ContainerError, Engine, Output, OutputStream, Sandbox,
+};
 use computer_isolate::{CancelToken, ExecCommand, ExecError, ExecHandler, Stream};
 use computer_vfs::Vfs;
 
@@ -68,7 +70,7 @@ impl Containers {
         *lock(&self.progress) = progress;
     }
 
-    fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
+    fn runtime(&self) -> Result<&tokio::runtime::Runtime, ContainerError> {
         if let Some(rt) = self.runtime.get() {
             return Ok(rt);
         }
@@ -77,13 +79,16 @@ impl Containers {
             .thread_name("computer-container")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the container backend's runtime: {e}"))?;
+            .map_err(|error| ContainerError::Io {
+                what: "start the container backend's runtime".into(),
+                error,
+            })?;
         Ok(self.runtime.get_or_init(|| rt))
     }
 
     /// The warm container, started (with the engine connected, the image made present, the
     /// containers of dead hosts removed) if there is none.
-    fn sandbox(self: &Arc<Self>) -> Result<Arc<Sandbox>, String> {
+    fn sandbox(self: &Arc<Self>) -> Result<Arc<Sandbox>, ContainerError> {
         let rt = self.runtime()?;
         let mut state = lock(&self.state);
         state.last_used = Some(Instant::now());
@@ -95,7 +100,7 @@ impl Containers {
         let engine = match &state.engine {
             Some(engine) => engine.clone(),
             None => {
-                let engine = rt.block_on(Engine::connect()).map_err(|e| e.to_string())?;
+                let engine = rt.block_on(Engine::connect())?;
                 let _ = rt.block_on(engine.clean_stale(&config.mount_root));
                 state.engine = Some(engine.clone());
                 engine
@@ -106,15 +111,12 @@ impl Containers {
                 progress(step);
             }
         };
-        rt.block_on(engine.ensure_image(&config.image, &mut say))
-            .map_err(|e| e.to_string())?;
+        rt.block_on(engine.ensure_image(&config.image, &mut say))?;
         let vfs = self
             .vfs
             .upgrade()
-            .ok_or_else(|| "the workspace is closed".to_string())?;
-        let sandbox = rt
-            .block_on(Sandbox::start(&engine, vfs, &config))
-            .map_err(|e| e.to_string())?;
+            .ok_or_else(|| ContainerError::Invalid("the workspace is closed".into()))?;
+        let sandbox = rt.block_on(Sandbox::start(&engine, vfs, &config))?;
         let sandbox = Arc::new(sandbox);
         state.sandbox = Some(Arc::clone(&sandbox));
         drop(state);
@@ -168,13 +170,11 @@ impl Containers {
         cmd: &Command,
         sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
         cancel: &CancelToken,
-    ) -> Result<Output, String> {
+    ) -> Result<Output, ContainerError> {
         let sandbox = self.sandbox()?;
         let rt = self.runtime()?;
         let cancelled = || cancel.is_cancelled();
-        let out = rt
-            .block_on(sandbox.exec(cmd, sink, &cancelled))
-            .map_err(|e| e.to_string());
+        let out = rt.block_on(sandbox.exec(cmd, sink, &cancelled));
         lock(&self.state).last_used = Some(Instant::now());
         out
     }
@@ -184,6 +184,11 @@ impl Drop for Containers {
     fn drop(&mut self) {
         let sandbox = lock(&self.state).sandbox.take();
         self.stop(sandbox);
+        // The last handle may go inside some async runtime, where a runtime cannot be
+        // dropped by waiting for it.
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
     }
 }
 
@@ -232,11 +237,17 @@ impl ExecHandler for ContainerFallback {
             OutputStream::Stdout => sink(Stream::Stdout, bytes),
             OutputStream::Stderr => sink(Stream::Stderr, bytes),
         };
-        let out = self.0.run(&command, &forward, cancel).map_err(|e| {
-            ExecError::NotFound(format!(
-                "{what}: command not found (and the container backend cannot run it: {e})"
-            ))
-        })?;
+        let out = self
+            .0
+            .run(&command, &forward, cancel)
+            .map_err(|e| match e {
+                // No engine here: as bash on a machine without the program.
+                ContainerError::Engine(_) => {
+                    ExecError::NotFound(format!("{what}: command not found"))
+                }
+                // An engine that fails (an image that cannot be made, a mount): say why.
+                other => ExecError::Unavailable(format!("container backend: {other}")),
+            })?;
         if out.status == 127 && out.stdout.is_empty() && out.stderr.is_empty() {
             return Err(ExecError::NotFound(format!("{what}: command not found")));
         }

@@ -302,7 +302,7 @@ impl Workspace {
         let out = self
             .containers()
             .run(&command, &sink, &req.cancel)
-            .map_err(Error::Unavailable)?;
+            .map_err(|e| Error::Unavailable(e.to_string()))?;
         let mut stderr = out.stderr;
         let ended = match (out.status, &out.limit) {
             (124, Some(_)) => RunStatus::Limit(LimitHit::Timeout(req.limits.timeout)),
