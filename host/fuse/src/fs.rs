@@ -24,6 +24,9 @@ const MAX_WRITE: u32 = 1 << 20;
 /// One entry of an open directory: kernel inode, type, name.
 type Listed = (INodeNo, fuser::FileType, OsString);
 
+/// Entries whose attributes readdirplus reads at once (a reply holds fewer than this).
+const PLUS_BATCH: usize = 256;
+
 /// The filesystem the kernel talks to.
 pub(crate) struct VfsFs {
     vfs: Arc<Vfs>,
@@ -390,14 +393,26 @@ impl fuser::Filesystem for VfsFs {
             return reply.error(Errno::EBADF);
         };
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        for (i, (ino, _, name)) in list.iter().enumerate().skip(start) {
-            // An entry removed since opendir is left out.
-            let Ok(st) = self.vfs.getattr(self.inodes.vfs(*ino)) else {
-                continue;
+        // Attributes are read now (not at opendir: the kernel must not be told an older size
+        // than a write it has seen since), a batch per transaction.
+        let page = list.get(start..).unwrap_or_default();
+        'batches: for (b, batch) in page.chunks(PLUS_BATCH).enumerate() {
+            let inos: Vec<_> = batch
+                .iter()
+                .map(|(ino, _, _)| self.inodes.vfs(*ino))
+                .collect();
+            let stats = match self.vfs.getattr_many(&inos) {
+                Ok(stats) => stats,
+                Err(e) => return reply.error(errno(&e)),
             };
-            let attr = file_attr(self.inodes, &st);
-            if reply.add(*ino, i as u64 + 1, name, &self.ttl, &attr, Generation(0)) {
-                break;
+            for (j, ((ino, _, name), st)) in batch.iter().zip(stats).enumerate() {
+                // An entry removed since opendir is left out.
+                let Ok(st) = st else { continue };
+                let offset = (start + b * PLUS_BATCH + j) as u64 + 1;
+                let attr = file_attr(self.inodes, &st);
+                if reply.add(*ino, offset, name, &self.ttl, &attr, Generation(0)) {
+                    break 'batches;
+                }
             }
         }
         reply.ok();

@@ -240,6 +240,9 @@ fn handles_buffer_writes_until_flush() {
     assert_eq!(vfs.revision().unwrap(), rev);
     assert_eq!(vfs.getattr(st.ino).unwrap().size, 1000);
     assert_eq!(vfs.lookup(dir, "h".as_ref()).unwrap().size, 1000);
+    let many = vfs.getattr_many(&[st.ino, 999_999]).unwrap();
+    assert_eq!(many[0].as_ref().unwrap().size, 1000);
+    assert_eq!(many[1].as_ref().unwrap_err().errno(), libc::ENOENT);
     assert_eq!(vfs.link(st.ino, dir, "h2".as_ref()).unwrap().size, 1000);
     let chmod = SetAttr {
         perm: Some(0o600),

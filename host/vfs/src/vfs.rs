@@ -273,6 +273,20 @@ impl Vfs {
         self.read_tx(|tx| tx.readdir(ino))
     }
 
+    /// The attributes of several inodes, read in one transaction (what FUSE's `readdirplus`
+    /// needs for a page of entries; one `getattr` each costs a transaction each), with writes
+    /// still buffered in open handles. An inode that is gone gives its error in its place.
+    pub fn getattr_many(&self, inos: &[Ino]) -> Result<Vec<Result<Stat>>> {
+        let mut inner = self.lock();
+        let mut list = self.read_locked(&mut inner, |tx| {
+            Ok(inos.iter().map(|&ino| tx.stat(ino)).collect::<Vec<_>>())
+        })?;
+        for st in list.iter_mut().flatten() {
+            inner.files.overlay(st);
+        }
+        Ok(list)
+    }
+
     /// Creates an empty regular file.
     pub fn create(&self, parent: Ino, name: &OsStr, perm: u32, owner: Owner) -> Result<Stat> {
         self.write_tx(|tx| tx.create_file(parent, name.as_bytes(), perm, owner))
