@@ -26,7 +26,10 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 /// The engine, with the busybox test image present; `None` (reason printed) where Docker or
 /// FUSE cannot run outside CI.
 fn engine() -> Option<Engine> {
-    let fuse = std::path::Path::new("/dev/fuse").exists();
+    // FUSE mounts and the shared mount root need root here.
+    let root = std::fs::read_to_string("/proc/self/status")
+        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
+    let fuse = std::path::Path::new("/dev/fuse").exists() && root;
     let engine = runtime().block_on(Engine::connect());
     match (fuse, engine) {
         (true, Ok(engine)) => {
@@ -50,7 +53,7 @@ fn engine() -> Option<Engine> {
         (fuse, engine) => {
             let why = match engine {
                 Err(e) => e.to_string(),
-                Ok(_) if !fuse => "no /dev/fuse".to_string(),
+                Ok(_) if !fuse => "no /dev/fuse, or not root".to_string(),
                 Ok(_) => unreachable!(),
             };
             skip(&why)

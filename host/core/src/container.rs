@@ -241,11 +241,12 @@ impl ExecHandler for ContainerFallback {
             .0
             .run(&command, &forward, cancel)
             .map_err(|e| match e {
-                // No engine here: as bash on a machine without the program.
-                ContainerError::Engine(_) => {
+                // No engine here, or no way to mount the workspace for it (not root): as bash
+                // on a machine without the program.
+                ContainerError::Engine(_) | ContainerError::Mount(_) => {
                     ExecError::NotFound(format!("{what}: command not found"))
                 }
-                // An engine that fails (an image that cannot be made, a mount): say why.
+                // An engine that fails otherwise (an image that cannot be made): say why.
                 other => ExecError::Unavailable(format!("container backend: {other}")),
             })?;
         if out.status == 127 && out.stdout.is_empty() && out.stderr.is_empty() {

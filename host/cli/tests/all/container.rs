@@ -20,8 +20,11 @@ fn docker_available() -> bool {
             .is_ok();
     let why = if !docker {
         "no Docker engine here"
-    } else if !std::path::Path::new("/dev/fuse").exists() {
-        "no /dev/fuse here"
+    } else if !std::path::Path::new("/dev/fuse").exists()
+        || !std::fs::read_to_string("/proc/self/status")
+            .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")))
+    {
+        "no /dev/fuse here, or not root (FUSE mounts need it)"
     } else if !image {
         "no default image and no debootstrap to build it"
     } else {
