@@ -487,6 +487,31 @@ impl Sandbox {
     }
 }
 
+impl Drop for Sandbox {
+    /// A sandbox dropped without [`Sandbox::stop`] (its owner went while a command ran) still
+    /// removes its container, from a thread of its own (this may be inside a runtime); the
+    /// mount goes with its own drop.
+    fn drop(&mut self) {
+        if self.mount.is_none() {
+            return;
+        }
+        let docker = self.engine.docker.clone();
+        let id = self.id.clone();
+        let _ = std::thread::Builder::new()
+            .name("computer-container-remove".into())
+            .spawn(move || {
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
+                let options = RemoveContainerOptionsBuilder::default().force(true).build();
+                let _ = rt.block_on(docker.remove_container(&id, Some(options)));
+            });
+    }
+}
+
 /// Appends `data` to `kept` up to `limit` bytes; counts the rest in `dropped`.
 fn keep(kept: &mut Vec<u8>, dropped: &mut u64, data: &[u8], limit: usize) {
     let room = limit.saturating_sub(kept.len());
