@@ -388,3 +388,58 @@ fn exec_streams_output_and_stops_when_cancelled() {
     );
     assert_eq!(seen.lock().unwrap().as_slice(), b"started\n");
 }
+
+/// Whether the container backend can run here (Docker, FUSE, root, and the default image or
+/// debootstrap to build it); in CI it must.
+fn containers_here() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
+    let docker = std::path::Path::new("/var/run/docker.sock").exists()
+        || std::env::var_os("DOCKER_HOST").is_some();
+    let image = std::process::Command::new("docker")
+        .args(["image", "inspect", computer::containers::DEFAULT_IMAGE])
+        .output()
+        .is_ok_and(|o| o.status.success())
+        || std::process::Command::new("debootstrap")
+            .arg("--version")
+            .output()
+            .is_ok();
+    let ok = root && docker && image && std::path::Path::new("/dev/fuse").exists();
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs Docker, FUSE, root and the default image"
+        );
+        println!("skipped: the container backend cannot run here");
+    }
+    ok
+}
+
+#[test]
+fn an_agents_exec_reaches_native_programs_through_the_container() {
+    if !containers_here() {
+        return;
+    }
+    let k = kit();
+    call(
+        &k,
+        "write",
+        json!({"path": "data.txt", "content": "b\na\n"}),
+    );
+    // The default backend: the shell's sort, python3 from the container, in one pipeline.
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "sort data.txt | python3 -c 'import sys; print(sys.stdin.read().split())'"}),
+    );
+    assert_eq!(out, "exit status 0\n--- stdout ---\n['a', 'b']\n");
+    // The whole command in the container; what it writes is in the workspace at once.
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "python3 -c 'open(\"made.txt\", \"w\").write(\"42\")'", "backend": "container"}),
+    );
+    assert!(out.starts_with("exit status 0"), "{out}");
+    let read = call(&k, "read", json!({"path": "made.txt"}));
+    assert_eq!(read.trim_start(), "1\t42\n");
+}
