@@ -374,6 +374,7 @@ impl Sandbox {
         let deadline = Instant::now() + timeout;
         let mut out = Output::default();
         let mut stopped: Option<(i32, String)> = None;
+        let mut stopped_at: Option<Instant> = None;
         loop {
             let tick = tokio::time::sleep(Duration::from_millis(50));
             tokio::select! {
@@ -391,7 +392,13 @@ impl Sandbox {
                     None => break,
                 },
                 _ = tick => {
-                    if stopped.is_some() {
+                    if let Some(at) = stopped_at {
+                        // A process that escaped the kill (it cleared its environment and left
+                        // the tree) may hold the output open: stop waiting for it, kill again.
+                        if at.elapsed() > Duration::from_secs(5) {
+                            self.kill(&exec, &mark).await;
+                            break;
+                        }
                         continue;
                     }
                     let why = if cancelled() {
@@ -404,6 +411,7 @@ impl Sandbox {
                     if let Some(why) = why {
                         self.kill(&exec, &mark).await;
                         stopped = Some(why);
+                        stopped_at = Some(Instant::now());
                     }
                 }
             }

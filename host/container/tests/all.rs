@@ -220,6 +220,21 @@ fn limits_contain_fork_bombs_memory_hogs_and_slow_commands() {
         "{out:?}"
     );
 
+    // A process that clears its environment and leaves the command's tree, holding the
+    // output open, does not keep the caller waiting past the grace period.
+    let started = std::time::Instant::now();
+    let out = sh_with(
+        &sandbox,
+        "env -i /bin/sh -c 'sleep 60 &'; sleep 60",
+        Some(Duration::from_millis(500)),
+    );
+    assert_eq!(out.status, 124, "{out:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+
     // A fork bomb hits the pids limit and is killed at its time limit, children included.
     let out = sh_with(
         &sandbox,
