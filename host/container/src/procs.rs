@@ -32,7 +32,10 @@ fn marked(mark: &str, root: Option<u32>) -> Vec<u32> {
         {
             found.insert(pid);
         }
-        if let Some(ppid) = parent_of(pid) {
+        // Parents only matter when there is a tree to follow.
+        if root.is_some()
+            && let Some(ppid) = parent_of(pid)
+        {
             parents.push((pid, ppid));
         }
     }

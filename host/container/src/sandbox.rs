@@ -81,47 +81,34 @@ pub struct Sandbox {
 /// that mounts made under it later reach containers that bind it with `rslave`.
 fn make_shared(root: &Path) -> Result<()> {
     std::fs::create_dir_all(root).map_err(io(format!("create {}", root.display())))?;
-    let root_str = root.display().to_string();
-    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let line = info
-        .lines()
-        .find(|l| l.split(' ').nth(4) == Some(root_str.as_str()));
-    if line.is_some_and(|l| l.contains(" shared:")) {
+    // The last line for a mount point is what is mounted there now.
+    let mounted = computer_fuse::mounts()
+        .into_iter()
+        .rev()
+        .find(|m| m.mountpoint == root);
+    if mounted.as_ref().is_some_and(|m| m.shared) {
         return Ok(());
     }
-    let run = |args: &[&str]| -> Result<()> {
+    let run = |args: &[&std::ffi::OsStr]| -> Result<()> {
         let out = std::process::Command::new("mount")
             .args(args)
-            .arg(root)
             .output()
             .map_err(io("run mount"))?;
         if out.status.success() {
-            Ok(())
-        } else {
-            Err(ContainerError::Mount(format!(
-                "mount {} {}: {} (the container backend needs root)",
-                args.join(" "),
-                root.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )))
+            return Ok(());
         }
+        let shown: Vec<_> = args.iter().map(|a| a.to_string_lossy()).collect();
+        Err(ContainerError::Mount(format!(
+            "mount {}: {} (the container backend needs root)",
+            shown.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
     };
-    if line.is_none() {
-        let out = std::process::Command::new("mount")
-            .args(["--bind"])
-            .arg(root)
-            .arg(root)
-            .output()
-            .map_err(io("run mount"))?;
-        if !out.status.success() {
-            return Err(ContainerError::Mount(format!(
-                "mount --bind {0} {0}: {1} (the container backend needs root)",
-                root.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
+    let root = root.as_os_str();
+    if mounted.is_none() {
+        run(&["--bind".as_ref(), root, root])?;
     }
-    run(&["--make-rshared"])
+    run(&["--make-rshared".as_ref(), root])
 }
 
 fn mib(bytes: i64) -> i64 {
@@ -244,13 +231,9 @@ impl Sandbox {
             ..Default::default()
         };
         let out = self.run(&probe, &|_, _| {}, &|| false).await?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let ours = text.lines().any(|line| {
-            let mountpoint = line.split(' ').nth(4);
-            let mut tail = line.split(" - ").nth(1).unwrap_or("").split(' ');
-            let (fstype, source) = (tail.next().unwrap_or(""), tail.next().unwrap_or(""));
-            mountpoint == Some("/workspace") && fstype.starts_with("fuse") && source == "computer"
-        });
+        let ours = computer_fuse::parse_mountinfo(&String::from_utf8_lossy(&out.stdout))
+            .iter()
+            .any(|m| m.mountpoint == Path::new("/workspace") && m.is_ours());
         if ours {
             Ok(())
         } else {

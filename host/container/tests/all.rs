@@ -350,13 +350,9 @@ fn containers_and_mounts_of_a_killed_host_are_gone_after_the_next_start() {
 
 /// FUSE mounts of ours under `root` right now.
 fn our_mounts_under(root: &std::path::Path) -> usize {
-    let root = root.display().to_string();
-    std::fs::read_to_string("/proc/self/mountinfo")
-        .unwrap()
-        .lines()
-        .filter(|l| {
-            l.split(' ').nth(4).is_some_and(|m| m.starts_with(&root)) && l.contains(" computer ")
-        })
+    computer_fuse::mounts()
+        .iter()
+        .filter(|m| m.mountpoint.starts_with(root) && m.is_ours())
         .count()
 }
 

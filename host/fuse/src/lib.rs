@@ -275,24 +275,61 @@ pub fn unmount_lazily(dir: &Path) -> io::Result<()> {
     )))
 }
 
-/// Whether `dir` is a mount of this crate: `/proc/self/mountinfo` lists it as a FUSE mount
-/// whose source is `computer`.
+/// One line of a `/proc/PID/mountinfo` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountInfo {
+    /// Where it is mounted (unescaped).
+    pub mountpoint: PathBuf,
+    /// The filesystem type (`fuse`, `fuse.computer`, `ext4`...).
+    pub fstype: String,
+    /// The source (`computer` for ours).
+    pub source: String,
+    /// Whether it propagates mounts to its peers (`shared:N` among the optional fields).
+    pub shared: bool,
+}
+
+impl MountInfo {
+    /// Whether this is a mount of this crate: FUSE, with the source `computer`.
+    pub fn is_ours(&self) -> bool {
+        (self.fstype == "fuse" || self.fstype.starts_with("fuse.")) && self.source == SOURCE
+    }
+}
+
+/// The mounts a mountinfo table lists (this process's: `/proc/self/mountinfo`; a container's
+/// as it reads it from inside).
+pub fn parse_mountinfo(table: &str) -> Vec<MountInfo> {
+    table
+        .lines()
+        .filter_map(|line| {
+            // ID PARENT DEV ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
+            let (head, tail) = line.split_once(" - ")?;
+            let mut fields = head.split(' ');
+            let mountpoint = fields.nth(4)?;
+            let shared = fields.any(|f| f.starts_with("shared:"));
+            let mut tail = tail.split(' ');
+            Some(MountInfo {
+                mountpoint: PathBuf::from(unescape(mountpoint)),
+                fstype: tail.next()?.to_string(),
+                source: tail.next()?.to_string(),
+                shared,
+            })
+        })
+        .collect()
+}
+
+/// This process's mounts (none if the table cannot be read).
+pub fn mounts() -> Vec<MountInfo> {
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .map(|t| parse_mountinfo(&t))
+        .unwrap_or_default()
+}
+
+/// Whether `dir` is a mount of this crate.
 pub fn is_our_mount(dir: &Path) -> bool {
     let Ok(dir) = dir.canonicalize() else {
         return false;
     };
-    let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
-        return false;
-    };
-    info.lines().any(|line| {
-        // ID PARENT DEV ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
-        let mountpoint = line.split(' ').nth(4);
-        let mut tail = line.split(" - ").nth(1).unwrap_or("").split(' ');
-        let (fstype, source) = (tail.next().unwrap_or(""), tail.next().unwrap_or(""));
-        mountpoint.is_some_and(|m| Path::new(&unescape(m)) == dir)
-            && (fstype == "fuse" || fstype.starts_with("fuse."))
-            && source == SOURCE
-    })
+    mounts().iter().any(|m| m.mountpoint == dir && m.is_ours())
 }
 
 /// `/proc/self/mountinfo` escapes space, tab, newline and backslash as octal.
@@ -302,4 +339,22 @@ fn unescape(field: &str) -> String {
         .replace("\\011", "\t")
         .replace("\\012", "\n")
         .replace("\\134", "\\")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_lines_give_mountpoint_type_source_and_sharing() {
+        let table = "44 27 254:0 /tmp/m /tmp/m rw,relatime shared:2 - ext4 /dev/vda rw\n\
+                     43 44 0:75 / /tmp/m/a\\040b rw,nosuid - fuse computer rw,user_id=0\n\
+                     garbage\n";
+        let mounts = parse_mountinfo(table);
+        assert_eq!(mounts.len(), 2);
+        assert_eq!(mounts[0].mountpoint, Path::new("/tmp/m"));
+        assert!(mounts[0].shared && !mounts[0].is_ours());
+        assert_eq!(mounts[1].mountpoint, Path::new("/tmp/m/a b"));
+        assert!(!mounts[1].shared && mounts[1].is_ours());
+    }
 }

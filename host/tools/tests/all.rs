@@ -4,6 +4,10 @@ use computer::Workspace;
 use computer_tools::{Content, ToolError, ToolLimits, Toolkit};
 use serde_json::json;
 
+#[path = "../../container/tests/support/requirements.rs"]
+mod requirements;
+use requirements::containers_here;
+
 fn kit() -> Toolkit {
     Toolkit::new(Workspace::in_memory().unwrap())
 }
@@ -387,32 +391,6 @@ fn exec_streams_output_and_stops_when_cancelled() {
         )]
     );
     assert_eq!(seen.lock().unwrap().as_slice(), b"started\n");
-}
-
-/// Whether the container backend can run here (Docker, FUSE, root, and the default image or
-/// debootstrap to build it); in CI it must.
-fn containers_here() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
-    let docker = std::path::Path::new("/var/run/docker.sock").exists()
-        || std::env::var_os("DOCKER_HOST").is_some();
-    let image = std::process::Command::new("docker")
-        .args(["image", "inspect", computer::containers::DEFAULT_IMAGE])
-        .output()
-        .is_ok_and(|o| o.status.success())
-        || std::process::Command::new("debootstrap")
-            .arg("--version")
-            .output()
-            .is_ok();
-    let ok = root && docker && image && std::path::Path::new("/dev/fuse").exists();
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs Docker, FUSE, root and the default image"
-        );
-        println!("skipped: the container backend cannot run here");
-    }
-    ok
 }
 
 #[test]

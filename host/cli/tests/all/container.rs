@@ -4,40 +4,11 @@
 //! with the reason printed; in CI these must run.
 
 use crate::Cli;
-
-/// Whether Docker, FUSE and the default image (present, or debootstrap to build it) are
-/// here; in CI they must be.
-fn docker_available() -> bool {
-    let docker = std::env::var_os("DOCKER_HOST").is_some()
-        || std::path::Path::new("/var/run/docker.sock").exists();
-    let image = std::process::Command::new("docker")
-        .args(["image", "inspect", computer::containers::DEFAULT_IMAGE])
-        .output()
-        .is_ok_and(|o| o.status.success())
-        || std::process::Command::new("debootstrap")
-            .arg("--version")
-            .output()
-            .is_ok();
-    let why = if !docker {
-        "no Docker engine here"
-    } else if !std::path::Path::new("/dev/fuse").exists()
-        || !std::fs::read_to_string("/proc/self/status")
-            .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")))
-    {
-        "no /dev/fuse here, or not root (FUSE mounts need it)"
-    } else if !image {
-        "no default image and no debootstrap to build it"
-    } else {
-        return true;
-    };
-    assert!(std::env::var_os("CI").is_none(), "CI needs this: {why}");
-    println!("skipped: {why}");
-    false
-}
+use crate::requirements::containers_here;
 
 #[test]
 fn auto_runs_native_programs_in_the_container_beside_the_shell() {
-    if !docker_available() {
+    if !containers_here() {
         return;
     }
     let cli = Cli::new();

@@ -5,6 +5,8 @@ mod mcp;
 #[path = "../../../bucket/tests/support/moto.rs"]
 mod moto;
 mod mount;
+#[path = "../../../container/tests/support/requirements.rs"]
+mod requirements;
 mod serve;
 
 use std::io::Write;
