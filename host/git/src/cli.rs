@@ -1,0 +1,294 @@
+//! `git <args>` as the git CLI runs it: the command line parsed, the command run, its output
+//! and exit status returned.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{GitError, Result};
+use crate::repo::{Git, Session};
+
+/// What a git command printed and its exit status.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// The exit status (0 success, 1 for "differences"/conflicts, 128 fatal, 129 usage).
+    pub status: i32,
+    /// Standard output.
+    pub stdout: Vec<u8>,
+    /// Standard error.
+    pub stderr: Vec<u8>,
+}
+
+impl Output {
+    pub(crate) fn ok(stdout: impl Into<Vec<u8>>) -> Output {
+        Output {
+            status: 0,
+            stdout: stdout.into(),
+            stderr: Vec::new(),
+        }
+    }
+
+    /// Adds a line to standard error.
+    pub(crate) fn note(mut self, line: &str) -> Output {
+        self.stderr.extend_from_slice(line.as_bytes());
+        self.stderr.push(b'\n');
+        self
+    }
+
+    fn from_error(err: &GitError) -> Output {
+        let prefix = match err {
+            GitError::Usage(_) => "",
+            GitError::Conflict(_) => "error: ",
+            _ => "fatal: ",
+        };
+        Output {
+            status: err.exit_code(),
+            stdout: Vec::new(),
+            stderr: format!("{prefix}{err}\n").into_bytes(),
+        }
+    }
+}
+
+/// Where and with what a command runs.
+pub struct Invocation<'a> {
+    /// The current directory (a workspace path).
+    pub cwd: &'a Path,
+    /// The command's environment (`GIT_AUTHOR_NAME`, `GIT_COMMITTER_DATE`, ...): never the
+    /// host's.
+    pub env: &'a HashMap<String, String>,
+    /// Receives progress lines of long operations (clone, fetch).
+    pub progress: Option<&'a (dyn Fn(&str) + Sync)>,
+}
+
+impl Invocation<'_> {
+    pub(crate) fn var(&self, name: &str) -> Option<&str> {
+        self.env
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    pub(crate) fn progress(&self, line: &str) {
+        if let Some(progress) = self.progress {
+            progress(line);
+        }
+    }
+
+    /// `path` (relative to the current directory, or absolute) as a workspace path.
+    pub(crate) fn resolve(&self, path: &str) -> PathBuf {
+        crate::repo::normalize(&self.cwd.join(path))
+    }
+}
+
+impl Git {
+    /// Runs `git <args>` the way the git CLI would: errors become git's messages on standard
+    /// error and its exit codes, so callers can print the output as it is.
+    pub fn run(&self, args: &[String], inv: &Invocation<'_>) -> Output {
+        match self.dispatch(args, inv) {
+            Ok(out) => out,
+            Err(err) => Output::from_error(&err),
+        }
+    }
+
+    fn dispatch(&self, args: &[String], inv: &Invocation<'_>) -> Result<Output> {
+        let Some((command, rest)) = args.split_first() else {
+            return Err(GitError::Usage(USAGE.into()));
+        };
+        let rest = rest.to_vec();
+        match command.as_str() {
+            "init" => crate::cmd_setup::init(self, rest, inv),
+            "clone" => crate::cmd_remote::clone(self, rest, inv),
+            "fetch" => self.with_repo(inv, true, |s| crate::cmd_remote::fetch(s, rest, inv)),
+            "pull" => self.with_repo(inv, true, |s| crate::cmd_remote::pull(s, rest, inv)),
+            "push" => Err(GitError::Unsupported(
+                "push is not supported by the isolate's git yet; run it in the container (backend: container)".into(),
+            )),
+            "remote" => self.with_repo(inv, true, |s| crate::cmd_remote::remote(s, rest)),
+            "config" => self.with_repo(inv, true, |s| crate::cmd_setup::config(s, rest)),
+            "status" => self.with_repo(inv, false, |s| crate::cmd_worktree::status(s, rest, inv)),
+            "add" => self.with_repo(inv, true, |s| crate::cmd_worktree::add(s, rest, inv)),
+            "rm" => self.with_repo(inv, true, |s| crate::cmd_worktree::rm(s, rest, inv)),
+            "mv" => self.with_repo(inv, true, |s| crate::cmd_worktree::mv(s, rest, inv)),
+            "commit" => self.with_repo(inv, true, |s| crate::cmd_history::commit(s, rest, inv)),
+            "log" => self.with_repo(inv, false, |s| crate::cmd_history::log(s, rest)),
+            "show" => self.with_repo(inv, false, |s| crate::cmd_history::show(s, rest)),
+            "diff" => self.with_repo(inv, false, |s| crate::cmd_history::diff(s, rest, inv)),
+            "rev-parse" => self.with_repo(inv, false, |s| crate::cmd_history::rev_parse(s, rest, inv)),
+            "ls-files" => self.with_repo(inv, false, |s| crate::cmd_worktree::ls_files(s, rest, inv)),
+            "branch" => self.with_repo(inv, true, |s| crate::cmd_branch::branch(s, rest)),
+            "checkout" => self.with_repo(inv, true, |s| crate::cmd_branch::checkout(s, rest, inv)),
+            "switch" => self.with_repo(inv, true, |s| crate::cmd_branch::switch(s, rest)),
+            "reset" => self.with_repo(inv, true, |s| crate::cmd_branch::reset(s, rest, inv)),
+            "restore" => self.with_repo(inv, true, |s| crate::cmd_worktree::restore(s, rest, inv)),
+            "version" | "--version" => Ok(Output::ok(format!(
+                "git version 2.39.0 (computer {})\n",
+                env!("CARGO_PKG_VERSION")
+            ))),
+            "help" | "--help" | "-h" => Ok(Output::ok(USAGE)),
+            other => Err(GitError::Usage(format!(
+                "git: '{other}' is not a git command supported by the isolate's git. See 'git help'.\n\n{USAGE}"
+            ))),
+        }
+    }
+
+    /// Runs `f` on the repository containing the current directory; when `writes`, copies
+    /// what changed in `.git` back into the workspace afterwards (also after a failure, which
+    /// may have written something before failing).
+    fn with_repo(
+        &self,
+        inv: &Invocation<'_>,
+        writes: bool,
+        f: impl FnOnce(&Session<'_>) -> Result<Output>,
+    ) -> Result<Output> {
+        let session = self.discover(inv.cwd, inv.env)?;
+        let out = f(&session);
+        if writes {
+            session.save()?;
+        }
+        out
+    }
+}
+
+/// Splits `args` into options (and their values) and operands, the way git's parser does
+/// (`--` ends options).
+pub(crate) struct Args {
+    pub flags: Vec<String>,
+    pub values: HashMap<String, String>,
+    pub operands: Vec<String>,
+    /// Operands after `--`.
+    pub paths: Vec<String>,
+    pub dashdash: bool,
+}
+
+impl Args {
+    /// Parses `args`; `with_value` lists the options that take a value (`-m msg`,
+    /// `--depth=1`, `-n5`).
+    pub fn parse(args: Vec<String>, with_value: &[&str]) -> Result<Args> {
+        let mut out = Args {
+            flags: Vec::new(),
+            values: HashMap::new(),
+            operands: Vec::new(),
+            paths: Vec::new(),
+            dashdash: false,
+        };
+        let mut iter = args.into_iter();
+        while let Some(arg) = iter.next() {
+            if out.dashdash {
+                out.paths.push(arg);
+            } else if arg == "--" {
+                out.dashdash = true;
+            } else if let Some(long) = arg.strip_prefix("--") {
+                match long.split_once('=') {
+                    Some((name, value)) => {
+                        out.values.insert(format!("--{name}"), value.to_string());
+                    }
+                    None if with_value.contains(&arg.as_str()) => {
+                        let value = iter.next().ok_or_else(|| {
+                            GitError::Usage(format!("error: option `{long}' requires a value"))
+                        })?;
+                        out.values.insert(arg, value);
+                    }
+                    None => out.flags.push(arg),
+                }
+            } else if arg.len() > 1 && arg.starts_with('-') && arg != "-" {
+                let short = &arg[..2];
+                if with_value.contains(&short) {
+                    let value = if arg.len() > 2 {
+                        arg[2..].to_string()
+                    } else {
+                        iter.next().ok_or_else(|| {
+                            GitError::Usage(format!(
+                                "error: switch `{}' requires a value",
+                                &short[1..]
+                            ))
+                        })?
+                    };
+                    // `-m` may repeat: paragraphs.
+                    match out.values.get_mut(short) {
+                        Some(prev) if short == "-m" => {
+                            prev.push_str("\n\n");
+                            prev.push_str(&value);
+                        }
+                        _ => {
+                            out.values.insert(short.to_string(), value);
+                        }
+                    }
+                } else if arg[1..].chars().all(|c| c.is_ascii_digit()) {
+                    // `-3` is `-n 3` for log.
+                    out.values.insert("-n".into(), arg[1..].to_string());
+                } else {
+                    // Bundled short flags: `-am`, `-fd`.
+                    let chars: Vec<char> = arg[1..].chars().collect();
+                    for (i, c) in chars.iter().enumerate() {
+                        let flag = format!("-{c}");
+                        if with_value.contains(&flag.as_str()) {
+                            let rest: String = chars[i + 1..].iter().collect();
+                            let value = if rest.is_empty() {
+                                iter.next().ok_or_else(|| {
+                                    GitError::Usage(format!("error: switch `{c}' requires a value"))
+                                })?
+                            } else {
+                                rest
+                            };
+                            out.values.insert(flag, value);
+                            break;
+                        }
+                        out.flags.push(flag);
+                    }
+                }
+            } else {
+                out.operands.push(arg);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether any of `names` was given.
+    pub fn has(&self, names: &[&str]) -> bool {
+        self.flags.iter().any(|f| names.contains(&f.as_str()))
+    }
+
+    /// The value of the first of `names` that was given.
+    pub fn value(&self, names: &[&str]) -> Option<&str> {
+        names
+            .iter()
+            .find_map(|n| self.values.get(*n))
+            .map(String::as_str)
+    }
+
+    /// Operands and paths after `--`, together.
+    pub fn all_paths(&self) -> Vec<String> {
+        self.operands.iter().chain(&self.paths).cloned().collect()
+    }
+
+    /// Fails on flags the command does not know (so nothing silently does the wrong thing).
+    pub fn only(&self, command: &str, known: &[&str]) -> Result<()> {
+        let known_values: Vec<&str> = known.to_vec();
+        for flag in &self.flags {
+            if !known.contains(&flag.as_str()) {
+                return Err(GitError::Usage(format!(
+                    "error: unknown option `{}' for 'git {command}' in the isolate's git",
+                    flag.trim_start_matches('-')
+                )));
+            }
+        }
+        for name in self.values.keys() {
+            if !known_values.contains(&name.as_str()) {
+                return Err(GitError::Usage(format!(
+                    "error: unknown option `{}' for 'git {command}' in the isolate's git",
+                    name.trim_start_matches('-')
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+const USAGE: &str = "usage: git <command> [<args>]
+
+The isolate's git (gix, in the workspace) supports:
+   init, clone, fetch, pull (fast-forward), remote, config
+   status, add, rm, mv, restore, commit, reset
+   log, show, diff, rev-parse, ls-files
+   branch, checkout, switch
+Other commands run with the real git in the container (backend: container).
+";

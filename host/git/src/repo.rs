@@ -1,0 +1,288 @@
+//! Finding a repository in the workspace and opening it for one operation.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use computer_vfs::{FileType, Vfs, VfsError};
+
+use crate::error::{GitError, Result};
+use crate::mirror::{self, SyncStats};
+
+/// Git over one workspace. Cheap to keep; every operation opens the repository afresh, so
+/// changes made meanwhile by the shell, the tools or a container's `git` are always seen.
+pub struct Git {
+    vfs: Arc<Vfs>,
+    cache: Cache,
+    settings: Settings,
+}
+
+/// What the embedder decides about the outside world.
+#[derive(Debug, Clone)]
+struct Settings {
+    host_paths: bool,
+    http_token: Option<String>,
+    network_timeout: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            host_paths: false,
+            http_token: None,
+            network_timeout: DEFAULT_NETWORK_TIMEOUT,
+        }
+    }
+}
+
+/// How long a clone or fetch may take before it is interrupted.
+pub const DEFAULT_NETWORK_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Where the host copies of `.git` directories live.
+enum Cache {
+    Dir(PathBuf),
+    Temp(tempfile::TempDir),
+}
+
+impl Git {
+    /// Git over `vfs`. The host copies of its repositories' `.git` directories are kept
+    /// next to the workspace file (`<file>.git-cache/`), or in a temporary directory for an
+    /// in-memory workspace.
+    pub fn new(vfs: Arc<Vfs>) -> Result<Git> {
+        let cache = match vfs.location() {
+            Some(file) => {
+                let mut name = file.as_os_str().to_owned();
+                name.push(".git-cache");
+                Cache::Dir(PathBuf::from(name))
+            }
+            None => Cache::Temp(tempfile::Builder::new().prefix("computer-git-").tempdir()?),
+        };
+        Ok(Git {
+            vfs,
+            cache,
+            settings: Settings::default(),
+        })
+    }
+
+    /// Git over `vfs`, keeping the host copies of `.git` directories below `dir`.
+    pub fn with_cache_dir(vfs: Arc<Vfs>, dir: impl Into<PathBuf>) -> Git {
+        Git {
+            vfs,
+            cache: Cache::Dir(dir.into()),
+            settings: Settings::default(),
+        }
+    }
+
+    /// Lets `clone`/`fetch` read repositories from host paths and `file://` URLs outside the
+    /// workspace. Off by default: a guest must not read the host's files. The CLI turns it on
+    /// for its user.
+    pub fn with_host_paths(mut self, allowed: bool) -> Git {
+        self.settings.host_paths = allowed;
+        self
+    }
+
+    /// A token sent (as HTTP basic auth, user `x-access-token`) to `http(s)://` remotes. It is
+    /// used by the host at the network boundary only: never written into the workspace.
+    pub fn with_http_token(mut self, token: Option<String>) -> Git {
+        self.settings.http_token = token.filter(|t| !t.is_empty());
+        self
+    }
+
+    /// The time limit of one clone or fetch (default [`DEFAULT_NETWORK_TIMEOUT`]).
+    pub fn with_network_timeout(mut self, limit: Duration) -> Git {
+        self.settings.network_timeout = limit;
+        self
+    }
+
+    pub(crate) fn host_paths_allowed(&self) -> bool {
+        self.settings.host_paths
+    }
+
+    pub(crate) fn network_timeout(&self) -> Duration {
+        self.settings.network_timeout
+    }
+
+    /// In-memory configuration for a fetch from `url`: the token as an extra HTTP header.
+    pub(crate) fn http_overrides(&self, url: &str) -> Vec<String> {
+        let is_http = url.starts_with("http://") || url.starts_with("https://");
+        match &self.settings.http_token {
+            Some(token) if is_http => {
+                use base64::Engine as _;
+                let basic = base64::engine::general_purpose::STANDARD
+                    .encode(format!("x-access-token:{token}"));
+                vec![format!("http.extraHeader=Authorization: Basic {basic}")]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The workspace.
+    pub fn vfs(&self) -> &Vfs {
+        &self.vfs
+    }
+
+    fn cache_dir(&self) -> &Path {
+        match &self.cache {
+            Cache::Dir(dir) => dir,
+            Cache::Temp(dir) => dir.path(),
+        }
+    }
+
+    /// The repository containing `cwd` (a workspace path), like git's discovery.
+    pub(crate) fn discover(
+        &self,
+        cwd: &Path,
+        env: &HashMap<String, String>,
+    ) -> Result<Session<'_>> {
+        let mut dir = Some(cwd);
+        while let Some(d) = dir {
+            let candidate = d.join(".git");
+            match self.vfs.stat(&candidate) {
+                Ok(stat) if stat.kind == FileType::Dir => return self.open(d, env),
+                Ok(_) => {
+                    return Err(GitError::Unsupported(format!(
+                        "{}: .git files (linked worktrees, submodules) are not supported",
+                        candidate.display()
+                    )));
+                }
+                Err(VfsError::NotFound | VfsError::NotDir) => dir = d.parent(),
+                Err(e) => return Err(GitError::failed(candidate.display(), e)),
+            }
+        }
+        Err(GitError::NotARepository(cwd.display().to_string()))
+    }
+
+    /// Opens the repository whose worktree is `worktree` (its `.git` may not exist yet: `init`
+    /// and `clone` create it in the host copy and save it).
+    pub(crate) fn open(
+        &self,
+        worktree: &Path,
+        env: &HashMap<String, String>,
+    ) -> Result<Session<'_>> {
+        let git_dir = worktree.join(".git");
+        let key = blake3::hash(git_dir.as_os_str().as_encoded_bytes()).to_hex();
+        let host_root = self.cache_dir().join(&key.as_str()[..16]);
+        std::fs::create_dir_all(&host_root)?;
+        let lock = File::create(
+            self.cache_dir()
+                .join(format!("{}.lock", &key.as_str()[..16])),
+        )?;
+        lock.lock()?;
+        let host_git = host_root.join(".git");
+        if self.vfs.exists(&git_dir)? {
+            mirror::to_host(&self.vfs, &git_dir, &host_git)?;
+        } else if host_git.exists() {
+            std::fs::remove_dir_all(&host_git)?;
+        }
+        Ok(Session {
+            git: self,
+            vfs: &self.vfs,
+            worktree: worktree.to_path_buf(),
+            git_dir,
+            host_git,
+            env: env.clone(),
+            _lock: lock,
+        })
+    }
+}
+
+/// One repository opened for one operation (holding its lock).
+pub(crate) struct Session<'g> {
+    pub git: &'g Git,
+    pub vfs: &'g Vfs,
+    /// The worktree's root in the workspace.
+    pub worktree: PathBuf,
+    /// Its `.git` in the workspace.
+    pub git_dir: PathBuf,
+    /// The host copy of `.git` that gix works on.
+    pub host_git: PathBuf,
+    /// The command's environment (identity and dates).
+    pub env: HashMap<String, String>,
+    _lock: File,
+}
+
+impl Session<'_> {
+    /// The repository, through gix (configuration from the repository only: nothing of the
+    /// host's `~/.gitconfig` or environment leaks in).
+    pub fn repo(&self) -> Result<gix::Repository> {
+        if !self.host_git.exists() {
+            return Err(GitError::NotARepository(
+                self.worktree.display().to_string(),
+            ));
+        }
+        open_repo(&self.host_git, &self.env)
+    }
+
+    /// Copies what the operation changed in the host `.git` back into the workspace.
+    pub fn save(&self) -> Result<SyncStats> {
+        mirror::to_vfs(&self.host_git, self.vfs, &self.git_dir)
+    }
+
+    /// The worktree path of a repository-relative path.
+    pub fn path_of(&self, rel: &[u8]) -> PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        self.worktree.join(std::ffi::OsStr::from_bytes(rel))
+    }
+
+    /// The repository-relative form of `arg` (given relative to `cwd`), or an error when it
+    /// lies outside the worktree.
+    pub fn rel_path(&self, cwd: &Path, arg: &str) -> Result<String> {
+        let abs = normalize(&cwd.join(arg));
+        match abs.strip_prefix(&self.worktree) {
+            Ok(rel) => Ok(rel.to_string_lossy().into_owned()),
+            Err(_) => Err(GitError::Failed(format!(
+                "{arg}: '{}' is outside repository at '{}'",
+                abs.display(),
+                self.worktree.display()
+            ))),
+        }
+    }
+}
+
+/// Opens the host copy of a repository with the committer of reflog entries taken from the
+/// command's environment, else `user.*`, else a placeholder (git never fails a ref update for
+/// want of an identity). Configuration comes from the repository only: nothing of the host's
+/// `~/.gitconfig` or environment leaks in.
+pub(crate) fn open_repo(host_git: &Path, env: &HashMap<String, String>) -> Result<gix::Repository> {
+    let mut repo = gix::open_opts(host_git, gix::open::Options::isolated())?;
+    let has_name = repo.config_snapshot().string("user.name").is_some();
+    let has_email = repo.config_snapshot().string("user.email").is_some();
+    let var = |k: &str| env.get(k).filter(|v| !v.is_empty()).cloned();
+    let mut values = Vec::new();
+    match var("GIT_COMMITTER_NAME") {
+        Some(name) => values.push(format!("committer.name={name}")),
+        None if !has_name => values.push("committer.name=computer".into()),
+        None => {}
+    }
+    match var("GIT_COMMITTER_EMAIL") {
+        Some(email) => values.push(format!("committer.email={email}")),
+        None if !has_email => values.push("committer.email=computer@localhost".into()),
+        None => {}
+    }
+    if let Some(date) = var("GIT_COMMITTER_DATE") {
+        values.push(format!("gitoxide.commit.committerDate={date}"));
+    }
+    if !values.is_empty() {
+        let mut config = repo.config_snapshot_mut();
+        config.append_config(values.iter().map(String::as_str), gix::config::Source::Api)?;
+        config.commit()?;
+    }
+    Ok(repo)
+}
+
+/// `path` with `.` and `..` resolved lexically.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,190 @@
+//! The same scenarios on the real git CLI and on ours: status, diff, log and friends print
+//! the same, byte for byte, and the commits have the same ids.
+
+use crate::support::{Step::*, Twin};
+
+const STATUS: &[&str] = &["status"];
+const PORCELAIN: &[&str] = &["status", "--porcelain"];
+const SHORT: &[&str] = &["status", "-s", "-b"];
+const DIFF: &[&str] = &["diff"];
+const CACHED: &[&str] = &["diff", "--cached"];
+const ONELINE: &[&str] = &["log", "--oneline"];
+const LOG: &[&str] = &["log"];
+
+#[test]
+fn edit_add_commit() {
+    Twin::new().run(
+        "edit_add_commit",
+        &[
+            Git(&["init", "-q"]),
+            Git(STATUS),
+            Write("a.txt", "one\ntwo\nthree\n"),
+            Write("src/lib.rs", "fn main() {\n    println!(\"hi\");\n}\n"),
+            Git(STATUS),
+            Git(PORCELAIN),
+            Git(&["add", "a.txt"]),
+            Git(STATUS),
+            Git(PORCELAIN),
+            Git(CACHED),
+            Git(&["add", "."]),
+            Git(&["commit", "-q", "-m", "first"]),
+            Git(STATUS),
+            Git(ONELINE),
+            Git(LOG),
+            Write("a.txt", "one\n2\nthree\nfour\n"),
+            Git(STATUS),
+            Git(PORCELAIN),
+            Git(DIFF),
+            Git(&["add", "a.txt"]),
+            Git(CACHED),
+            Git(DIFF),
+            Git(&["commit", "-q", "-m", "second\n\nwith a body\n"]),
+            Git(LOG),
+            Git(&["log", "--format=%H %an <%ae> %s|%b"]),
+            Git(&["show"]),
+            Git(&["show", "HEAD~1:a.txt"]),
+            Git(&["rev-parse", "HEAD", "HEAD~1", "--short", "HEAD"]),
+            Git(&["rev-parse", "--abbrev-ref", "HEAD"]),
+            Git(&["ls-files"]),
+            Git(&["ls-files", "-s"]),
+            Git(&["diff", "HEAD~1", "HEAD"]),
+            Git(&["diff", "--name-status", "HEAD~1"]),
+        ],
+    );
+}
+
+#[test]
+fn deletions_modes_symlinks_and_subdirectories() {
+    Twin::new().run(
+        "deletions_modes_symlinks",
+        &[
+            Git(&["init", "-q"]),
+            Write("keep.txt", "keep\n"),
+            Write("gone.txt", "gone\n"),
+            Write("run.sh", "#!/bin/sh\necho hi\n"),
+            Write("docs/guide.md", "# Guide\n\ntext\n"),
+            Git(&["add", "-A"]),
+            Git(&["commit", "-q", "-m", "base"]),
+            Remove("gone.txt"),
+            Chmod("run.sh", 0o755),
+            Symlink("keep.txt", "link"),
+            Write("docs/new.md", "new\n"),
+            Mkdir("empty"),
+            Write("notes/a/b.txt", "deep\n"),
+            Git(STATUS),
+            Git(PORCELAIN),
+            Git(SHORT),
+            GitIn("docs", STATUS),
+            GitIn("docs", &["status", "-s"]),
+            Git(DIFF),
+            Git(&["add", "-A"]),
+            Git(STATUS),
+            Git(CACHED),
+            Git(&["commit", "-q", "-m", "changes"]),
+            Git(&["show", "--format=%s"]),
+            Git(&["rm", "-q", "keep.txt"]),
+            Git(PORCELAIN),
+            Git(&["mv", "docs/guide.md", "guide.md"]),
+            Git(STATUS),
+            Git(PORCELAIN),
+            Git(&["commit", "-q", "-m", "moves"]),
+            Git(ONELINE),
+            Git(&["ls-files"]),
+            GitIn("notes", &["ls-files"]),
+        ],
+    );
+}
+
+#[test]
+fn ignores_and_untracked_directories() {
+    Twin::new().run(
+        "ignores",
+        &[
+            Git(&["init", "-q"]),
+            Write(".gitignore", "*.log\nbuild/\n!keep.log\n"),
+            Write("app.log", "x\n"),
+            Write("keep.log", "x\n"),
+            Write("build/out.o", "x\n"),
+            Write("src/main.c", "int main;\n"),
+            Write("src/.gitignore", "gen.c\n"),
+            Write("src/gen.c", "x\n"),
+            Write("only_ignored/a.log", "x\n"),
+            Git(PORCELAIN),
+            Git(STATUS),
+            Git(&["add", "."]),
+            Git(PORCELAIN),
+            Git(&["add", "app.log"]),
+            Git(PORCELAIN),
+            Git(&["add", "-f", "app.log"]),
+            Git(PORCELAIN),
+        ],
+    );
+}
+
+#[test]
+fn branches_checkout_and_reset() {
+    Twin::new().run(
+        "branches",
+        &[
+            Git(&["init", "-q", "-b", "main"]),
+            Write("a.txt", "a\n"),
+            Git(&["add", "a.txt"]),
+            Git(&["commit", "-q", "-m", "one"]),
+            Git(&["checkout", "-q", "-b", "feature"]),
+            Git(&["branch"]),
+            Write("b.txt", "b\n"),
+            Write("a.txt", "a2\n"),
+            Git(&["commit", "-q", "-a", "-m", "two"]),
+            Git(&["add", "b.txt"]),
+            Git(&["commit", "-q", "-m", "three"]),
+            Git(ONELINE),
+            Git(&["checkout", "-q", "main"]),
+            Git(STATUS),
+            Git(&["ls-files"]),
+            Git(&["log", "--oneline", "feature"]),
+            Git(&["log", "--oneline", "main..feature"]),
+            Git(&["switch", "-q", "feature"]),
+            Git(&["branch", "--show-current"]),
+            Git(&["reset", "-q", "--soft", "HEAD~1"]),
+            Git(PORCELAIN),
+            Git(&["reset", "-q"]),
+            Git(PORCELAIN),
+            Git(&["reset", "-q", "--hard", "HEAD~1"]),
+            Git(PORCELAIN),
+            Git(ONELINE),
+            Write("a.txt", "local\n"),
+            Git(&["checkout", "main"]),
+            Git(&["restore", "a.txt"]),
+            Git(PORCELAIN),
+            Git(&["checkout", "-q", "main"]),
+            Git(&["branch", "-D", "feature"]),
+            Git(&["branch"]),
+            Git(&["checkout", "-q", "HEAD~0"]),
+            Git(STATUS),
+            Git(&["branch"]),
+        ],
+    );
+}
+
+#[test]
+fn errors_match_exit_codes() {
+    let twin = Twin::new();
+    twin.run(
+        "errors",
+        &[
+            Git(STATUS),
+            Git(&["init", "-q"]),
+            Git(&["log"]),
+            Git(&["add", "missing.txt"]),
+            Write("a", "a\n"),
+            Git(&["add", "a"]),
+            Git(&["commit", "-q", "-m", "a"]),
+            Git(&["commit", "-m", "nothing"]),
+            Git(&["checkout", "nope"]),
+            Git(&["rev-parse", "--verify", "-q", "nope"]),
+            Git(&["config", "user.name"]),
+            Git(&["config", "user.name", "Someone"]),
+            Git(&["config", "user.name"]),
+        ],
+    );
+}

@@ -1,0 +1,286 @@
+//! Clones and fetches from real servers started here: `file://`, `git daemon`, smart HTTP
+//! (`git http-backend` behind a CGI server); the result equals a native `git clone`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use computer_git::{Git, Invocation, Output};
+use computer_vfs::Vfs;
+
+use crate::support::{self, real_git, sh};
+
+fn run(git: &Git, cwd: &str, args: &[&str]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    git.run(
+        &args,
+        &Invocation {
+            cwd: Path::new(cwd),
+            env: &support::env(1),
+            progress: None,
+        },
+    )
+}
+
+fn ok(out: Output) -> String {
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn workspace() -> (Arc<Vfs>, Git) {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all("/workspace").unwrap();
+    let git = Git::new(vfs.clone()).unwrap();
+    (vfs, git)
+}
+
+/// Clones `url` with ours and natively; both trees and `log --oneline` must match, and the
+/// clone's `.git`, exported to the host, must pass the real git's `fsck` and `status`.
+fn clone_and_compare(url: &str, extra: &[&str], host_tmp: &Path) {
+    let (vfs, git) = workspace();
+    let git = git.with_host_paths(true);
+    let mut args = vec!["clone", "-q"];
+    args.extend(extra);
+    args.extend([url, "copy"]);
+    ok(run(&git, "/workspace", &args));
+    let native = host_tmp.join(format!("native-{}", extra.join("").replace('-', "")));
+    let mut native_args = vec!["clone", "-q"];
+    native_args.extend(extra);
+    let native_s = native.display().to_string();
+    native_args.extend([url, native_s.as_str()]);
+    let out = real_git(host_tmp, &native_args, &HashMap::new());
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    support::assert_same_tree(&vfs, Path::new("/workspace/copy"), &native);
+    let ours_log = ok(run(
+        &git,
+        "/workspace/copy",
+        &["log", "--oneline", "--all"].as_slice()[..2],
+    ));
+    let theirs_log = real_git(&native, &["log", "--oneline"], &HashMap::new());
+    assert_eq!(ours_log.as_bytes(), theirs_log.stdout.as_slice());
+    assert_eq!(
+        ok(run(&git, "/workspace/copy", &["status", "--porcelain"])),
+        ""
+    );
+    let status = ok(run(&git, "/workspace/copy", &["status"]));
+    let native_status = real_git(&native, &["status"], &HashMap::new());
+    assert_eq!(status.as_bytes(), native_status.stdout.as_slice());
+    // The real git reads the repository we wrote.
+    let exported = host_tmp.join(format!("exported-{}", extra.join("").replace('-', "")));
+    export(&vfs, Path::new("/workspace/copy"), &exported);
+    let fsck = real_git(&exported, &["fsck", "--strict"], &HashMap::new());
+    assert_eq!(fsck.status, 0, "{}", String::from_utf8_lossy(&fsck.stderr));
+    let porcelain = real_git(&exported, &["status", "--porcelain"], &HashMap::new());
+    assert_eq!(String::from_utf8_lossy(&porcelain.stdout), "");
+    let branch = real_git(
+        &exported,
+        &["rev-parse", "--abbrev-ref", "HEAD"],
+        &HashMap::new(),
+    );
+    let native_branch = real_git(
+        &native,
+        &["rev-parse", "--abbrev-ref", "HEAD"],
+        &HashMap::new(),
+    );
+    assert_eq!(branch.stdout, native_branch.stdout);
+}
+
+/// Copies a workspace tree to the host (content, modes, symlinks).
+pub fn export(vfs: &Vfs, from: &Path, to: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in vfs.walk(from).unwrap() {
+        let dest = to.join(entry.path.strip_prefix(from).unwrap());
+        if entry.stat.is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if entry.stat.kind == computer_vfs::FileType::Symlink {
+            std::os::unix::fs::symlink(vfs.read_link(&entry.path).unwrap(), &dest).unwrap();
+        } else {
+            std::fs::write(&dest, vfs.read_file(&entry.path).unwrap()).unwrap();
+            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(entry.stat.perm))
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn clone_from_file_url_matches_native_clone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = support::source_repo(tmp.path());
+    let url = format!("file://{}", src.display());
+    clone_and_compare(&url, &[], tmp.path());
+    clone_and_compare(&url, &["--depth", "1"], tmp.path());
+    clone_and_compare(&url, &["--branch", "side"], tmp.path());
+}
+
+#[test]
+fn clone_from_git_daemon_matches_native_clone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = support::source_repo(tmp.path());
+    sh(
+        tmp.path(),
+        &format!("git clone -q --bare {} served.git", src.display()),
+    );
+    let (_daemon, port) = support::git_daemon(tmp.path());
+    clone_and_compare(
+        &format!("git://127.0.0.1:{port}/served.git"),
+        &[],
+        tmp.path(),
+    );
+    clone_and_compare(
+        &format!("git://127.0.0.1:{port}/served.git"),
+        &["-b", "v1"],
+        tmp.path(),
+    );
+}
+
+#[test]
+fn clone_over_smart_http_matches_native_clone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = support::source_repo(tmp.path());
+    sh(
+        tmp.path(),
+        &format!("git clone -q --bare {} served.git", src.display()),
+    );
+    let (_server, port) = support::git_http(tmp.path());
+    let url = format!("http://127.0.0.1:{port}/cgi-bin/git/served.git");
+    clone_and_compare(&url, &[], tmp.path());
+    clone_and_compare(&url, &["--depth", "1"], tmp.path());
+}
+
+#[test]
+fn fetch_and_pull_fast_forward() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = support::source_repo(tmp.path());
+    sh(
+        tmp.path(),
+        &format!("git clone -q --bare {} served.git", src.display()),
+    );
+    let (_daemon, port) = support::git_daemon(tmp.path());
+    let (vfs, git) = workspace();
+    let url = format!("git://127.0.0.1:{port}/served.git");
+    ok(run(&git, "/workspace", &["clone", "-q", &url, "copy"]));
+    // A new commit upstream.
+    sh(
+        &src,
+        &format!(
+            "echo three >> top.txt && git commit -q -am third && git push -q {} master",
+            tmp.path().join("served.git").display()
+        ),
+    );
+    let status = ok(run(&git, "/workspace/copy", &["fetch"]));
+    assert_eq!(status, "");
+    assert_eq!(
+        ok(run(&git, "/workspace/copy", &["status", "-sb"])),
+        "## master...origin/master [behind 1]\n"
+    );
+    let pulled = ok(run(&git, "/workspace/copy", &["pull"]));
+    assert!(pulled.contains("Fast-forward"), "{pulled}");
+    assert_eq!(
+        vfs.read_file("/workspace/copy/top.txt").unwrap(),
+        b"top\ntwo\nthree\n"
+    );
+    let native_log = real_git(&src, &["log", "--oneline"], &HashMap::new());
+    assert_eq!(
+        ok(run(&git, "/workspace/copy", &["log", "--oneline"])).as_bytes(),
+        native_log.stdout.as_slice()
+    );
+    assert_eq!(
+        ok(run(&git, "/workspace/copy", &["status", "--porcelain"])),
+        ""
+    );
+}
+
+#[test]
+fn clone_within_the_workspace_and_host_paths_refused_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = support::source_repo(tmp.path());
+    let (_vfs, git) = workspace();
+    // A guest may not read the host's files.
+    let refused = run(
+        &git,
+        "/workspace",
+        &["clone", &format!("file://{}", src.display()), "x"],
+    );
+    assert_eq!(refused.status, 128);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("does not exist"));
+    // A repository inside the workspace clones fine.
+    ok(run(&git, "/workspace", &["init", "-q", "first"]));
+    let env = support::env(2);
+    let inv = Invocation {
+        cwd: Path::new("/workspace/first"),
+        env: &env,
+        progress: None,
+    };
+    git.vfs()
+        .write_file("/workspace/first/f.txt", "x\n")
+        .unwrap();
+    assert_eq!(git.run(&["add".into(), "f.txt".into()], &inv).status, 0);
+    assert_eq!(
+        git.run(&["commit".into(), "-qm".into(), "f".into()], &inv)
+            .status,
+        0
+    );
+    ok(run(&git, "/workspace", &["clone", "-q", "first", "second"]));
+    assert_eq!(
+        git.vfs().read_file("/workspace/second/f.txt").unwrap(),
+        b"x\n"
+    );
+    assert_eq!(
+        ok(run(&git, "/workspace/second", &["status", "--porcelain"])),
+        ""
+    );
+}
+
+#[test]
+fn unreachable_and_garbage_remotes_fail_clearly() {
+    let (vfs, git) = workspace();
+    let closed = support::free_port();
+    for url in [
+        format!("git://127.0.0.1:{closed}/x.git"),
+        format!("http://127.0.0.1:{closed}/x.git"),
+    ] {
+        let out = run(&git, "/workspace", &["clone", &url, "x"]);
+        assert_eq!(out.status, 128, "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("unable to access"), "{err}");
+        assert!(
+            !vfs.exists("/workspace/x").unwrap(),
+            "nothing is left behind"
+        );
+    }
+    // A server that answers garbage.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for stream in listener.incoming().flatten().take(2) {
+            let mut stream = stream;
+            let mut buf = [0; 1024];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n\x00\x01garbage!garbage!\xff\xfe",
+            );
+        }
+    });
+    for url in [
+        format!("http://127.0.0.1:{port}/x.git"),
+        format!("git://127.0.0.1:{port}/x.git"),
+    ] {
+        let out = run(&git, "/workspace", &["clone", &url, "y"]);
+        assert_eq!(out.status, 128, "{url}");
+        assert!(!vfs.exists("/workspace/y").unwrap());
+    }
+    // A time limit that is hit says so.
+    let slow = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = slow.local_addr().unwrap().port();
+    let git = git.with_network_timeout(std::time::Duration::from_secs(1));
+    let out = run(
+        &git,
+        "/workspace",
+        &["clone", &format!("git://127.0.0.1:{port}/x.git"), "z"],
+    );
+    drop(slow);
+    assert_eq!(out.status, 128);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("time limit"), "{err}");
+}

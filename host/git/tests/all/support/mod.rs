@@ -1,0 +1,366 @@
+//! A repository twice: one on the host driven by the real git CLI, one in a workspace driven
+//! by computer-git; the same steps on both, outputs compared.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use computer_git::{Git, Invocation, Output};
+use computer_vfs::Vfs;
+
+/// Fixed identity and dates, so both sides write the same objects.
+pub fn env(step: usize) -> HashMap<String, String> {
+    let date = format!("{} +0100", 1_700_000_000 + step * 60);
+    [
+        ("GIT_AUTHOR_NAME", "A U Thor"),
+        ("GIT_AUTHOR_EMAIL", "author@example.com"),
+        ("GIT_COMMITTER_NAME", "C O Mitter"),
+        ("GIT_COMMITTER_EMAIL", "committer@example.com"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .chain([
+        ("GIT_AUTHOR_DATE".to_string(), date.clone()),
+        ("GIT_COMMITTER_DATE".to_string(), date),
+    ])
+    .collect()
+}
+
+/// The real git CLI with no user or system configuration.
+pub fn real_git(dir: &Path, args: &[&str], env: &HashMap<String, String>) -> Output {
+    let home = dir.parent().unwrap_or(dir).join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "init.defaultBranch=master",
+            "-c",
+            "advice.detachedHead=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LANG", "C")
+        .envs(env)
+        .output()
+        .expect("git runs");
+    Output {
+        status: out.status.code().unwrap_or(-1),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    }
+}
+
+/// Runs a command line on the host with the real git (for setting up servers).
+pub fn sh(dir: &Path, script: &str) {
+    let out = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .envs(env(0))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// One step of a scenario.
+pub enum Step<'a> {
+    Write(&'a str, &'a str),
+    Remove(&'a str),
+    Chmod(&'a str, u32),
+    Symlink(&'a str, &'a str),
+    Mkdir(&'a str),
+    /// A git command whose stdout and exit status must be the same on both sides.
+    Git(&'a [&'a str]),
+    /// A git command in a subdirectory.
+    GitIn(&'a str, &'a [&'a str]),
+}
+
+/// The two sides of a parity test.
+pub struct Twin {
+    _host: tempfile::TempDir,
+    pub host_repo: PathBuf,
+    pub vfs: Arc<Vfs>,
+    pub git: Git,
+    pub repo: PathBuf,
+}
+
+impl Twin {
+    pub fn new() -> Twin {
+        let host = tempfile::tempdir().unwrap();
+        let host_repo = host.path().join("repo");
+        std::fs::create_dir_all(&host_repo).unwrap();
+        let vfs = Arc::new(Vfs::in_memory().unwrap());
+        let repo = PathBuf::from("/workspace/repo");
+        vfs.create_dir_all(&repo).unwrap();
+        let git = Git::new(vfs.clone()).unwrap();
+        Twin {
+            _host: host,
+            host_repo,
+            vfs,
+            git,
+            repo,
+        }
+    }
+
+    /// Ours: `git args` at `cwd` (relative to the repository).
+    pub fn ours(&self, sub: &str, args: &[&str], env: &HashMap<String, String>) -> Output {
+        let cwd = if sub.is_empty() {
+            self.repo.clone()
+        } else {
+            self.repo.join(sub)
+        };
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        self.git.run(
+            &args,
+            &Invocation {
+                cwd: &cwd,
+                env,
+                progress: None,
+            },
+        )
+    }
+
+    /// Runs `steps` on both sides; every git step must print the same and exit the same.
+    pub fn run(&self, name: &str, steps: &[Step<'_>]) {
+        for (i, step) in steps.iter().enumerate() {
+            let env = env(i);
+            match step {
+                Step::Write(path, text) => {
+                    let host = self.host_repo.join(path);
+                    std::fs::create_dir_all(host.parent().unwrap()).unwrap();
+                    std::fs::write(&host, text).unwrap();
+                    let ours = self.repo.join(path);
+                    self.vfs.create_dir_all(ours.parent().unwrap()).unwrap();
+                    self.vfs.write_file(&ours, text).unwrap();
+                }
+                Step::Remove(path) => {
+                    std::fs::remove_file(self.host_repo.join(path)).unwrap();
+                    self.vfs.remove_file(self.repo.join(path)).unwrap();
+                }
+                Step::Chmod(path, mode) => {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(
+                        self.host_repo.join(path),
+                        std::fs::Permissions::from_mode(*mode),
+                    )
+                    .unwrap();
+                    self.vfs
+                        .set_permissions(self.repo.join(path), *mode)
+                        .unwrap();
+                }
+                Step::Symlink(target, link) => {
+                    std::os::unix::fs::symlink(target, self.host_repo.join(link)).unwrap();
+                    self.vfs.symlink(target, self.repo.join(link)).unwrap();
+                }
+                Step::Mkdir(path) => {
+                    std::fs::create_dir_all(self.host_repo.join(path)).unwrap();
+                    self.vfs.create_dir_all(self.repo.join(path)).unwrap();
+                }
+                Step::Git(args) => self.compare(name, i, "", args, &env),
+                Step::GitIn(sub, args) => self.compare(name, i, sub, args, &env),
+            }
+        }
+    }
+
+    fn compare(
+        &self,
+        name: &str,
+        i: usize,
+        sub: &str,
+        args: &[&str],
+        env: &HashMap<String, String>,
+    ) {
+        let theirs = real_git(&self.host_repo.join(sub), args, env);
+        let ours = self.ours(sub, args, env);
+        let show = |o: &Output| {
+            format!(
+                "status {}\n--- stdout\n{}--- stderr\n{}",
+                o.status,
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            )
+        };
+        assert!(
+            ours.status == theirs.status && ours.stdout == theirs.stdout,
+            "{name}, step {i}: git {}\n===== real git\n{}===== ours\n{}",
+            args.join(" "),
+            show(&theirs),
+            show(&ours)
+        );
+    }
+}
+
+/// A source repository on the host made by the real git: nested files, an executable, a
+/// symlink, two commits on `master`, a branch `side` and a tag `v1`.
+pub fn source_repo(root: &Path) -> PathBuf {
+    let src = root.join("src.git-work");
+    std::fs::create_dir_all(&src).unwrap();
+    sh(
+        &src,
+        "git init -q -b master . && mkdir -p a/b && echo one > a/b/one.txt && echo top > top.txt \
+         && printf '#!/bin/sh\\necho hi\\n' > run.sh && chmod +x run.sh && ln -s top.txt link \
+         && git add -A && git commit -q -m first && git tag v1 \
+         && echo two >> top.txt && git commit -q -am second \
+         && git checkout -q -b side && echo side > side.txt && git add side.txt \
+         && git commit -q -m side && git checkout -q master",
+    );
+    src
+}
+
+/// Asserts that the workspace tree at `ours` equals the host tree at `theirs` (content,
+/// exec bit, symlinks), `.git` aside.
+pub fn assert_same_tree(vfs: &Vfs, ours: &Path, theirs: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut host = Vec::new();
+    for entry in walkdir::WalkDir::new(theirs).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(theirs).unwrap().to_path_buf();
+        if rel.starts_with(".git") || rel.as_os_str().is_empty() {
+            continue;
+        }
+        let meta = entry.path().symlink_metadata().unwrap();
+        let what = if meta.is_symlink() {
+            format!(
+                "link {}",
+                std::fs::read_link(entry.path()).unwrap().display()
+            )
+        } else if meta.is_dir() {
+            "dir".to_string()
+        } else {
+            format!(
+                "file x={} {}",
+                meta.permissions().mode() & 0o100 != 0,
+                String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap())
+            )
+        };
+        host.push((rel, what));
+    }
+    let mut mine = Vec::new();
+    for entry in vfs.walk(ours).unwrap() {
+        let rel = entry.path.strip_prefix(ours).unwrap().to_path_buf();
+        if rel.starts_with(".git") || rel.as_os_str().is_empty() {
+            continue;
+        }
+        let what = if entry.stat.kind == computer_vfs::FileType::Symlink {
+            format!("link {}", vfs.read_link(&entry.path).unwrap().display())
+        } else if entry.stat.is_dir() {
+            "dir".to_string()
+        } else {
+            format!(
+                "file x={} {}",
+                entry.stat.perm & 0o100 != 0,
+                String::from_utf8_lossy(&vfs.read_file(&entry.path).unwrap())
+            )
+        };
+        mine.push((rel, what));
+    }
+    assert_eq!(mine, host);
+}
+
+/// A child process killed when dropped.
+pub struct Server(pub std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something listens on `port`.
+pub fn wait_for(port: u16) {
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("nothing listens on port {port}");
+}
+
+/// `git daemon` serving the repositories below `base`.
+pub fn git_daemon(base: &Path) -> (Server, u16) {
+    let port = free_port();
+    // The daemon binary itself: `git daemon` would leave it running when killed.
+    let child = Command::new(exec_path().join("git-daemon"))
+        .args([
+            "--reuseaddr",
+            "--export-all",
+            "--listen=127.0.0.1",
+            &format!("--port={port}"),
+            &format!("--base-path={}", base.display()),
+            &base.display().to_string(),
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("git daemon starts");
+    wait_for(port);
+    (Server(child), port)
+}
+
+/// `git http-backend` behind python's CGI server, serving the repositories below `base`.
+pub fn git_http(base: &Path) -> (Server, u16) {
+    let site = base.join("site");
+    let cgi = site.join("cgi-bin");
+    std::fs::create_dir_all(&cgi).unwrap();
+    let exec_path = exec_path().display().to_string();
+    let script = cgi.join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexport GIT_PROJECT_ROOT={} GIT_HTTP_EXPORT_ALL=1\nexport GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'\n# python's CGI server drops the Git-Protocol header; speak v2 as real hosts do.\nexport GIT_PROTOCOL=version=2\nexec {exec_path}/git-http-backend\n",
+            base.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let port = free_port();
+    let child = Command::new("python3")
+        .args([
+            "-W",
+            "ignore",
+            "-m",
+            "http.server",
+            "--cgi",
+            "--bind",
+            "127.0.0.1",
+            &port.to_string(),
+        ])
+        .current_dir(&site)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 http.server starts");
+    wait_for(port);
+    (Server(child), port)
+}
+
+/// Where git keeps its helper programs.
+fn exec_path() -> PathBuf {
+    let out = Command::new("git")
+        .arg("--exec-path")
+        .output()
+        .unwrap()
+        .stdout;
+    PathBuf::from(String::from_utf8_lossy(&out).trim())
+}
