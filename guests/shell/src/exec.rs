@@ -968,7 +968,7 @@ impl<'s> Interp<'s> {
     }
 
     /// Runs a command no builtin has through the host's `exec` import.
-    async fn host_exec(&mut self, argv: Vec<String>) {
+    pub async fn host_exec(&mut self, argv: Vec<String>) {
         use crate::bindings::computer::host::exec;
         let stdin = match &self.io.stdin {
             Input::Null => Vec::new(),

@@ -150,7 +150,9 @@ pub fn run_component(
             vfs: ws.vfs(),
             limits,
             next: Arc::new(NoBackends),
+            git: ws.git_handler(),
         }),
+        git: ws.git_handler(),
         ..RunRequest::default()
     };
     let outcome = isolate.run(&program, ws.vfs(), req);

@@ -5,6 +5,7 @@
 mod cmd_bucket;
 mod cmd_exec;
 mod cmd_fs;
+mod cmd_git;
 mod cmd_image;
 mod cmd_log;
 mod cmd_mcp;
@@ -73,6 +74,8 @@ enum Command {
     Serve(cmd_serve::ServeArgs),
     /// The audit log: every agent tool call made on this workspace (MCP, HTTP), newest last.
     Log(cmd_log::LogArgs),
+    /// Git on the workspace's repositories (clone, status, diff, add, commit, log, checkout, ...), run by the host
+    Git(cmd_git::GitArgs),
     /// Mount the workspace on the host through FUSE, until Ctrl-C or `computer umount`.
     Mount(cmd_mount::MountArgs),
     /// Unmount a `computer mount` (or clean up one whose process died).
@@ -124,6 +127,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => cmd_exec::exec(&ws, args),
         Command::Mcp(args) => cmd_mcp::mcp(ws, args),
         Command::Log(args) => cmd_log::log(&ws, args),
+        Command::Git(args) => cmd_git::git(&ws, args),
         Command::Mount(args) => cmd_mount::mount(&ws, args),
         Command::Serve(args) => cmd_serve::serve(args),
         Command::Umount(args) => cmd_mount::umount(args),

@@ -256,7 +256,9 @@ impl Workspace {
                 vfs: self.vfs(),
                 limits: req.limits,
                 next,
+                git: self.git_handler(),
             }),
+            git: self.git_handler(),
         };
         Ok(isolate.run(&program, self.vfs(), run).into())
     }

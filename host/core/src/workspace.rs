@@ -7,17 +7,19 @@ use computer_vfs::{SnapshotInfo, Vfs, VfsOptions};
 
 use crate::container::{ContainerProgress, Containers};
 use crate::error::Result;
+use crate::git::GitSlot;
 use computer_container::ContainerConfig;
 
 /// The agent's home in the computer's namespace: the default working directory everywhere,
 /// and where relative paths given to the API, the CLI and the tools resolve.
 pub const DEFAULT_CWD: &str = "/workspace";
 
-/// One agent computer's persistent state: its filesystem, and (in later layers) git and exec.
+/// One agent computer's persistent state: its filesystem, git on its repositories, and exec.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     vfs: Arc<Vfs>,
     containers: Arc<Containers>,
+    git: Arc<GitSlot>,
 }
 
 impl Workspace {
@@ -42,6 +44,7 @@ impl Workspace {
     pub fn from_vfs(vfs: Arc<Vfs>) -> Workspace {
         Workspace {
             containers: Containers::new(Arc::downgrade(&vfs)),
+            git: Arc::default(),
             vfs,
         }
     }
@@ -66,6 +69,10 @@ impl Workspace {
 
     pub(crate) fn containers(&self) -> &Arc<Containers> {
         &self.containers
+    }
+
+    pub(crate) fn git_slot(&self) -> &GitSlot {
+        &self.git
     }
 
     /// The filesystem.
@@ -108,10 +115,15 @@ impl Workspace {
         Ok(self.vfs.delete_snapshot(name)?)
     }
 
-    /// Deletes the workspace file at `path` with its WAL and shared-memory files (a missing
-    /// one is fine). Handles still open on it keep working on the unlinked file.
+    /// Deletes the workspace file at `path` with its WAL and shared-memory files and its git
+    /// cache (a missing one is fine). Handles still open on it keep working on the unlinked
+    /// file.
     pub fn delete_file(path: impl AsRef<Path>) -> std::io::Result<()> {
         let path = path.as_ref();
+        match std::fs::remove_dir_all(Workspace::git_cache_of(path)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
         for suffix in ["", "-wal", "-shm"] {
             let mut name = path.as_os_str().to_owned();
             name.push(suffix);

@@ -99,9 +99,6 @@ impl Git {
             "clone" => crate::cmd_remote::clone(self, rest, inv),
             "fetch" => self.with_repo(inv, true, |s| crate::cmd_remote::fetch(s, rest, inv)),
             "pull" => self.with_repo(inv, true, |s| crate::cmd_remote::pull(s, rest, inv)),
-            "push" => Err(GitError::Unsupported(
-                "push is not supported by the isolate's git yet; run it in the container (backend: container)".into(),
-            )),
             "remote" => self.with_repo(inv, true, |s| crate::cmd_remote::remote(s, rest)),
             "config" => self.with_repo(inv, true, |s| crate::cmd_setup::config(s, rest)),
             "status" => self.with_repo(inv, false, |s| crate::cmd_worktree::status(s, rest, inv)),
@@ -112,8 +109,12 @@ impl Git {
             "log" => self.with_repo(inv, false, |s| crate::cmd_history::log(s, rest)),
             "show" => self.with_repo(inv, false, |s| crate::cmd_history::show(s, rest)),
             "diff" => self.with_repo(inv, false, |s| crate::cmd_history::diff(s, rest, inv)),
-            "rev-parse" => self.with_repo(inv, false, |s| crate::cmd_history::rev_parse(s, rest, inv)),
-            "ls-files" => self.with_repo(inv, false, |s| crate::cmd_worktree::ls_files(s, rest, inv)),
+            "rev-parse" => {
+                self.with_repo(inv, false, |s| crate::cmd_history::rev_parse(s, rest, inv))
+            }
+            "ls-files" => {
+                self.with_repo(inv, false, |s| crate::cmd_worktree::ls_files(s, rest, inv))
+            }
             "branch" => self.with_repo(inv, true, |s| crate::cmd_branch::branch(s, rest)),
             "checkout" => self.with_repo(inv, true, |s| crate::cmd_branch::checkout(s, rest, inv)),
             "switch" => self.with_repo(inv, true, |s| crate::cmd_branch::switch(s, rest)),
@@ -146,6 +147,42 @@ impl Git {
         }
         out
     }
+}
+
+/// The commands [`Git::run`] implements (others answer with a usage error; callers such as the
+/// shell send them to the real git in a container instead).
+pub const COMMANDS: &[&str] = &[
+    "init",
+    "clone",
+    "fetch",
+    "pull",
+    "remote",
+    "config",
+    "status",
+    "add",
+    "rm",
+    "mv",
+    "commit",
+    "log",
+    "show",
+    "diff",
+    "rev-parse",
+    "ls-files",
+    "branch",
+    "checkout",
+    "switch",
+    "reset",
+    "restore",
+    "version",
+    "--version",
+    "help",
+    "--help",
+    "-h",
+];
+
+/// Whether [`Git::run`] implements `git <command>`.
+pub fn supports(command: &str) -> bool {
+    COMMANDS.contains(&command)
 }
 
 /// Splits `args` into options (and their values) and operands, the way git's parser does
@@ -292,3 +329,18 @@ The isolate's git (gix, in the workspace) supports:
    branch, checkout, switch
 Other commands run with the real git in the container (backend: container).
 ";
+
+/// `user.name` and `user.email` from a git configuration file (for a CLI whose user has a
+/// `~/.gitconfig`; guests never see the host's).
+pub fn identity_from_file(path: &Path) -> Option<(String, String)> {
+    let mut bytes = std::fs::read(path).ok()?;
+    let file = gix::config::File::from_bytes_owned(
+        &mut bytes,
+        gix::config::file::Metadata::from(gix::config::Source::User),
+        Default::default(),
+    )
+    .ok()?;
+    let name = file.raw_value("user.name").ok()?.to_string();
+    let email = file.raw_value("user.email").ok()?.to_string();
+    Some((name, email))
+}

@@ -111,6 +111,18 @@ fn clone_dir(options: &CloneOptions) -> Result<String> {
 }
 
 impl Git {
+    /// Clones a repository into the workspace: `options.dir` relative to `inv.cwd` (or named
+    /// after the URL). Returns the new worktree's path.
+    pub fn clone_repository(
+        &self,
+        options: &CloneOptions,
+        inv: &Invocation<'_>,
+    ) -> Result<PathBuf> {
+        let dest = inv.resolve(&clone_dir(options)?);
+        self.clone_into(options, &dest, inv)?;
+        Ok(dest)
+    }
+
     /// Clones `options.url` into the workspace directory `dest`: `.git` with the fetched
     /// pack, and the worktree written into the VFS with modes, symlinks and the exec bit.
     pub(crate) fn clone_into(

@@ -24,7 +24,7 @@ mod repo;
 mod status;
 mod worktree;
 
-pub use cli::{Invocation, Output};
+pub use cli::{COMMANDS, Invocation, Output, identity_from_file, supports};
 pub use cmd_remote::CloneOptions;
 pub use error::{GitError, Result};
 pub use mirror::SyncStats;

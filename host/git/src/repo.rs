@@ -13,6 +13,7 @@ use crate::mirror::{self, SyncStats};
 
 /// Git over one workspace. Cheap to keep; every operation opens the repository afresh, so
 /// changes made meanwhile by the shell, the tools or a container's `git` are always seen.
+#[derive(Debug)]
 pub struct Git {
     vfs: Arc<Vfs>,
     cache: Cache,
@@ -41,6 +42,7 @@ impl Default for Settings {
 pub const DEFAULT_NETWORK_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Where the host copies of `.git` directories live.
+#[derive(Debug)]
 enum Cache {
     Dir(PathBuf),
     Temp(tempfile::TempDir),

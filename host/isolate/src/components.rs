@@ -24,6 +24,8 @@ pub struct WorkspaceComponents {
     pub limits: Limits,
     /// Who runs everything else.
     pub next: Arc<dyn ExecHandler>,
+    /// Who runs their git command lines.
+    pub git: Arc<dyn crate::git::GitHandler>,
 }
 
 impl WorkspaceComponents {
@@ -80,6 +82,7 @@ impl ExecHandler for WorkspaceComponents {
                 let _ = tx.send((stream, bytes.to_vec()));
             })),
             exec: Arc::clone(&self.next),
+            git: Arc::clone(&self.git),
         };
         let outcome = std::thread::scope(|scope| {
             let handle = scope.spawn(|| self.isolate.run(&program, Arc::clone(&self.vfs), req));

@@ -1,10 +1,9 @@
-//! The `computer:host/process` interface (exit with a full status), the
-//! `computer:host/workspace` interface (revisions, changes, snapshots, modes and owners) and the
-//! `computer:host/git` interface, whose operations this build does not provide yet.
+//! The `computer:host/process` interface (exit with a full status) and the
+//! `computer:host/workspace` interface (revisions, changes, snapshots, modes and owners).
 
 use computer_vfs::ChangeKind;
 
-use crate::bindings::computer::host::{git, process, workspace};
+use crate::bindings::computer::host::{process, workspace};
 use crate::state::State;
 
 impl workspace::Host for State {
@@ -114,61 +113,6 @@ impl workspace::Host for State {
             .into_iter()
             .map(|s| s.name)
             .collect())
-    }
-}
-
-fn unsupported<T>() -> wasmtime::Result<Result<T, git::Error>> {
-    Ok(Err(git::Error::Unsupported(
-        "git is not available in this build of computer yet".into(),
-    )))
-}
-
-impl git::Host for State {
-    fn clone(&mut self, _: git::CloneOptions) -> wasmtime::Result<Result<(), git::Error>> {
-        unsupported()
-    }
-    fn status(&mut self, _: String, _: bool) -> wasmtime::Result<Result<String, git::Error>> {
-        unsupported()
-    }
-    fn diff(
-        &mut self,
-        _: String,
-        _: bool,
-        _: Option<String>,
-        _: Option<String>,
-    ) -> wasmtime::Result<Result<String, git::Error>> {
-        unsupported()
-    }
-    fn add(&mut self, _: String, _: Vec<String>) -> wasmtime::Result<Result<(), git::Error>> {
-        unsupported()
-    }
-    fn commit(&mut self, _: String, _: String) -> wasmtime::Result<Result<String, git::Error>> {
-        unsupported()
-    }
-    fn log(
-        &mut self,
-        _: String,
-        _: u32,
-    ) -> wasmtime::Result<Result<Vec<git::CommitInfo>, git::Error>> {
-        unsupported()
-    }
-    fn checkout(
-        &mut self,
-        _: String,
-        _: String,
-        _: bool,
-    ) -> wasmtime::Result<Result<(), git::Error>> {
-        unsupported()
-    }
-    fn branch(&mut self, _: String) -> wasmtime::Result<Result<Vec<String>, git::Error>> {
-        unsupported()
-    }
-    fn run(
-        &mut self,
-        _: String,
-        _: Vec<String>,
-    ) -> wasmtime::Result<Result<git::Output, git::Error>> {
-        unsupported()
     }
 }
 

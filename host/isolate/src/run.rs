@@ -35,6 +35,8 @@ pub struct RunRequest {
     pub on_output: Option<OutputSink>,
     /// Runs the commands the guest asks for through `computer:host/exec`.
     pub exec: Arc<dyn ExecHandler>,
+    /// Runs the git command lines the guest asks for through `computer:host/git`.
+    pub git: Arc<dyn crate::git::GitHandler>,
 }
 
 impl Default for RunRequest {
@@ -48,6 +50,7 @@ impl Default for RunRequest {
             cancel: CancelToken::new(),
             on_output: None,
             exec: Arc::new(NoBackends),
+            git: Arc::new(crate::git::NoGit),
         }
     }
 }
@@ -166,6 +169,8 @@ impl Isolate {
             },
             host: HostCtx {
                 exec: req.exec,
+                git: req.git,
+                env: req.env.clone(),
                 cancel: req.cancel.clone(),
                 deadline,
                 output_limit: limits.output,

@@ -16,6 +16,9 @@ use crate::limits::MemoryLimiter;
 /// What our own interfaces need.
 pub(crate) struct HostCtx {
     pub(crate) exec: Arc<dyn ExecHandler>,
+    pub(crate) git: Arc<dyn crate::git::GitHandler>,
+    /// The environment the guest started with (for the typed git calls).
+    pub(crate) env: Vec<(String, String)>,
     pub(crate) cancel: CancelToken,
     pub(crate) deadline: Instant,
     pub(crate) output_limit: u64,

@@ -129,6 +129,11 @@ const HELP: &[(&str, &str, &str)] = &[
         "awk",
     ),
     (
+        "git",
+        "git COMMAND [ARGS]... (init clone fetch pull remote config status add rm mv restore commit reset log show diff rev-parse ls-files branch checkout switch)",
+        "version control on the host's git, over this workspace; other commands go to the container's git",
+    ),
+    (
         "grep",
         "grep [-rniv clLoqswxEFPhHbZz] [-A N] [-B N] [-C N] [-m N] [-e PATTERN]... [-f FILE] [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] [--label=L] PATTERN [FILE]...",
         "print lines that match patterns",

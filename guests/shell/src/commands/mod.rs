@@ -12,6 +12,7 @@ mod dump;
 mod fields;
 mod files;
 mod find;
+mod git;
 mod grep;
 mod help;
 mod jq;
@@ -143,6 +144,7 @@ table! {
     "fmt" => layout::fmt,
     "fold" => more::fold,
     "gawk" => awk::awk,
+    "git" => git::git,
     "grep" => grep::grep,
     "gunzip" => archive::gzip,
     "gzip" => archive::gzip,

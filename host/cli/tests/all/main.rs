@@ -1,6 +1,7 @@
 //! Tests of the `computer` binary as a user runs it: real workspace files, real host folders.
 
 mod container;
+mod git;
 mod mcp;
 #[path = "../../../bucket/tests/support/moto.rs"]
 mod moto;

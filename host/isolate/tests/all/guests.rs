@@ -130,6 +130,7 @@ pub fn host_exec() {
         vfs: Arc::clone(&vfs),
         limits: Default::default(),
         next: Arc::new(NoBackends),
+        git: Arc::new(computer_isolate::NoGit),
     });
     let req = RunRequest {
         exec: handler,

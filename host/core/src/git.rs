@@ -1,0 +1,134 @@
+//! Git on the workspace's repositories (computer-git): the library entry point, and the
+//! handler that serves the isolate's `git` (the shell's `git` command and any guest's
+//! `computer:host/git` import).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use computer_git::{Git, Invocation};
+use computer_isolate::{GitHandler, GitOutput};
+
+use crate::error::{Error, Result};
+use crate::workspace::Workspace;
+
+/// How the workspace's git reaches the outside world.
+#[derive(Debug, Clone)]
+pub struct GitOptions {
+    /// Whether `clone`/`fetch` may read host paths and `file://` URLs outside the workspace.
+    /// Off by default: agents must not read the host's files. The CLI turns it on.
+    pub host_paths: bool,
+    /// A token for `http(s)://` remotes, used by the host at the network boundary and never
+    /// written into the workspace. Default: `COMPUTER_GIT_TOKEN` of the host's environment.
+    pub http_token: Option<String>,
+    /// The time limit of one clone or fetch.
+    pub network_timeout: Duration,
+}
+
+impl Default for GitOptions {
+    fn default() -> GitOptions {
+        GitOptions {
+            host_paths: false,
+            http_token: std::env::var("COMPUTER_GIT_TOKEN").ok(),
+            network_timeout: computer_git::DEFAULT_NETWORK_TIMEOUT,
+        }
+    }
+}
+
+/// The workspace's git, made on first use.
+#[derive(Debug, Default)]
+pub(crate) struct GitSlot {
+    options: Mutex<Option<GitOptions>>,
+    git: Mutex<Option<Arc<Git>>>,
+}
+
+impl Workspace {
+    /// Sets how git reaches the outside world; applies from the next git operation.
+    pub fn set_git_options(&self, options: GitOptions) {
+        *lock(&self.git_slot().options) = Some(options);
+        *lock(&self.git_slot().git) = None;
+    }
+
+    /// Git on this workspace's repositories: `run` takes a git command line (as the git CLI
+    /// does), `clone_repository` clones with progress.
+    pub fn git(&self) -> Result<Arc<Git>> {
+        let mut slot = lock(&self.git_slot().git);
+        if let Some(git) = slot.as_ref() {
+            return Ok(Arc::clone(git));
+        }
+        let options = lock(&self.git_slot().options).clone().unwrap_or_default();
+        let git = Git::new(self.vfs())
+            .map_err(|e| Error::Invalid(format!("git: {e}")))?
+            .with_host_paths(options.host_paths)
+            .with_http_token(options.http_token)
+            .with_network_timeout(options.network_timeout);
+        let git = Arc::new(git);
+        *slot = Some(Arc::clone(&git));
+        Ok(git)
+    }
+
+    /// Runs `git <args>` in `cwd` (relative to `/workspace`) with `env`.
+    pub fn git_run(
+        &self,
+        args: &[String],
+        cwd: &str,
+        env: &[(String, String)],
+    ) -> Result<computer_git::Output> {
+        let git = self.git()?;
+        let cwd = self.resolve(cwd);
+        let env = env.iter().cloned().collect();
+        Ok(git.run(
+            args,
+            &Invocation {
+                cwd: &cwd,
+                env: &env,
+                progress: None,
+            },
+        ))
+    }
+
+    /// The handler the isolate calls for `git` (`NoGit` when git cannot be set up): give it
+    /// to [`computer_isolate::RunRequest::git`] when running components yourself.
+    pub fn git_handler(&self) -> Arc<dyn GitHandler> {
+        match self.git() {
+            Ok(git) => Arc::new(WorkspaceGit(git)),
+            Err(_) => Arc::new(computer_isolate::NoGit),
+        }
+    }
+
+    /// The host directory of this workspace's git cache (`<file>.git-cache`), if it has a file.
+    pub(crate) fn git_cache_of(path: &std::path::Path) -> PathBuf {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".git-cache");
+        PathBuf::from(name)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Serves the isolate's git from the workspace's [`Git`].
+struct WorkspaceGit(Arc<Git>);
+
+impl GitHandler for WorkspaceGit {
+    fn run(&self, cwd: &str, args: &[String], env: &[(String, String)]) -> Option<GitOutput> {
+        if !args.first().is_some_and(|c| computer_git::supports(c)) {
+            return None;
+        }
+        let env = env.iter().cloned().collect();
+        let out = self.0.run(
+            args,
+            &Invocation {
+                cwd: std::path::Path::new(cwd),
+                env: &env,
+                progress: None,
+            },
+        );
+        Some(GitOutput {
+            status: out.status,
+            stdout: out.stdout,
+            stderr: out.stderr,
+        })
+    }
+}
