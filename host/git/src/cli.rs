@@ -227,10 +227,11 @@ impl Args {
                     None => out.flags.push(arg),
                 }
             } else if arg.len() > 1 && arg.starts_with('-') && arg != "-" {
-                let short = &arg[..2];
+                let split = arg.char_indices().nth(2).map_or(arg.len(), |(i, _)| i);
+                let short = &arg[..split];
                 if with_value.contains(&short) {
-                    let value = if arg.len() > 2 {
-                        arg[2..].to_string()
+                    let value = if arg.len() > split {
+                        arg[split..].to_string()
                     } else {
                         iter.next().ok_or_else(|| {
                             GitError::Usage(format!(

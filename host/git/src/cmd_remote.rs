@@ -179,11 +179,18 @@ impl Git {
         let work = move |item: gix::progress::tree::Item,
                          interrupt: &std::sync::atomic::AtomicBool|
               -> Result<()> {
-            let mut prepare = gix::prepare_clone(source.as_str(), &root)
-                .map_err(|e| {
-                    GitError::Failed(format!("repository '{url}' is not valid: {}", chain(&e)))
-                })?
-                .with_in_memory_config_overrides(overrides);
+            // Isolated: nothing of the host's git configuration applies.
+            let mut prepare = gix::clone::PrepareFetch::new(
+                source.as_str(),
+                &root,
+                gix::create::Kind::WithWorktree,
+                Default::default(),
+                gix::open::Options::isolated(),
+            )
+            .map_err(|e| {
+                GitError::Failed(format!("repository '{url}' is not valid: {}", chain(&e)))
+            })?
+            .with_in_memory_config_overrides(overrides);
             if let Some(depth) = depth {
                 prepare = prepare.with_shallow(gix::remote::fetch::Shallow::DepthAtRemote(depth));
             }
@@ -313,10 +320,19 @@ fn fetch_remote(
     let name = name.to_string();
     let limit = git.network_timeout();
     let (host_git, env, shown) = (repo.path().to_path_buf(), session_env.clone(), url.clone());
+    let overrides = git.http_overrides(&effective);
     let work = move |item: gix::progress::tree::Item,
                      interrupt: &std::sync::atomic::AtomicBool|
           -> Result<Vec<String>> {
-        let repo = crate::repo::open_repo(&host_git, &env)?;
+        let mut repo = crate::repo::open_repo(&host_git, &env)?;
+        if !overrides.is_empty() {
+            let mut config = repo.config_snapshot_mut();
+            config.append_config(
+                overrides.iter().map(String::as_str),
+                gix::config::Source::Api,
+            )?;
+            config.commit()?;
+        }
         let remote = if effective != url {
             let remote = repo.find_remote(name.as_str())?;
             let refspecs: Vec<String> = remote

@@ -396,9 +396,10 @@ pub(crate) fn mv(session: &Session<'_>, args: Vec<String>, inv: &Invocation<'_>)
             .iter()
             .map(|&i| {
                 let entry = index.entries()[i].clone();
-                let old = entry.path(&index).to_owned();
-                let new = format!("{to_rel}{}", &old.to_str_lossy()[src_rel.len()..]);
-                (BString::from(new), entry)
+                let old = entry.path(&index);
+                let mut new = BString::from(to_rel.as_str());
+                new.extend_from_slice(&old[src_rel.len()..]);
+                (new, entry)
             })
             .collect();
         let gone: HashSet<usize> = moving.into_iter().collect();

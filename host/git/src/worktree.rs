@@ -203,6 +203,21 @@ pub(crate) fn checkout(
     if let Some(bad) = to.keys().find(|p| !is_safe_path(p.as_ref())) {
         return Err(GitError::Failed(format!("invalid path '{bad}'")));
     }
+    // A hostile tree may name both `a` and `a/b`: `a/b` would be written through whatever
+    // `a` is (a symlink pointing anywhere).
+    for path in to.keys() {
+        let mut parent = path.as_bstr();
+        while let Some(slash) = parent.rfind_byte(b'/') {
+            parent = parent[..slash].as_bstr();
+            if let Some((mode, _)) = to.get(parent) {
+                return Err(GitError::Failed(if mode.is_link() {
+                    format!("refusing to write '{path}' beyond a symbolic link")
+                } else {
+                    format!("invalid path '{path}': '{parent}' is a file")
+                }));
+            }
+        }
+    }
     let vfs = session.vfs;
     // Removals first, so a file can become a directory and back.
     let mut parents = HashSet::new();
@@ -218,6 +233,7 @@ pub(crate) fn checkout(
     }
     remove_empty_dirs(vfs, &session.worktree, parents);
     let mut checked_dirs = HashSet::new();
+    let mut pending = Pending::default();
     for (path, (mode, oid)) in to {
         let abs = session.path_of(path);
         let unchanged = from.get(path) == Some(&(*mode, *oid))
@@ -225,9 +241,10 @@ pub(crate) fn checkout(
         if !unchanged {
             ensure_real_dirs(session, &abs, &mut checked_dirs)?;
             let data = repo.find_blob(*oid)?.detach().data;
-            write_entry(vfs, &abs, *mode, &data)?;
+            pending.push(vfs, abs, *mode, data)?;
         }
     }
+    pending.flush(vfs)?;
     // The index: what changed takes the target's entry with the worktree's stat data;
     // the rest (and whatever is staged there) stays.
     let changed: HashSet<&BString> = from
@@ -253,6 +270,57 @@ pub(crate) fn checkout(
     }
     index.sort_entries();
     Ok(())
+}
+
+/// Worktree writes gathered into batches: one transaction per few hundred files instead of
+/// one per file (a checkout of thousands of files is dominated by commits otherwise).
+#[derive(Default)]
+struct Pending {
+    entries: Vec<(PathBuf, EntryMode, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl Pending {
+    const MAX_ENTRIES: usize = 512;
+    const MAX_BYTES: usize = 16 << 20;
+
+    fn push(&mut self, vfs: &Vfs, abs: PathBuf, mode: EntryMode, data: Vec<u8>) -> Result<()> {
+        self.bytes += data.len();
+        self.entries.push((abs, mode, data));
+        if self.entries.len() >= Self::MAX_ENTRIES || self.bytes >= Self::MAX_BYTES {
+            self.flush(vfs)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, vfs: &Vfs) -> Result<()> {
+        let entries = std::mem::take(&mut self.entries);
+        self.bytes = 0;
+        let mut failed_at: Option<&Path> = None;
+        vfs.batch(|b| {
+            for (abs, mode, data) in &entries {
+                failed_at = Some(abs);
+                match b.lstat(abs) {
+                    Ok(stat) if stat.kind != FileType::File || mode.is_link() => {
+                        b.remove_all(abs)?
+                    }
+                    _ => {}
+                }
+                if mode.is_link() {
+                    b.symlink(std::ffi::OsStr::from_bytes(data), abs)?;
+                } else {
+                    let perm = if mode.is_executable() { 0o755 } else { 0o644 };
+                    b.write_file(abs, data, perm)?;
+                    b.set_metadata(abs, Some(perm), None, None)?;
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| match failed_at {
+            Some(path) => GitError::failed(path.display(), e),
+            None => GitError::from(e),
+        })
+    }
 }
 
 /// Writes one file or symlink (replacing whatever is there).

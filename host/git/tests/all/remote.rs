@@ -284,3 +284,40 @@ fn unreachable_and_garbage_remotes_fail_clearly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("time limit"), "{err}");
 }
+
+#[test]
+fn an_http_token_is_sent_by_the_host_and_never_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = support::source_repo(tmp.path());
+    sh(
+        tmp.path(),
+        &format!("git clone -q --bare {} served.git", src.display()),
+    );
+    let (_server, port) = support::git_http_with(tmp.path(), true);
+    let url = format!("http://127.0.0.1:{port}/cgi-bin/git/served.git");
+    // Without the token the server refuses.
+    let (vfs, git) = workspace();
+    let out = run(&git, "/workspace", &["clone", &url, "denied"]);
+    assert_eq!(out.status, 128, "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!vfs.exists("/workspace/denied").unwrap());
+    // With it, the clone works, and a fetch uses it too.
+    let token = "tok-3141592653589793";
+    let git = git.with_http_token(Some(token.into()));
+    ok(run(&git, "/workspace", &["clone", "-q", &url, "copy"]));
+    assert_eq!(
+        vfs.read_file("/workspace/copy/top.txt").unwrap(),
+        b"top\ntwo\n"
+    );
+    ok(run(&git, "/workspace/copy", &["fetch"]));
+    // The token is nowhere in the workspace.
+    for entry in vfs.walk("/").unwrap() {
+        if entry.stat.is_file() {
+            let data = vfs.read_file(&entry.path).unwrap();
+            assert!(
+                !data.windows(token.len()).any(|w| w == token.as_bytes()),
+                "the token leaked into {}",
+                entry.path.display()
+            );
+        }
+    }
+}

@@ -319,6 +319,12 @@ pub fn git_daemon(base: &Path) -> (Server, u16) {
 
 /// `git http-backend` behind python's CGI server, serving the repositories below `base`.
 pub fn git_http(base: &Path) -> (Server, u16) {
+    git_http_with(base, false)
+}
+
+/// Like [`git_http`]; with `auth`, requests without HTTP basic credentials for the user
+/// `x-access-token` get 401.
+pub fn git_http_with(base: &Path, auth: bool) -> (Server, u16) {
     let site = base.join("site");
     let cgi = site.join("cgi-bin");
     std::fs::create_dir_all(&cgi).unwrap();
@@ -327,7 +333,8 @@ pub fn git_http(base: &Path) -> (Server, u16) {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nexport GIT_PROJECT_ROOT={} GIT_HTTP_EXPORT_ALL=1\nexport GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'\n# python's CGI server drops the Git-Protocol header; speak v2 as real hosts do.\nexport GIT_PROTOCOL=version=2\nexec {exec_path}/git-http-backend\n",
+            "#!/bin/sh\n{}export GIT_PROJECT_ROOT={} GIT_HTTP_EXPORT_ALL=1\nexport GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'\n# python's CGI server drops the Git-Protocol header; speak v2 as real hosts do.\nexport GIT_PROTOCOL=version=2\nexec {exec_path}/git-http-backend\n",
+            if auth { "[ \"$REMOTE_USER\" = x-access-token ] || { printf 'Status: 401 Unauthorized\\r\\nWWW-Authenticate: Basic realm=\"git\"\\r\\n\\r\\n'; exit 0; }\n" } else { "" },
             base.display()
         ),
     )
