@@ -120,6 +120,7 @@ impl Git {
             "switch" => self.with_repo(inv, true, |s| crate::cmd_branch::switch(s, rest)),
             "reset" => self.with_repo(inv, true, |s| crate::cmd_branch::reset(s, rest, inv)),
             "restore" => self.with_repo(inv, true, |s| crate::cmd_worktree::restore(s, rest, inv)),
+            "stash" => self.with_repo(inv, true, |s| crate::cmd_stash::stash(s, rest, inv)),
             "version" | "--version" => Ok(Output::ok(format!(
                 "git version 2.39.0 (computer {})\n",
                 env!("CARGO_PKG_VERSION")
@@ -173,6 +174,7 @@ pub const COMMANDS: &[&str] = &[
     "switch",
     "reset",
     "restore",
+    "stash",
     "version",
     "--version",
     "help",
@@ -327,7 +329,7 @@ The isolate's git (gix, in the workspace) supports:
    init, clone, fetch, pull (fast-forward), remote, config
    status, add, rm, mv, restore, commit, reset
    log, show, diff, rev-parse, ls-files
-   branch, checkout, switch
+   branch, checkout, switch, stash
 Other commands run with the real git in the container (backend: container).
 ";
 

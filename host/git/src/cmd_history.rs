@@ -141,7 +141,7 @@ fn cleanup_message(raw: &str) -> String {
 
 /// Who (and when) from `GIT_<ROLE>_NAME/EMAIL/DATE`, else `user.name`/`user.email` of the
 /// repository's configuration.
-fn identity(
+pub(crate) fn identity(
     repo: &gix::Repository,
     inv: &Invocation<'_>,
     role: &str,

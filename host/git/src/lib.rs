@@ -13,6 +13,7 @@ mod cmd_branch;
 mod cmd_history;
 mod cmd_remote;
 mod cmd_setup;
+mod cmd_stash;
 mod cmd_worktree;
 mod diff;
 mod error;

@@ -110,6 +110,27 @@ pub(crate) fn set_ref(
     id: ObjectId,
     message: &str,
 ) -> Result<()> {
+    update_ref(repo, name, id, message, false)
+}
+
+/// Like [`set_ref`], creating the reflog even where git would not by default (`refs/stash`,
+/// whose reflog is the list of stashes).
+pub(crate) fn set_ref_logged(
+    repo: &gix::Repository,
+    name: &str,
+    id: ObjectId,
+    message: &str,
+) -> Result<()> {
+    update_ref(repo, name, id, message, true)
+}
+
+fn update_ref(
+    repo: &gix::Repository,
+    name: &str,
+    id: ObjectId,
+    message: &str,
+    force_create_reflog: bool,
+) -> Result<()> {
     let full = if name.starts_with("refs/") || name == "HEAD" {
         name.to_string()
     } else {
@@ -119,7 +140,7 @@ pub(crate) fn set_ref(
         change: Change::Update {
             log: LogChange {
                 mode: RefLog::AndReference,
-                force_create_reflog: false,
+                force_create_reflog,
                 message: message.into(),
             },
             expected: PreviousValue::Any,

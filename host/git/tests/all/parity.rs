@@ -188,3 +188,48 @@ fn errors_match_exit_codes() {
         ],
     );
 }
+
+#[test]
+fn stash_push_list_pop_and_drop() {
+    Twin::new().run(
+        "stash",
+        &[
+            Git(&["init", "-q"]),
+            Write("a.txt", "a\n"),
+            Write("b.txt", "b\n"),
+            Git(&["add", "."]),
+            Git(&["commit", "-q", "-m", "base"]),
+            Git(&["stash"]),
+            Write("a.txt", "a changed\n"),
+            Write("c.txt", "new\n"),
+            Git(&["add", "c.txt"]),
+            Remove("b.txt"),
+            Git(&["stash"]),
+            Git(PORCELAIN),
+            Git(&["stash", "list"]),
+            Write("a.txt", "second\n"),
+            Git(&["stash", "push", "-m", "my message"]),
+            Git(&[
+                "show",
+                "-s",
+                "--format=%T %P %an %ae %ad %cn %ce %cd %s",
+                "stash",
+            ]),
+            Git(&[
+                "show",
+                "-s",
+                "--format=%T %P %an %ae %ad %cn %ce %cd %s",
+                "stash^2",
+            ]),
+            Git(&["show", "-s", "--format=%B|", "stash"]),
+            Git(&["rev-parse", "stash", "stash^2", "stash@{0}"]),
+            Git(&["stash", "list"]),
+            Git(&["stash", "drop"]),
+            Git(&["stash", "list"]),
+            Git(&["stash", "pop"]),
+            Git(PORCELAIN),
+            Git(&["stash", "list"]),
+            Git(&["stash", "pop"]),
+        ],
+    );
+}
