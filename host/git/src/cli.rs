@@ -99,6 +99,7 @@ impl Git {
             "clone" => crate::cmd_remote::clone(self, rest, inv),
             "fetch" => self.with_repo(inv, true, |s| crate::cmd_remote::fetch(s, rest, inv)),
             "pull" => self.with_repo(inv, true, |s| crate::cmd_remote::pull(s, rest, inv)),
+            "push" => self.with_repo(inv, true, |s| crate::cmd_push::push(s, rest, inv)),
             "remote" => self.with_repo(inv, true, |s| crate::cmd_remote::remote(s, rest)),
             "config" => self.with_repo(inv, true, |s| crate::cmd_setup::config(s, rest)),
             "status" => self.with_repo(inv, false, |s| crate::cmd_worktree::status(s, rest, inv)),
@@ -157,6 +158,7 @@ pub const COMMANDS: &[&str] = &[
     "clone",
     "fetch",
     "pull",
+    "push",
     "remote",
     "config",
     "status",
@@ -326,7 +328,7 @@ impl Args {
 const USAGE: &str = "usage: git <command> [<args>]
 
 The isolate's git (gix, in the workspace) supports:
-   init, clone, fetch, pull (fast-forward), remote, config
+   init, clone, fetch, pull (fast-forward), push, remote, config
    status, add, rm, mv, restore, commit, reset
    log, show, diff, rev-parse, ls-files
    branch, checkout, switch, stash

@@ -328,23 +328,17 @@ fn remote_branch(repo: &gix::Repository, name: &str) -> Result<Option<(String, O
 }
 
 /// Records `remote`'s branch of the same name as the upstream of `branch`.
-fn set_upstream(session: &Session<'_>, branch: &str, remote: &str) -> Result<()> {
-    let path = session.host_git.join("config");
-    let mut bytes = std::fs::read(&path)?;
-    let mut file = gix::config::File::from_bytes_owned(
-        &mut bytes,
-        gix::config::file::Metadata::from(gix::config::Source::Local),
-        Default::default(),
-    )?;
-    file.set_raw_value(format!("branch.{branch}.remote").as_str(), remote)
-        .map_err(|e| GitError::failed("config", e))?;
-    file.set_raw_value(
-        format!("branch.{branch}.merge").as_str(),
-        format!("refs/heads/{branch}").as_str(),
+pub(crate) fn set_upstream(session: &Session<'_>, branch: &str, remote: &str) -> Result<()> {
+    crate::cmd_setup::set_config(
+        &session.host_git,
+        &[
+            (&format!("branch.{branch}.remote"), remote),
+            (
+                &format!("branch.{branch}.merge"),
+                &format!("refs/heads/{branch}"),
+            ),
+        ],
     )
-    .map_err(|e| GitError::failed("config", e))?;
-    std::fs::write(&path, file.to_bstring())?;
-    Ok(())
 }
 
 fn create_and_switch(

@@ -143,11 +143,17 @@ impl Git {
             Err(e) => return Err(GitError::failed(dest.display(), e)),
         }
         let source = self.remote_url(&options.url, inv)?;
+        // What `remote.origin.url` records: a workspace repository by its workspace path (not
+        // the host cache it is fetched from), anything else as fetched.
+        let origin = match self.workspace_repository(&options.url, inv) {
+            Some(path) => path.display().to_string(),
+            None => source.clone(),
+        };
         self.vfs()
             .create_dir_all(dest)
             .map_err(|e| GitError::failed(dest.display(), e))?;
         let session = self.open(dest, inv.env)?;
-        let result = self.fetch_clone(&session, options, &source, inv);
+        let result = self.fetch_clone(&session, options, &source, &origin, inv);
         if let Err(err) = result {
             // Nothing half-made stays behind.
             let _ = self.vfs().remove_all(dest);
@@ -161,6 +167,7 @@ impl Git {
         session: &Session<'_>,
         options: &CloneOptions,
         source: &str,
+        origin: &str,
         inv: &Invocation<'_>,
     ) -> Result<()> {
         let root = session
@@ -219,9 +226,23 @@ impl Git {
         if options.checkout {
             worktree::write_index(&mut index)?;
         }
+        crate::cmd_setup::set_config(&session.host_git, &[("remote.origin.url", origin)])?;
         session.save()?;
         inv.progress(&format!("checked out {} files", files.len()));
         Ok(())
+    }
+
+    /// The worktree of the workspace repository `url` names (a path or `file://` URL), if any.
+    pub(crate) fn workspace_repository(&self, url: &str, inv: &Invocation<'_>) -> Option<PathBuf> {
+        let path = url.strip_prefix("file://").unwrap_or(url);
+        if path.contains("://") {
+            return None;
+        }
+        let in_workspace = inv.resolve(path);
+        self.vfs()
+            .exists(in_workspace.join(".git"))
+            .unwrap_or(false)
+            .then_some(in_workspace)
     }
 
     /// The URL gix fetches from: network URLs as they are; paths and `file://` URLs name a
@@ -243,12 +264,7 @@ impl Git {
             )));
         }
         let path = url.strip_prefix("file://").unwrap_or(url);
-        let in_workspace = inv.resolve(path);
-        if self
-            .vfs()
-            .exists(in_workspace.join(".git"))
-            .unwrap_or(false)
-        {
+        if let Some(in_workspace) = self.workspace_repository(url, inv) {
             let source = self.open(&in_workspace, inv.env)?;
             return Ok(source.host_git.display().to_string());
         }

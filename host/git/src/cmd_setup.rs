@@ -145,3 +145,20 @@ fn split_key(key: &str) -> Result<(&str, Option<&str>, &str)> {
     }
     Ok((section, sub, name))
 }
+
+/// Sets `key = value` pairs in the repository's `config` (the host copy; saved with it).
+pub(crate) fn set_config(host_git: &std::path::Path, values: &[(&str, &str)]) -> Result<()> {
+    let path = host_git.join("config");
+    let mut bytes = std::fs::read(&path).unwrap_or_default();
+    let mut file = gix::config::File::from_bytes_owned(
+        &mut bytes,
+        gix::config::file::Metadata::from(gix::config::Source::Local),
+        Default::default(),
+    )?;
+    for (key, value) in values {
+        file.set_raw_value(key, *value)
+            .map_err(|e| GitError::failed(format!("config {key}"), e))?;
+    }
+    std::fs::write(&path, file.to_bstring())?;
+    Ok(())
+}

@@ -11,6 +11,7 @@
 mod cli;
 mod cmd_branch;
 mod cmd_history;
+mod cmd_push;
 mod cmd_remote;
 mod cmd_setup;
 mod cmd_stash;

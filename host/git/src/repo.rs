@@ -106,18 +106,23 @@ impl Git {
         self.settings.network_timeout
     }
 
+    /// The `Authorization` header for `url` when a token is set and the URL is HTTP(S).
+    pub(crate) fn auth_header(&self, url: &str) -> Option<String> {
+        let lower = url.to_ascii_lowercase();
+        let is_http = lower.starts_with("http://") || lower.starts_with("https://");
+        let token = self.settings.http_token.as_ref().filter(|_| is_http)?;
+        use base64::Engine as _;
+        let basic =
+            base64::engine::general_purpose::STANDARD.encode(format!("x-access-token:{token}"));
+        Some(format!("Authorization: Basic {basic}"))
+    }
+
     /// In-memory configuration for a fetch from `url`: the token as an extra HTTP header.
     pub(crate) fn http_overrides(&self, url: &str) -> Vec<String> {
-        let is_http = url.starts_with("http://") || url.starts_with("https://");
-        match &self.settings.http_token {
-            Some(token) if is_http => {
-                use base64::Engine as _;
-                let basic = base64::engine::general_purpose::STANDARD
-                    .encode(format!("x-access-token:{token}"));
-                vec![format!("http.extraHeader=Authorization: Basic {basic}")]
-            }
-            _ => Vec::new(),
-        }
+        self.auth_header(url)
+            .map(|h| format!("http.extraHeader={h}"))
+            .into_iter()
+            .collect()
     }
 
     /// The workspace.

@@ -130,7 +130,7 @@ const HELP: &[(&str, &str, &str)] = &[
     ),
     (
         "git",
-        "git COMMAND [ARGS]... (init clone fetch pull remote config status add rm mv restore commit reset log show diff rev-parse ls-files branch checkout switch stash)",
+        "git COMMAND [ARGS]... (init clone fetch pull push remote config status add rm mv restore commit reset log show diff rev-parse ls-files branch checkout switch stash)",
         "version control on the host's git, over this workspace; other commands go to the container's git",
     ),
     (

@@ -309,6 +309,28 @@ fn an_http_token_is_sent_by_the_host_and_never_stored() {
         b"top\ntwo\n"
     );
     ok(run(&git, "/workspace/copy", &["fetch"]));
+    // And a push.
+    sh(tmp.path(), "chmod -R a+rwX served.git");
+    vfs.write_file("/workspace/copy/new.txt", "new\n").unwrap();
+    ok(run(&git, "/workspace/copy", &["add", "new.txt"]));
+    ok(run(
+        &git,
+        "/workspace/copy",
+        &["commit", "-qm", "with a token"],
+    ));
+    let pushed = run(&git, "/workspace/copy", &["push"]);
+    assert_eq!(
+        pushed.status,
+        0,
+        "{}",
+        String::from_utf8_lossy(&pushed.stderr)
+    );
+    let theirs = real_git(
+        &tmp.path().join("served.git"),
+        &["log", "--format=%s", "-1"],
+        &HashMap::new(),
+    );
+    assert_eq!(String::from_utf8_lossy(&theirs.stdout), "with a token\n");
     // The token is nowhere in the workspace.
     for entry in vfs.walk("/").unwrap() {
         if entry.stat.is_file() {
@@ -320,4 +342,150 @@ fn an_http_token_is_sent_by_the_host_and_never_stored() {
             );
         }
     }
+}
+
+/// `git push` over `git://` and smart HTTP: the real git on the server side sees our commits,
+/// its `fsck` passes, non-fast-forward pushes are refused unless forced, new branches get an
+/// upstream with `-u`.
+#[test]
+fn push_over_git_daemon_and_http() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = support::source_repo(tmp.path());
+    sh(
+        tmp.path(),
+        &format!("git clone -q --bare {} served.git", src.display()),
+    );
+    // python's CGI server runs git-http-backend as `nobody` when the tests run as root.
+    sh(tmp.path(), "chmod -R a+rwX served.git");
+    let served = tmp.path().join("served.git");
+    let (_daemon, port) = support::git_daemon(tmp.path());
+    let (_http, http_port) = support::git_http(tmp.path());
+    let (vfs, git) = workspace();
+    for (i, url) in [
+        format!("git://127.0.0.1:{port}/served.git"),
+        format!("http://127.0.0.1:{http_port}/cgi-bin/git/served.git"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = format!("/workspace/c{i}");
+        ok(run(&git, "/workspace", &["clone", "-q", url, &dir]));
+        vfs.write_file(
+            format!("{dir}/pushed{i}.txt"),
+            format!("from the workspace {i}\n"),
+        )
+        .unwrap();
+        ok(run(&git, &dir, &["add", "."]));
+        ok(run(
+            &git,
+            &dir,
+            &["commit", "-q", "-m", &format!("pushed {i}")],
+        ));
+        let out = run(&git, &dir, &["push"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status, 0, "{err}");
+        assert!(err.contains("master -> master"), "{err}");
+        let theirs = real_git(
+            &served,
+            &["log", "--format=%s", "-1", "master"],
+            &HashMap::new(),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&theirs.stdout),
+            format!("pushed {i}\n")
+        );
+        let fsck = real_git(&served, &["fsck", "--strict"], &HashMap::new());
+        assert_eq!(fsck.status, 0, "{}", String::from_utf8_lossy(&fsck.stderr));
+        // Our remote-tracking branch moved with it.
+        assert_eq!(
+            ok(run(&git, &dir, &["status", "-sb"])),
+            "## master...origin/master\n"
+        );
+        // Nothing more to push.
+        let again = run(&git, &dir, &["push"]);
+        assert_eq!(
+            String::from_utf8_lossy(&again.stderr),
+            "Everything up-to-date\n"
+        );
+    }
+    // c0 is now behind (c1 pushed on top): its next push is refused, then forced.
+    let dir = "/workspace/c0";
+    vfs.write_file("/workspace/c0/late.txt", "late\n").unwrap();
+    ok(run(&git, dir, &["add", "late.txt"]));
+    ok(run(&git, dir, &["commit", "-q", "-m", "late"]));
+    let refused = run(&git, dir, &["push"]);
+    assert_eq!(refused.status, 1);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("! [rejected]") && err.contains("failed to push some refs"),
+        "{err}"
+    );
+    let forced = run(&git, dir, &["push", "--force"]);
+    assert_eq!(
+        forced.status,
+        0,
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+    assert!(String::from_utf8_lossy(&forced.stderr).contains("(forced update)"));
+    let theirs = real_git(
+        &served,
+        &["log", "--format=%s", "-1", "master"],
+        &HashMap::new(),
+    );
+    assert_eq!(String::from_utf8_lossy(&theirs.stdout), "late\n");
+    // A new branch with an upstream.
+    ok(run(&git, dir, &["checkout", "-q", "-b", "feature"]));
+    let out = run(&git, dir, &["push"]);
+    assert_eq!(out.status, 128);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("git push --set-upstream origin feature")
+    );
+    let out = run(&git, dir, &["push", "-u", "origin", "feature"]);
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("* [new branch]      feature -> feature")
+    );
+    assert_eq!(
+        ok(run(&git, dir, &["status", "-sb"])),
+        "## feature...origin/feature\n"
+    );
+    let theirs = real_git(
+        &served,
+        &["rev-parse", "feature", "master"],
+        &HashMap::new(),
+    );
+    let ours = ok(run(&git, dir, &["rev-parse", "feature", "master"]));
+    assert_eq!(String::from_utf8_lossy(&theirs.stdout), ours);
+}
+
+/// Pushing to a repository inside the workspace: objects copied, the ref moved; the branch
+/// checked out there is refused, as git refuses it.
+#[test]
+fn push_to_a_repository_in_the_workspace() {
+    let (vfs, git) = workspace();
+    ok(run(&git, "/workspace", &["init", "-q", "a"]));
+    vfs.write_file("/workspace/a/f.txt", "one\n").unwrap();
+    ok(run(&git, "/workspace/a", &["add", "f.txt"]));
+    ok(run(&git, "/workspace/a", &["commit", "-q", "-m", "one"]));
+    ok(run(&git, "/workspace", &["clone", "-q", "a", "b"]));
+    vfs.write_file("/workspace/b/f.txt", "two\n").unwrap();
+    ok(run(&git, "/workspace/b", &["commit", "-q", "-am", "two"]));
+    let refused = run(&git, "/workspace/b", &["push"]);
+    assert_eq!(refused.status, 1);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("branch is currently checked out"));
+    let out = run(&git, "/workspace/b", &["push", "origin", "master:incoming"]);
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        ok(run(
+            &git,
+            "/workspace/a",
+            &["log", "--format=%s", "incoming"]
+        )),
+        "two\none\n"
+    );
+    assert_eq!(
+        ok(run(&git, "/workspace/a", &["show", "incoming:f.txt"])),
+        "two\n"
+    );
 }

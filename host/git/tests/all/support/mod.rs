@@ -305,6 +305,7 @@ pub fn git_daemon(base: &Path) -> (Server, u16) {
         .args([
             "--reuseaddr",
             "--export-all",
+            "--enable=receive-pack",
             "--listen=127.0.0.1",
             &format!("--port={port}"),
             &format!("--base-path={}", base.display()),
@@ -333,7 +334,7 @@ pub fn git_http_with(base: &Path, auth: bool) -> (Server, u16) {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\n{}export GIT_PROJECT_ROOT={} GIT_HTTP_EXPORT_ALL=1\nexport GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'\n# python's CGI server drops the Git-Protocol header; speak v2 as real hosts do.\nexport GIT_PROTOCOL=version=2\nexec {exec_path}/git-http-backend\n",
+            "#!/bin/sh\n{}export GIT_PROJECT_ROOT={} GIT_HTTP_EXPORT_ALL=1\nexport GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' GIT_CONFIG_KEY_1=http.receivepack GIT_CONFIG_VALUE_1=true\n# python's CGI server drops the Git-Protocol header; speak v2 as real hosts do.\nexport GIT_PROTOCOL=version=2\nexec {exec_path}/git-http-backend\n",
             if auth { "[ \"$REMOTE_USER\" = x-access-token ] || { printf 'Status: 401 Unauthorized\\r\\nWWW-Authenticate: Basic realm=\"git\"\\r\\n\\r\\n'; exit 0; }\n" } else { "" },
             base.display()
         ),
