@@ -246,11 +246,10 @@ pub(crate) fn checkout(
         if refs::branch_exists(&repo, &target)? {
             return switch_branch(session, &repo, &target, force);
         }
-        if let Some((remote_ref, id)) = remote_branch(&repo, &target)? {
+        if let Some(remote_ref) = remote_branch(&repo, &target)? {
             let mut out = create_and_switch(session, &repo, &target, Some(&remote_ref), false)?;
             let remote = remote_ref.split('/').next().unwrap_or("origin");
             set_upstream(session, &target, remote)?;
-            let _ = id;
             let mut note =
                 format!("branch '{target}' set up to track '{remote_ref}'.\n").into_bytes();
             note.extend(out.stderr);
@@ -302,7 +301,7 @@ pub(crate) fn switch(session: &Session<'_>, args: Vec<String>) -> Result<Output>
     if refs::branch_exists(&repo, target)? {
         return switch_branch(session, &repo, target, force);
     }
-    if let Some((remote_ref, _)) = remote_branch(&repo, target)? {
+    if let Some(remote_ref) = remote_branch(&repo, target)? {
         let out = create_and_switch(session, &repo, target, Some(&remote_ref), false)?;
         set_upstream(
             session,
@@ -314,14 +313,14 @@ pub(crate) fn switch(session: &Session<'_>, args: Vec<String>) -> Result<Output>
     Err(GitError::Failed(format!("invalid reference: {target}")))
 }
 
-/// `refs/remotes/<remote>/<name>` for a unique remote branch called `name`.
-fn remote_branch(repo: &gix::Repository, name: &str) -> Result<Option<(String, ObjectId)>> {
+/// `<remote>/<name>` for the one remote-tracking branch called `name`, if exactly one.
+fn remote_branch(repo: &gix::Repository, name: &str) -> Result<Option<String>> {
     let mut found = Vec::new();
     for r in repo.references()?.remote_branches()? {
-        let mut r = r.map_err(|e| GitError::failed("reading branches", e))?;
+        let r = r.map_err(|e| GitError::failed("reading branches", e))?;
         let short = r.name().shorten().to_string();
         if short.split_once('/').is_some_and(|(_, b)| b == name) {
-            found.push((short, r.peel_to_id()?.detach()));
+            found.push(short);
         }
     }
     Ok(if found.len() == 1 { found.pop() } else { None })

@@ -188,6 +188,22 @@ fn fetch_and_pull_fast_forward() {
         ok(run(&git, "/workspace/copy", &["status", "--porcelain"])),
         ""
     );
+    // A remote branch checked out by name becomes a tracking branch, as with git.
+    let out = run(&git, "/workspace/copy", &["checkout", "side"]);
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set up to track 'origin/side'"));
+    assert_eq!(
+        ok(run(&git, "/workspace/copy", &["status", "-sb"])),
+        "## side...origin/side\n"
+    );
+    assert_eq!(
+        vfs.read_file("/workspace/copy/side.txt").unwrap(),
+        b"side\n"
+    );
+    assert_eq!(
+        ok(run(&git, "/workspace/copy", &["branch"])),
+        "  master\n* side\n"
+    );
 }
 
 #[test]
