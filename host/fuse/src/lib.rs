@@ -224,13 +224,15 @@ impl Drop for Mount {
 fn watchdog(mountpoint: &Path) -> io::Result<Child> {
     Command::new("sh")
         // Only a dead mount is removed (another process may have mounted a live one there
-        // since). Dead means a lookup fails with ENOTCONN; a name that does not exist is
-        // asked for because the kernel caches no failed lookups (the root's attributes it
-        // may still have cached).
+        // since). Dead means a lookup fails with ENOTCONN, or ECONNABORTED when it was asked
+        // while the dying server's last descriptor closed (the pipe may close first); a name
+        // that does not exist is asked for because the kernel caches no failed lookups (the
+        // root's attributes it may still have cached). A few tries cover that teardown.
         .args([
             "-c",
-            "read _; if LC_ALL=C ls \"$0/.computer-probe\" 2>&1 | grep -q 'not connected'; \
-             then exec umount -l \"$0\" 2>/dev/null; fi",
+            "read _; for try in 1 2 3 4 5; do \
+               if LC_ALL=C ls \"$0/.computer-probe\" 2>&1 | grep -qE 'not connected|connection abort'; \
+               then exec umount -l \"$0\" 2>/dev/null; fi; sleep 0.2; done",
         ])
         .arg(mountpoint)
         .stdin(Stdio::piped())
@@ -241,11 +243,15 @@ fn watchdog(mountpoint: &Path) -> io::Result<Child> {
         .map_err(|e| io::Error::new(e.kind(), format!("cannot start the unmount watchdog: {e}")))
 }
 
-/// Whether `dir` is a FUSE mount whose server is gone (a lookup fails with ENOTCONN; the name
-/// looked up does not exist, so no cached answer can hide a dead server).
+/// Whether `dir` is a FUSE mount whose server is gone (a lookup fails with ENOTCONN or
+/// ECONNABORTED; the name looked up does not exist, so no cached answer can hide a dead
+/// server).
 pub fn is_stale(dir: &Path) -> bool {
     let probe = dir.join(".computer-probe");
-    matches!(std::fs::symlink_metadata(probe), Err(e) if e.raw_os_error() == Some(libc::ENOTCONN))
+    matches!(
+        std::fs::symlink_metadata(probe),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTCONN | libc::ECONNABORTED))
+    )
 }
 
 /// Removes a dead mount at `dir` (lazily, as `umount -l` does). Returns whether there was one.
