@@ -37,6 +37,11 @@ pub(crate) fn commit(
             "--author",
         ],
     )?;
+    if !args.operands.is_empty() || !args.paths.is_empty() {
+        return Err(GitError::Unsupported(
+            "commit with paths is not supported by the isolate's git: `git add` them, then `git commit`".into(),
+        ));
+    }
     if args.has(&["-a", "--all"]) {
         crate::cmd_worktree::add(session, vec!["-u".into()], inv)?;
     }
@@ -612,10 +617,23 @@ pub(crate) fn diff(
         ],
     )?;
     let repo = session.repo()?;
-    let specs = pathspec::parse(session, inv.cwd, &args.paths)?;
+    // Without `--`, operands that are no revision but name a file are paths, as git takes them.
+    let mut operands = args.operands.clone();
+    let mut paths = args.paths.clone();
+    if !args.dashdash {
+        let first_path = operands.iter().position(|o| {
+            repo.rev_parse_single(o.as_str()).is_err()
+                && !o.contains("..")
+                && session.vfs.lstat(inv.resolve(o)).is_ok()
+        });
+        if let Some(i) = first_path {
+            paths = operands.split_off(i);
+        }
+    }
+    let specs = pathspec::parse(session, inv.cwd, &paths)?;
     let index = worktree::load_index(session)?;
     let index_files = worktree::index_map(&index);
-    let revs: Vec<String> = match args.operands.as_slice() {
+    let revs: Vec<String> = match operands.as_slice() {
         [range] if range.contains("..") => {
             let (a, b) = range.split_once("..").unwrap_or_default();
             vec![

@@ -71,6 +71,11 @@ fn index_of(args: &[String]) -> Result<usize> {
 fn push(session: &Session<'_>, args: Vec<String>, inv: &Invocation<'_>) -> Result<Output> {
     let args = Args::parse(args, &["-m", "--message"])?;
     args.only("stash push", &["-m", "--message", "-q", "--quiet"])?;
+    if !args.operands.is_empty() || !args.paths.is_empty() {
+        return Err(GitError::Unsupported(
+            "stash push with paths is not supported by the isolate's git".into(),
+        ));
+    }
     let repo = session.repo()?;
     let head = refs::head(&repo)?;
     let Some(base) = head.id() else {

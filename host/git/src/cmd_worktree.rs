@@ -36,6 +36,11 @@ pub(crate) fn status(
             "--long",
         ],
     )?;
+    if !args.operands.is_empty() || !args.paths.is_empty() {
+        return Err(GitError::Unsupported(
+            "status with paths is not supported by the isolate's git".into(),
+        ));
+    }
     let repo = session.repo()?;
     let mut st = status::compute(session, &repo)?;
     if matches!(args.value(&["-u", "--untracked-files"]), Some("no")) {

@@ -35,6 +35,8 @@ fn edit_add_commit() {
             Git(STATUS),
             Git(PORCELAIN),
             Git(DIFF),
+            Git(&["diff", "a.txt"]),
+            Git(&["diff", "--name-only", "src"]),
             Git(&["add", "a.txt"]),
             Git(CACHED),
             Git(DIFF),

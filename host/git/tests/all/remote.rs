@@ -237,6 +237,19 @@ fn clone_within_the_workspace_and_host_paths_refused_by_default() {
         0
     );
     ok(run(&git, "/workspace", &["clone", "-q", "first", "second"]));
+    // What the isolate's git would get wrong it refuses instead.
+    for args in [
+        &["commit", "-m", "x", "f.txt"][..],
+        &["stash", "push", "f.txt"],
+        &["status", "f.txt"],
+    ] {
+        let out = run(&git, "/workspace/first", args);
+        assert_eq!(out.status, 128, "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not supported"),
+            "{args:?}"
+        );
+    }
     assert_eq!(
         git.vfs().read_file("/workspace/second/f.txt").unwrap(),
         b"x\n"
