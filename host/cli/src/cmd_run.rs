@@ -138,6 +138,7 @@ pub fn run_component(
     let isolate = isolate()?;
     let program = isolate.load(wasm).with_context(|| what.to_string())?;
     let limits = options.limits()?;
+    let git = ws.git_handler();
     let req = RunRequest {
         args: argv,
         env: options.env()?,
@@ -150,9 +151,9 @@ pub fn run_component(
             vfs: ws.vfs(),
             limits,
             next: Arc::new(NoBackends),
-            git: ws.git_handler(),
+            git: Arc::clone(&git),
         }),
-        git: ws.git_handler(),
+        git,
         ..RunRequest::default()
     };
     let outcome = isolate.run(&program, ws.vfs(), req);

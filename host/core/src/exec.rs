@@ -243,6 +243,7 @@ impl Workspace {
             env.retain(|(k, _)| k != "COMPUTER_SH_SESSION");
             env.push(("COMPUTER_SH_SESSION".into(), path.into()));
         }
+        let git = self.git_handler();
         let run = RunRequest {
             args,
             env,
@@ -256,9 +257,9 @@ impl Workspace {
                 vfs: self.vfs(),
                 limits: req.limits,
                 next,
-                git: self.git_handler(),
+                git: Arc::clone(&git),
             }),
-            git: self.git_handler(),
+            git,
         };
         Ok(isolate.run(&program, self.vfs(), run).into())
     }

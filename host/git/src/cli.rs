@@ -107,7 +107,7 @@ impl Git {
             "rm" => self.with_repo(inv, true, |s| crate::cmd_worktree::rm(s, rest, inv)),
             "mv" => self.with_repo(inv, true, |s| crate::cmd_worktree::mv(s, rest, inv)),
             "commit" => self.with_repo(inv, true, |s| crate::cmd_history::commit(s, rest, inv)),
-            "log" => self.with_repo(inv, false, |s| crate::cmd_history::log(s, rest)),
+            "log" => self.with_repo(inv, false, |s| crate::cmd_history::log(s, rest, inv)),
             "show" => self.with_repo(inv, false, |s| crate::cmd_history::show(s, rest)),
             "diff" => self.with_repo(inv, false, |s| crate::cmd_history::diff(s, rest, inv)),
             "rev-parse" => {
@@ -338,13 +338,7 @@ Other commands run with the real git in the container (backend: container).
 /// `user.name` and `user.email` from a git configuration file (for a CLI whose user has a
 /// `~/.gitconfig`; guests never see the host's).
 pub fn identity_from_file(path: &Path) -> Option<(String, String)> {
-    let mut bytes = std::fs::read(path).ok()?;
-    let file = gix::config::File::from_bytes_owned(
-        &mut bytes,
-        gix::config::file::Metadata::from(gix::config::Source::User),
-        Default::default(),
-    )
-    .ok()?;
+    let file = crate::cmd_setup::load_config(path, gix::config::Source::User).ok()?;
     let name = file.raw_value("user.name").ok()?.to_string();
     let email = file.raw_value("user.email").ok()?.to_string();
     Some((name, email))

@@ -227,10 +227,7 @@ pub(crate) fn checkout(
         let (source, staged) = match &target {
             Some(rev) => {
                 let id = refs::commit_of(&repo, rev)?;
-                (
-                    worktree::tree_map(&repo, Some(repo.find_commit(id)?.tree_id()?.detach()))?,
-                    true,
-                )
+                (worktree::commit_files(&repo, id)?, true)
             }
             None => (worktree::index_map(&index), false),
         };
@@ -475,12 +472,12 @@ fn move_worktree(
     force: bool,
 ) -> Result<()> {
     let from_files = worktree::tree_map(repo, head.tree(repo)?)?;
-    let to_files = worktree::tree_map(repo, Some(repo.find_commit(to)?.tree_id()?.detach()))?;
+    let to_files = worktree::commit_files(repo, to)?;
     let mut index = worktree::load_index(session)?;
+    let st = status::compute(session, repo)?;
     let mut from_effective = from_files.clone();
     if force {
         // Whatever differs locally is rewritten.
-        let st = status::compute(session, repo)?;
         for s in &st.staged {
             from_effective.remove(&s.path);
         }
@@ -488,7 +485,8 @@ fn move_worktree(
             from_effective.remove(p);
         }
     } else {
-        check_local_changes(session, repo, &from_files, &to_files)?;
+        let index_files = worktree::index_map(&index);
+        check_local_changes(session, &st, &index_files, &from_files, &to_files)?;
     }
     worktree::checkout(session, repo, &from_effective, &to_files, &mut index)?;
     worktree::write_index(&mut index)?;
@@ -498,18 +496,16 @@ fn move_worktree(
 /// Fails when switching from `from` to `to` would lose local changes or untracked files.
 fn check_local_changes(
     session: &Session<'_>,
-    repo: &gix::Repository,
+    st: &status::Status,
+    index: &FileMap,
     from: &FileMap,
     to: &FileMap,
 ) -> Result<()> {
-    let st = status::compute(session, repo)?;
     let changing: HashSet<&BString> = from
         .keys()
         .chain(to.keys())
         .filter(|p| from.get(*p) != to.get(*p))
         .collect();
-    let loaded = worktree::load_index(session)?;
-    let index = worktree::index_map(&loaded);
     let mut overwritten: Vec<String> = Vec::new();
     for s in &st.staged {
         if changing.contains(&s.path) && index.get(&s.path) != to.get(&s.path) {
@@ -557,6 +553,23 @@ fn check_local_changes(
     Ok(())
 }
 
+/// The worktree and index become `target`'s files (local changes to tracked files are
+/// discarded, untracked files stay), as `reset --hard` does.
+pub(crate) fn reset_hard(
+    session: &Session<'_>,
+    repo: &gix::Repository,
+    index: &mut gix::index::File,
+    st: &status::Status,
+    target: &FileMap,
+) -> Result<()> {
+    let mut from = worktree::index_map(index);
+    for (p, _) in &st.unstaged {
+        from.remove(p);
+    }
+    worktree::checkout(session, repo, &from, target, index)?;
+    worktree::write_index(index)
+}
+
 /// `git reset [--soft|--mixed|--hard] [REV]`, `git reset [REV] -- PATH...`.
 pub(crate) fn reset(
     session: &Session<'_>,
@@ -584,7 +597,7 @@ pub(crate) fn reset(
         None => head.id(),
     };
     let target_files = match target {
-        Some(id) => worktree::tree_map(&repo, Some(repo.find_commit(id)?.tree_id()?.detach()))?,
+        Some(id) => worktree::commit_files(&repo, id)?,
         None => FileMap::new(),
     };
     let mut index = worktree::load_index(session)?;
@@ -616,12 +629,7 @@ pub(crate) fn reset(
     let message = format!("reset: moving to {}", rev.as_deref().unwrap_or("HEAD"));
     if args.has(&["--hard"]) {
         let st = status::compute(session, &repo)?;
-        let mut from = worktree::index_map(&index);
-        for (p, _) in &st.unstaged {
-            from.remove(p);
-        }
-        worktree::checkout(session, &repo, &from, &target_files, &mut index)?;
-        worktree::write_index(&mut index)?;
+        reset_hard(session, &repo, &mut index, &st, &target_files)?;
     } else if !args.has(&["--soft"]) {
         let current = worktree::index_map(&index);
         let changed: HashSet<BString> = current

@@ -417,7 +417,11 @@ fn walk(
 }
 
 /// `git log [--oneline] [-n N] [--format=F] [REV | A..B] [-- PATH...]`.
-pub(crate) fn log(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
+pub(crate) fn log(
+    session: &Session<'_>,
+    args: Vec<String>,
+    inv: &Invocation<'_>,
+) -> Result<Output> {
     let args = Args::parse(args, &["-n", "--max-count", "--format", "--pretty"])?;
     args.only(
         "log",
@@ -441,10 +445,8 @@ pub(crate) fn log(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
         None => None,
     };
     let (tips, hidden) = match args.operands.first() {
-        Some(range) if range.contains("..") => {
-            let (a, b) = range.split_once("..").unwrap_or_default();
-            let a = if a.is_empty() { "HEAD" } else { a };
-            let b = if b.is_empty() { "HEAD" } else { b };
+        Some(range) if refs::split_range(range).is_some() => {
+            let (a, b) = refs::split_range(range).unwrap_or_default();
             (
                 vec![refs::commit_of(&repo, b)?],
                 vec![refs::commit_of(&repo, a)?],
@@ -460,7 +462,7 @@ pub(crate) fn log(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
             head => (head.id().into_iter().collect(), Vec::new()),
         },
     };
-    let specs = pathspec::parse(session, session.worktree.as_path(), &args.paths)?;
+    let specs = pathspec::parse(session, inv.cwd, &args.paths)?;
     let mut ids = walk(&repo, tips, hidden)?;
     if !specs.is_empty() {
         ids.retain(|id| touches(&repo, *id, &specs).unwrap_or(false));
@@ -497,7 +499,7 @@ fn touches(repo: &gix::Repository, id: ObjectId, specs: &[Spec]) -> Result<bool>
     let commit = repo.find_commit(id)?;
     let tree = worktree::tree_map(repo, Some(commit.tree_id()?.detach()))?;
     let parent = match commit.parent_ids().next() {
-        Some(p) => worktree::tree_map(repo, Some(repo.find_commit(p)?.tree_id()?.detach()))?,
+        Some(p) => worktree::commit_files(repo, p)?,
         None => FileMap::new(),
     };
     let paths: HashSet<&BString> = tree.keys().chain(parent.keys()).collect();
@@ -518,7 +520,7 @@ pub(crate) fn show(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
     if let Some((rev, path)) = spec.split_once(':') {
         let rev = if rev.is_empty() { "HEAD" } else { rev };
         let id = refs::commit_of(&repo, rev)?;
-        let files = worktree::tree_map(&repo, Some(repo.find_commit(id)?.tree_id()?.detach()))?;
+        let files = worktree::commit_files(&repo, id)?;
         let Some((_, blob)) = files.get(path.as_bytes().as_bstr()) else {
             return Err(GitError::NotFound(format!(
                 "path '{path}' does not exist in '{rev}'"
@@ -541,7 +543,7 @@ pub(crate) fn show(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
     let commit = repo.find_commit(id)?;
     let new = worktree::tree_map(&repo, Some(commit.tree_id()?.detach()))?;
     let old = match commit.parent_ids().next() {
-        Some(p) => worktree::tree_map(&repo, Some(repo.find_commit(p)?.tree_id()?.detach()))?,
+        Some(p) => worktree::commit_files(&repo, p)?,
         None => FileMap::new(),
     };
     let mut patch = Vec::new();
@@ -634,27 +636,13 @@ pub(crate) fn diff(
     let index = worktree::load_index(session)?;
     let index_files = worktree::index_map(&index);
     let revs: Vec<String> = match operands.as_slice() {
-        [range] if range.contains("..") => {
-            let (a, b) = range.split_once("..").unwrap_or_default();
-            vec![
-                if a.is_empty() {
-                    "HEAD".into()
-                } else {
-                    a.to_string()
-                },
-                if b.is_empty() {
-                    "HEAD".into()
-                } else {
-                    b.to_string()
-                },
-            ]
-        }
+        [range] => match refs::split_range(range) {
+            Some((a, b)) => vec![a.to_string(), b.to_string()],
+            None => vec![range.clone()],
+        },
         other => other.to_vec(),
     };
-    let tree_of = |rev: &str| -> Result<FileMap> {
-        let id = refs::commit_of(&repo, rev)?;
-        worktree::tree_map(&repo, Some(repo.find_commit(id)?.tree_id()?.detach()))
-    };
+    let tree_of = |rev: &str| worktree::commit_files(&repo, refs::commit_of(&repo, rev)?);
     let cached = args.has(&["--cached", "--staged"]);
     let mut patch = Vec::new();
     let mut changed: Vec<(BString, char)> = Vec::new();

@@ -14,7 +14,8 @@ use gix::protocol::transport::client::blocking_io::Transport;
 use gix::protocol::transport::client::{MessageKind, TransportWithoutIO, WriteMode};
 
 use crate::cli::{Args, Invocation, Output};
-use crate::error::{GitError, Result, chain};
+use crate::cmd_remote::{network_error, timeout_error};
+use crate::error::{GitError, Result};
 use crate::refs;
 use crate::repo::Session;
 
@@ -374,9 +375,7 @@ fn network_push(
                 shown_src,
             })
             .collect();
-        let fail = |e: gix::Error| {
-            GitError::Network(format!("unable to access '{url_owned}': {}", chain(&e)))
-        };
+        let fail = |e: &dyn std::error::Error| network_error(&url_owned, e);
         let mut transport = gix::protocol::transport::client::blocking_io::connect::connect(
             url_owned.as_str(),
             gix::protocol::transport::client::blocking_io::connect::Options {
@@ -384,22 +383,18 @@ fn network_push(
                 ..Default::default()
             },
         )
-        .map_err(fail)?;
+        .map_err(|e| fail(&e))?;
         if let Some(header) = auth {
             let options = gix::protocol::transport::client::blocking_io::http::Options {
                 extra_headers: vec![header],
                 ..Default::default()
             };
-            transport.configure(&options).map_err(|e| {
-                GitError::Network(format!("unable to access '{url_owned}': {}", chain(&e)))
-            })?;
+            transport.configure(&options).map_err(|e| fail(&e))?;
         }
         let remote_refs = {
             let response = transport
                 .handshake(gix::protocol::transport::Service::ReceivePack, &[])
-                .map_err(|e| {
-                    GitError::Network(format!("unable to access '{url_owned}': {}", chain(&e)))
-                })?;
+                .map_err(|e| fail(&e))?;
             let mut refs = HashMap::new();
             if let Some(mut lines) = response.refs {
                 let mut line = String::new();
@@ -440,9 +435,7 @@ fn network_push(
                 MessageKind::Flush,
                 false,
             )
-            .map_err(|e| {
-                GitError::Network(format!("unable to access '{url_owned}': {}", chain(&e)))
-            })?;
+            .map_err(|e| fail(&e))?;
         let null = ObjectId::null(gix::hash::Kind::Sha1);
         for (i, u) in sending.iter().enumerate() {
             let old = remote_refs.get(&u.dst).copied().unwrap_or(null);
@@ -497,12 +490,7 @@ fn network_push(
             })
             .collect())
     };
-    crate::progress::run(inv, limit, work).unwrap_or_else(|| {
-        Err(GitError::Network(format!(
-            "unable to access '{url}': gave up after {} s (the network time limit)",
-            limit.as_secs()
-        )))
-    })
+    crate::progress::run(inv, limit, work).unwrap_or_else(|| Err(timeout_error(url, limit)))
 }
 
 /// A pack of whole objects (no deltas): header, entries, SHA-1 trailer.

@@ -280,13 +280,13 @@ impl Git {
     }
 }
 
-/// A fetch failure as git reports it.
-fn network_error(url: &str, err: &gix::Error) -> GitError {
+/// A fetch or push failure as git reports it.
+pub(crate) fn network_error(url: &str, err: &dyn std::error::Error) -> GitError {
     GitError::Network(format!("unable to access '{url}': {}", chain(err)))
 }
 
-/// A fetch that outlasted the network time limit.
-fn timeout_error(url: &str, limit: std::time::Duration) -> GitError {
+/// A fetch or push that outlasted the network time limit.
+pub(crate) fn timeout_error(url: &str, limit: std::time::Duration) -> GitError {
     GitError::Network(format!(
         "unable to access '{url}': gave up after {} s (the network time limit)",
         limit.as_secs()
@@ -432,12 +432,10 @@ pub(crate) fn pull(
         }
     }
     let from = match &head {
-        Head::Branch { id, .. } => {
-            worktree::tree_map(&repo, Some(repo.find_commit(*id)?.tree_id()?.detach()))?
-        }
+        Head::Branch { id, .. } => worktree::commit_files(&repo, *id)?,
         _ => FileMap::new(),
     };
-    let to = worktree::tree_map(&repo, Some(repo.find_commit(theirs)?.tree_id()?.detach()))?;
+    let to = worktree::commit_files(&repo, theirs)?;
     let mut index = worktree::load_index(session)?;
     worktree::checkout(session, &repo, &from, &to, &mut index)?;
     worktree::write_index(&mut index)?;
@@ -456,12 +454,7 @@ pub(crate) fn remote(session: &Session<'_>, args: Vec<String>) -> Result<Output>
     let args = Args::parse(args, &[])?;
     args.only("remote", &["-v", "--verbose"])?;
     let path = session.host_git.join("config");
-    let mut bytes = std::fs::read(&path).unwrap_or_default();
-    let mut file = gix::config::File::from_bytes_owned(
-        &mut bytes,
-        gix::config::file::Metadata::from(gix::config::Source::Local),
-        Default::default(),
-    )?;
+    let mut file = crate::cmd_setup::load_config(&path, gix::config::Source::Local)?;
     let names = || -> Vec<String> {
         let mut names: Vec<String> = file
             .sections_by_name("remote")

@@ -63,12 +63,7 @@ pub(crate) fn config(session: &Session<'_>, args: Vec<String>) -> Result<Output>
     let args = Args::parse(args, &["--get", "--unset"])?;
     args.only("config", &["--local", "--list", "-l", "--get", "--unset"])?;
     let path = session.host_git.join("config");
-    let mut bytes = std::fs::read(&path).unwrap_or_default();
-    let mut file = gix::config::File::from_bytes_owned(
-        &mut bytes,
-        gix::config::file::Metadata::from(gix::config::Source::Local),
-        Default::default(),
-    )?;
+    let mut file = load_config(&path, gix::config::Source::Local)?;
     if args.has(&["--list", "-l"]) {
         let mut out = String::new();
         for section in file.sections() {
@@ -149,16 +144,24 @@ fn split_key(key: &str) -> Result<(&str, Option<&str>, &str)> {
 /// Sets `key = value` pairs in the repository's `config` (the host copy; saved with it).
 pub(crate) fn set_config(host_git: &std::path::Path, values: &[(&str, &str)]) -> Result<()> {
     let path = host_git.join("config");
-    let mut bytes = std::fs::read(&path).unwrap_or_default();
-    let mut file = gix::config::File::from_bytes_owned(
-        &mut bytes,
-        gix::config::file::Metadata::from(gix::config::Source::Local),
-        Default::default(),
-    )?;
+    let mut file = load_config(&path, gix::config::Source::Local)?;
     for (key, value) in values {
         file.set_raw_value(key, *value)
             .map_err(|e| GitError::failed(format!("config {key}"), e))?;
     }
     std::fs::write(&path, file.to_bstring())?;
     Ok(())
+}
+
+/// A git configuration file (empty when missing), parsed without following includes.
+pub(crate) fn load_config(
+    path: &std::path::Path,
+    source: gix::config::Source,
+) -> Result<gix::config::File> {
+    let mut bytes = std::fs::read(path).unwrap_or_default();
+    Ok(gix::config::File::from_bytes_owned(
+        &mut bytes,
+        gix::config::file::Metadata::from(source),
+        Default::default(),
+    )?)
 }

@@ -40,15 +40,7 @@ pub(crate) fn stash(
 
 /// The stash reflog: (new id, message), newest first.
 fn entries(session: &Session<'_>) -> Vec<(ObjectId, String)> {
-    let log = std::fs::read_to_string(session.host_git.join("logs/refs/stash")).unwrap_or_default();
-    let mut out: Vec<(ObjectId, String)> = log
-        .lines()
-        .filter_map(|line| {
-            let (fields, message) = line.split_once('\t')?;
-            let id = ObjectId::from_hex(fields.split(' ').nth(1)?.as_bytes()).ok()?;
-            Some((id, message.to_string()))
-        })
-        .collect();
+    let mut out = refs::reflog(&session.host_git, "refs/stash");
     out.reverse();
     out
 }
@@ -139,13 +131,8 @@ fn push(session: &Session<'_>, args: Vec<String>, inv: &Invocation<'_>) -> Resul
     refs::set_ref_logged(&repo, "refs/stash", stash_commit, &title)?;
     // Back to HEAD, as `reset --hard`.
     let head_files = worktree::tree_map(&repo, head.tree(&repo)?)?;
-    let mut from = index_files.clone();
-    for (p, _) in &st.unstaged {
-        from.remove(p);
-    }
     let mut index = index;
-    worktree::checkout(session, &repo, &from, &head_files, &mut index)?;
-    worktree::write_index(&mut index)?;
+    crate::cmd_branch::reset_hard(session, &repo, &mut index, &st, &head_files)?;
     if args.has(&["-q", "--quiet"]) {
         return Ok(Output::ok(Vec::new()));
     }
@@ -201,9 +188,7 @@ fn apply(
             "{stash_id} is not a stash-like commit"
         )));
     };
-    let tree_of = |id: ObjectId| -> Result<FileMap> {
-        worktree::tree_map(&repo, Some(repo.find_commit(id)?.tree_id()?.detach()))
-    };
+    let tree_of = |id: ObjectId| -> Result<FileMap> { worktree::commit_files(&repo, id) };
     let base_files = tree_of(base)?;
     let index_files = tree_of(index_commit)?;
     let work_files = worktree::tree_map(&repo, Some(stash.tree_id()?.detach()))?;
@@ -253,18 +238,7 @@ fn apply(
         .filter(|p| index_files.contains_key(*p) && !base_files.contains_key(*p))
     {
         let (mode, id) = index_files[path];
-        let stat = session
-            .vfs
-            .lstat(session.path_of(path))
-            .map(|s| worktree::index_stat(&s))
-            .unwrap_or_default();
-        index.dangerously_push_entry(
-            stat,
-            id,
-            gix::index::entry::Flags::empty(),
-            worktree::index_mode(mode),
-            path.as_bstr(),
-        );
+        worktree::stage(session, &mut index, path.as_bstr(), mode, id);
     }
     index.sort_entries();
     worktree::write_index(&mut index)?;

@@ -454,7 +454,7 @@ pub(crate) fn restore(
     let source: FileMap = match args.value(&["-s", "--source"]) {
         Some(rev) => {
             let id = refs::commit_of(&repo, rev)?;
-            worktree::tree_map(&repo, Some(repo.find_commit(id)?.tree_id()?.detach()))?
+            worktree::commit_files(&repo, id)?
         }
         None if staged => worktree::tree_map(&repo, refs::head(&repo)?.tree(&repo)?)?,
         None => worktree::index_map(&index),
@@ -519,26 +519,13 @@ pub(crate) fn restore_paths(
         }
     }
     if staged {
-        let mut state = index.clone();
-        state.remove_entries(|_, p, _| named.contains(p));
+        index.remove_entries(|_, p, _| named.contains(p));
         for path in &named {
             if let Some((mode, id)) = source.get(path) {
-                let stat = session
-                    .vfs
-                    .lstat(session.path_of(path))
-                    .map(|s| worktree::index_stat(&s))
-                    .unwrap_or_default();
-                state.dangerously_push_entry(
-                    stat,
-                    *id,
-                    Flags::empty(),
-                    worktree::index_mode(*mode),
-                    path.as_bstr(),
-                );
+                worktree::stage(session, index, path.as_bstr(), *mode, *id);
             }
         }
-        state.sort_entries();
-        *index = state;
+        index.sort_entries();
     } else if in_worktree {
         // Refresh the stat data of what was rewritten, so status does not rehash it.
         for (entry, path) in index.entries_mut_with_paths() {

@@ -81,6 +81,15 @@ pub(crate) fn commit_of(repo: &gix::Repository, spec: &str) -> Result<ObjectId> 
     }
 }
 
+/// `A..B` as its two ends (an empty end means `HEAD`), or `None` for a single revision.
+pub(crate) fn split_range(spec: &str) -> Option<(&str, &str)> {
+    let (a, b) = spec.split_once("..")?;
+    Some((
+        if a.is_empty() { "HEAD" } else { a },
+        if b.is_empty() { "HEAD" } else { b },
+    ))
+}
+
 /// Whether a local branch exists.
 pub(crate) fn branch_exists(repo: &gix::Repository, name: &str) -> Result<bool> {
     if !valid_branch_name(name) {
@@ -289,18 +298,30 @@ pub(crate) fn tracking_summary(
     })
 }
 
+/// The entries of the reflog of `name` in the git directory `git_dir`, as (new id, message),
+/// oldest first (none when there is no reflog).
+pub(crate) fn reflog(git_dir: &std::path::Path, name: &str) -> Vec<(ObjectId, String)> {
+    let log = std::fs::read_to_string(git_dir.join("logs").join(name)).unwrap_or_default();
+    log.lines()
+        .filter_map(|line| {
+            let (fields, message) = line.split_once('\t')?;
+            let new = ObjectId::from_hex(fields.split(' ').nth(1)?.as_bytes()).ok()?;
+            Some((new, message.to_string()))
+        })
+        .collect()
+}
+
 /// How git describes a detached HEAD, from the last `checkout: moving from A to B` entry of
 /// HEAD's reflog: `Some((true, name))` "detached at", `Some((false, name))` "detached from",
 /// `None` when no checkout is recorded ("Not currently on any branch.").
 pub(crate) fn detached_from(repo: &gix::Repository, head: ObjectId) -> Option<(bool, String)> {
-    let log = std::fs::read_to_string(repo.path().join("logs/HEAD")).ok()?;
-    let (new, to) = log.lines().rev().find_map(|line| {
-        let (fields, message) = line.split_once('\t')?;
-        let rest = message.strip_prefix("checkout: moving from ")?;
-        let to = rest.rsplit_once(" to ")?.1.to_string();
-        let new = ObjectId::from_hex(fields.split(' ').nth(1)?.as_bytes()).ok()?;
-        Some((new, to))
-    })?;
+    let (new, to) = reflog(repo.path(), "HEAD")
+        .into_iter()
+        .rev()
+        .find_map(|(new, message)| {
+            let rest = message.strip_prefix("checkout: moving from ")?;
+            Some((new, rest.rsplit_once(" to ")?.1.to_string()))
+        })?;
     let candidates = [
         to.clone(),
         format!("refs/{to}"),

@@ -144,6 +144,11 @@ pub(crate) fn tree_map(repo: &gix::Repository, id: Option<ObjectId>) -> Result<F
         .collect())
 }
 
+/// The files of commit `id`'s tree.
+pub(crate) fn commit_files(repo: &gix::Repository, id: impl Into<ObjectId>) -> Result<FileMap> {
+    tree_map(repo, Some(repo.find_commit(id.into())?.tree_id()?.detach()))
+}
+
 /// Writes the trees for `files` and returns the root tree's id.
 pub(crate) fn write_tree(repo: &gix::Repository, files: &FileMap) -> Result<ObjectId> {
     #[derive(Default)]
@@ -247,29 +252,37 @@ pub(crate) fn checkout(
     pending.flush(vfs)?;
     // The index: what changed takes the target's entry with the worktree's stat data;
     // the rest (and whatever is staged there) stays.
-    let changed: HashSet<&BString> = from
+    let changed: HashSet<&[u8]> = from
         .keys()
         .chain(to.keys())
         .filter(|p| from.get(*p) != to.get(*p))
+        .map(|p| p.as_slice())
         .collect();
-    index.remove_entries(|_, path, _| changed.contains(&path.to_owned()));
+    index.remove_entries(|_, path, _| changed.contains(path.as_bytes()));
     for path in changed {
-        if let Some((mode, oid)) = to.get(path) {
-            let stat = vfs
-                .lstat(session.path_of(path))
-                .map(|s| index_stat(&s))
-                .unwrap_or_default();
-            index.dangerously_push_entry(
-                stat,
-                *oid,
-                Flags::empty(),
-                index_mode(*mode),
-                path.as_ref(),
-            );
+        if let Some((mode, oid)) = to.get(path.as_bstr()) {
+            stage(session, index, path.as_bstr(), *mode, *oid);
         }
     }
     index.sort_entries();
     Ok(())
+}
+
+/// Adds `path` to the index as `mode`/`id` with the worktree's stat data (zeros when the
+/// file is missing, so status hashes it). The caller sorts the entries afterwards.
+pub(crate) fn stage(
+    session: &Session<'_>,
+    index: &mut gix::index::State,
+    path: &BStr,
+    mode: EntryMode,
+    id: ObjectId,
+) {
+    let stat = session
+        .vfs
+        .lstat(session.path_of(path))
+        .map(|s| index_stat(&s))
+        .unwrap_or_default();
+    index.dangerously_push_entry(stat, id, Flags::empty(), index_mode(mode), path);
 }
 
 /// Worktree writes gathered into batches: one transaction per few hundred files instead of

@@ -115,11 +115,7 @@ fn clone_from_file_url_matches_native_clone() {
 #[test]
 fn clone_from_git_daemon_matches_native_clone() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = support::source_repo(tmp.path());
-    sh(
-        tmp.path(),
-        &format!("git clone -q --bare {} served.git", src.display()),
-    );
+    support::served_repo(tmp.path());
     let (_daemon, port) = support::git_daemon(tmp.path());
     clone_and_compare(
         &format!("git://127.0.0.1:{port}/served.git"),
@@ -136,11 +132,7 @@ fn clone_from_git_daemon_matches_native_clone() {
 #[test]
 fn clone_over_smart_http_matches_native_clone() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = support::source_repo(tmp.path());
-    sh(
-        tmp.path(),
-        &format!("git clone -q --bare {} served.git", src.display()),
-    );
+    support::served_repo(tmp.path());
     let (_server, port) = support::git_http(tmp.path());
     let url = format!("http://127.0.0.1:{port}/cgi-bin/git/served.git");
     clone_and_compare(&url, &[], tmp.path());
@@ -150,11 +142,7 @@ fn clone_over_smart_http_matches_native_clone() {
 #[test]
 fn fetch_and_pull_fast_forward() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = support::source_repo(tmp.path());
-    sh(
-        tmp.path(),
-        &format!("git clone -q --bare {} served.git", src.display()),
-    );
+    let src = support::served_repo(tmp.path());
     let (_daemon, port) = support::git_daemon(tmp.path());
     let (vfs, git) = workspace();
     let url = format!("git://127.0.0.1:{port}/served.git");
@@ -317,11 +305,7 @@ fn unreachable_and_garbage_remotes_fail_clearly() {
 #[test]
 fn an_http_token_is_sent_by_the_host_and_never_stored() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = support::source_repo(tmp.path());
-    sh(
-        tmp.path(),
-        &format!("git clone -q --bare {} served.git", src.display()),
-    );
+    support::served_repo(tmp.path());
     let (_server, port) = support::git_http_with(tmp.path(), true);
     let url = format!("http://127.0.0.1:{port}/cgi-bin/git/served.git");
     // Without the token the server refuses.
@@ -379,11 +363,7 @@ fn an_http_token_is_sent_by_the_host_and_never_stored() {
 #[test]
 fn push_over_git_daemon_and_http() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = support::source_repo(tmp.path());
-    sh(
-        tmp.path(),
-        &format!("git clone -q --bare {} served.git", src.display()),
-    );
+    support::served_repo(tmp.path());
     // python's CGI server runs git-http-backend as `nobody` when the tests run as root.
     sh(tmp.path(), "chmod -R a+rwX served.git");
     let served = tmp.path().join("served.git");

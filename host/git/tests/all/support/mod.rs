@@ -217,6 +217,16 @@ pub fn source_repo(root: &Path) -> PathBuf {
     src
 }
 
+/// [`source_repo`] plus a bare clone of it, `served.git`, for the servers; returns the source.
+pub fn served_repo(root: &Path) -> PathBuf {
+    let src = source_repo(root);
+    sh(
+        root,
+        &format!("git clone -q --bare {} served.git", src.display()),
+    );
+    src
+}
+
 /// Asserts that the workspace tree at `ours` equals the host tree at `theirs` (content,
 /// exec bit, symlinks), `.git` aside.
 pub fn assert_same_tree(vfs: &Vfs, ours: &Path, theirs: &Path) {
