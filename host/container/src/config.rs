@@ -51,6 +51,37 @@ impl Default for Limits {
     }
 }
 
+/// How the workspace reaches the container's `/workspace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transfer {
+    /// `Mount` when the engine runs on this machine and FUSE can be mounted here (root and
+    /// `/dev/fuse`), `Copy` otherwise.
+    #[default]
+    Auto,
+    /// The workspace mounted by FUSE and bound into the container: one copy, every change
+    /// seen at once both ways.
+    Mount,
+    /// The workspace copied into a volume of the container before each command and what the
+    /// command changed copied back after it, through the engine's archive API: for an engine
+    /// on another machine.
+    Copy,
+}
+
+impl std::str::FromStr for Transfer {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Transfer, String> {
+        match s {
+            "auto" => Ok(Transfer::Auto),
+            "mount" => Ok(Transfer::Mount),
+            "copy" => Ok(Transfer::Copy),
+            other => Err(format!(
+                "unknown transfer mode {other:?}: expected auto, mount or copy"
+            )),
+        }
+    }
+}
+
 /// The container backend's settings.
 #[derive(Debug, Clone)]
 pub struct ContainerConfig {
@@ -65,6 +96,8 @@ pub struct ContainerConfig {
     pub user: Option<String>,
     /// A warm container unused this long is stopped and removed.
     pub idle: Duration,
+    /// How the workspace reaches the container.
+    pub transfer: Transfer,
     /// Host directory under which workspaces are mounted for containers (made a shared
     /// mount so that a remount reaches running containers).
     pub mount_root: PathBuf,
@@ -78,6 +111,7 @@ impl Default for ContainerConfig {
             network: false,
             user: None,
             idle: Duration::from_secs(300),
+            transfer: Transfer::Auto,
             mount_root: std::env::temp_dir().join("computer-mounts"),
         }
     }

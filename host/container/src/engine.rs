@@ -44,6 +44,13 @@ impl Engine {
         Ok(Engine { docker })
     }
 
+    /// Whether the engine runs on this machine (its socket is local), so that a FUSE mount
+    /// made here can be bound into its containers.
+    pub fn is_local(&self) -> bool {
+        std::env::var("DOCKER_HOST")
+            .map_or(true, |host| host.is_empty() || host.starts_with("unix://"))
+    }
+
     /// Whether `image` is present.
     pub async fn has_image(&self, image: &str) -> bool {
         self.docker.inspect_image(image).await.is_ok()
@@ -133,7 +140,10 @@ impl Engine {
             if owner_alive {
                 continue;
             }
-            let options = RemoveContainerOptionsBuilder::default().force(true).build();
+            let options = RemoveContainerOptionsBuilder::default()
+                .force(true)
+                .v(true)
+                .build();
             if self
                 .docker
                 .remove_container(&id, Some(options))

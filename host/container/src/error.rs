@@ -30,6 +30,9 @@ pub enum ContainerError {
     /// The workspace could not be mounted, or the container does not see the mount.
     #[error("workspace mount: {0}")]
     Mount(String),
+    /// Copy mode could not copy the workspace into the container or the changes back.
+    #[error("copy mode: {0}")]
+    Copy(String),
     /// A bad request (an empty command, a working directory outside the workspace).
     #[error("{0}")]
     Invalid(String),

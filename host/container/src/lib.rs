@@ -14,17 +14,21 @@
 //!   an init process that reaps orphans; per command a time limit that kills every process
 //!   the command started (found by a mark in their environment, which children inherit),
 //!   and an output cap. An OOM kill is reported as the memory limit.
+//! - Copy mode ([`Transfer::Copy`]) for an engine the mount cannot reach: the workspace is
+//!   copied into a volume at the container's `/workspace` before each command (only what
+//!   changed) and what the command changed is copied back, through the archive API.
 //! - Commands get the caller's environment only (never the host's), with `PATH` and `HOME`
 //!   defaults; `cwd` is relative to `/workspace`.
 
 mod config;
+mod copy;
 mod engine;
 mod error;
 mod image;
 mod procs;
 mod sandbox;
 
-pub use config::{ContainerConfig, DEFAULT_IMAGE, DEFAULT_PACKAGES, Limits};
+pub use config::{ContainerConfig, DEFAULT_IMAGE, DEFAULT_PACKAGES, Limits, Transfer};
 pub use engine::Engine;
 pub use error::{ContainerError, Result};
 pub use sandbox::{Command, Output, OutputStream, Sandbox};

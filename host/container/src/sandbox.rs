@@ -1,5 +1,6 @@
 //! One warm container for one workspace: made on first use with the workspace mounted at
-//! `/workspace` through FUSE, every command sent with the exec API, removed by [`Sandbox::stop`].
+//! `/workspace` through FUSE (or copied there: [`crate::Transfer::Copy`]), every command sent
+//! with the exec API, removed by [`Sandbox::stop`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,8 @@ use computer_vfs::Vfs;
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
-use crate::config::ContainerConfig;
+use crate::config::{ContainerConfig, Transfer};
+use crate::copy::CopyState;
 use crate::engine::{BOOT, Engine, LABEL, OWNER};
 use crate::error::{ContainerError, Result, docker, io};
 use crate::procs;
@@ -69,12 +71,18 @@ pub struct Output {
 
 /// A running container with a workspace mounted at `/workspace`.
 pub struct Sandbox {
-    engine: Engine,
-    id: String,
-    config: ContainerConfig,
+    pub(crate) engine: Engine,
+    pub(crate) id: String,
+    pub(crate) config: ContainerConfig,
+    vfs: Arc<Vfs>,
+    /// Mount mode: the FUSE mount bound at `/workspace`.
     mount: Option<Mount>,
     mount_dir: PathBuf,
+    /// Copy mode: what the container's `/workspace` holds (one command syncs at a time).
+    copy: Option<tokio::sync::Mutex<CopyState>>,
     oom_counter: Option<PathBuf>,
+    /// Removed by [`Sandbox::stop`].
+    stopped: bool,
 }
 
 /// Makes `root` a shared mount (bind-mounted on itself first if it is not a mount point), so
@@ -115,10 +123,27 @@ fn mib(bytes: i64) -> i64 {
     bytes >> 20
 }
 
+/// Whether this process can make FUSE mounts (root, and `/dev/fuse`).
+fn can_mount() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
+    root && Path::new("/dev/fuse").exists()
+}
+
+/// The mode `transfer` means with `engine`.
+fn resolve(transfer: Transfer, engine: &Engine) -> Transfer {
+    match transfer {
+        Transfer::Auto if engine.is_local() && can_mount() => Transfer::Mount,
+        Transfer::Auto => Transfer::Copy,
+        other => other,
+    }
+}
+
 impl Sandbox {
     /// Starts a container for `vfs`: mounts its `/workspace` under the configured mount root,
     /// creates and starts the container with every limit, and checks that the container's
-    /// `/workspace` really is the mount before anything runs there.
+    /// `/workspace` really is the mount before anything runs there. In copy mode the
+    /// container's `/workspace` is a volume of its own, filled with the workspace here.
     pub async fn start(
         engine: &Engine,
         vfs: Arc<Vfs>,
@@ -130,25 +155,33 @@ impl Sandbox {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        make_shared(&config.mount_root)?;
+        let transfer = resolve(config.transfer, engine);
         let mount_dir = config.mount_root.join(&name);
-        let _ = computer_fuse::clean_stale(&mount_dir);
-        std::fs::create_dir_all(&mount_dir)
-            .map_err(io(format!("create {}", mount_dir.display())))?;
-        let mount = Mount::new(vfs, &mount_dir, &MountOptions::default())
-            .map_err(|e| ContainerError::Mount(e.to_string()))?;
+        let mount = if transfer == Transfer::Mount {
+            make_shared(&config.mount_root)?;
+            let _ = computer_fuse::clean_stale(&mount_dir);
+            std::fs::create_dir_all(&mount_dir)
+                .map_err(io(format!("create {}", mount_dir.display())))?;
+            let mount = Mount::new(Arc::clone(&vfs), &mount_dir, &MountOptions::default())
+                .map_err(|e| ContainerError::Mount(e.to_string()))?;
+            Some(mount)
+        } else {
+            None
+        };
         let limits = &config.limits;
         let host_config = HostConfig {
-            mounts: Some(vec![DockerMount {
-                target: Some("/workspace".into()),
-                source: Some(mount_dir.display().to_string()),
-                typ: Some(MountType::BIND),
-                bind_options: Some(MountBindOptions {
-                    propagation: Some(MountBindOptionsPropagationEnum::RSLAVE),
+            mounts: mount.as_ref().map(|_| {
+                vec![DockerMount {
+                    target: Some("/workspace".into()),
+                    source: Some(mount_dir.display().to_string()),
+                    typ: Some(MountType::BIND),
+                    bind_options: Some(MountBindOptions {
+                        propagation: Some(MountBindOptionsPropagationEnum::RSLAVE),
+                        ..Default::default()
+                    }),
                     ..Default::default()
-                }),
-                ..Default::default()
-            }]),
+                }]
+            }),
             memory: Some(limits.memory_bytes),
             memory_swap: Some(limits.memory_bytes),
             nano_cpus: Some((limits.cpus * 1e9) as i64),
@@ -174,6 +207,9 @@ impl Sandbox {
             // Kept alive doing nothing; commands arrive through exec.
             cmd: Some(vec!["sleep".into(), "2147483647".into()]),
             working_dir: Some("/workspace".into()),
+            // Copy mode: an anonymous volume, writable under the read-only root and removed
+            // with the container.
+            volumes: mount.is_none().then(|| vec!["/workspace".to_string()]),
             user: config.user.clone(),
             network_disabled: Some(!config.network),
             labels: Some(labels),
@@ -192,8 +228,13 @@ impl Sandbox {
             oom_counter: None,
             id,
             config: config.clone(),
-            mount: Some(mount),
+            vfs,
+            copy: mount
+                .is_none()
+                .then(|| tokio::sync::Mutex::new(CopyState::default())),
+            mount,
             mount_dir,
+            stopped: false,
         };
         let started = engine
             .docker
@@ -209,7 +250,11 @@ impl Sandbox {
         }
         let mut sandbox = sandbox;
         sandbox.oom_counter = procs::oom_counter(&sandbox.id);
-        if let Err(e) = sandbox.check_mount().await {
+        let ready = match &sandbox.copy {
+            None => sandbox.check_mount().await,
+            Some(state) => sandbox.push(&sandbox.vfs, &mut *state.lock().await).await,
+        };
+        if let Err(e) = ready {
             sandbox.stop().await;
             return Err(e);
         }
@@ -219,6 +264,15 @@ impl Sandbox {
     /// The container's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// How the workspace reaches this container (`Mount` or `Copy`).
+    pub fn transfer(&self) -> Transfer {
+        if self.copy.is_some() {
+            Transfer::Copy
+        } else {
+            Transfer::Mount
+        }
     }
 
     /// Fails unless the container's `/workspace` is our FUSE mount (writes must never land
@@ -262,12 +316,37 @@ impl Sandbox {
         if let Some(mount) = &self.mount {
             mount.sync().map_err(io("refresh the workspace mount"))?;
         }
-        self.run(cmd, sink, cancelled).await
+        let Some(copy) = &self.copy else {
+            return self.run(cmd, sink, cancelled).await;
+        };
+        // Syncs one at a time; commands run side by side (a pull brings whatever changed in
+        // the container since the last sync, whichever command changed it).
+        self.push(&self.vfs, &mut *copy.lock().await).await?;
+        let out = self.run(cmd, sink, cancelled).await?;
+        self.pull(&self.vfs, &mut *copy.lock().await).await.map_err(|e| {
+            ContainerError::Copy(format!(
+                "the command ended (status {}) but its changes did not reach the workspace: {e}",
+                out.status
+            ))
+        })?;
+        Ok(out)
     }
 
     async fn run(
         &self,
         cmd: &Command,
+        sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
+        cancelled: &(dyn Fn() -> bool + Send + Sync),
+    ) -> Result<Output> {
+        let cap = self.config.limits.output_bytes;
+        self.run_capped(cmd, cap, sink, cancelled).await
+    }
+
+    /// [`Sandbox::run`] keeping up to `cap` bytes of each stream.
+    pub(crate) async fn run_capped(
+        &self,
+        cmd: &Command,
+        cap: usize,
         sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
         cancelled: &(dyn Fn() -> bool + Send + Sync),
     ) -> Result<Output> {
@@ -363,11 +442,11 @@ impl Sandbox {
             tokio::select! {
                 next = output.next() => match next {
                     Some(Ok(LogOutput::StdOut { message })) => {
-                        keep(&mut out.stdout, &mut out.dropped, &message, limits.output_bytes);
+                        keep(&mut out.stdout, &mut out.dropped, &message, cap);
                         sink(OutputStream::Stdout, &message);
                     }
                     Some(Ok(LogOutput::StdErr { message })) => {
-                        keep(&mut out.stderr, &mut out.dropped, &message, limits.output_bytes);
+                        keep(&mut out.stderr, &mut out.dropped, &message, cap);
                         sink(OutputStream::Stderr, &message);
                     }
                     Some(Ok(_)) => {}
@@ -443,8 +522,8 @@ impl Sandbox {
         }
         if out.dropped > 0 && out.limit.is_none() {
             out.limit = Some(format!(
-                "output limit of {} bytes per stream reached: {} bytes dropped",
-                limits.output_bytes, out.dropped
+                "output limit of {cap} bytes per stream reached: {} bytes dropped",
+                out.dropped
             ));
         }
         Ok(out)
@@ -463,9 +542,13 @@ impl Sandbox {
         let _ = tokio::task::spawn_blocking(move || procs::kill_command(&mark, root)).await;
     }
 
-    /// Removes the container and unmounts the workspace.
+    /// Removes the container (with its volume, in copy mode) and unmounts the workspace.
     pub async fn stop(mut self) {
-        let options = RemoveContainerOptionsBuilder::default().force(true).build();
+        self.stopped = true;
+        let options = RemoveContainerOptionsBuilder::default()
+            .force(true)
+            .v(true)
+            .build();
         let _ = self
             .engine
             .docker
@@ -483,7 +566,7 @@ impl Drop for Sandbox {
     /// removes its container, from a thread of its own (this may be inside a runtime); the
     /// mount goes with its own drop.
     fn drop(&mut self) {
-        if self.mount.is_none() {
+        if self.stopped {
             return;
         }
         let docker = self.engine.docker.clone();
@@ -497,7 +580,10 @@ impl Drop for Sandbox {
                 else {
                     return;
                 };
-                let options = RemoveContainerOptionsBuilder::default().force(true).build();
+                let options = RemoveContainerOptionsBuilder::default()
+                    .force(true)
+                    .v(true)
+                    .build();
                 let _ = rt.block_on(docker.remove_container(&id, Some(options)));
             });
     }

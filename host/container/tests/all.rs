@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use computer_container::{
     Command, ContainerConfig, DEFAULT_IMAGE, Engine, Limits, Output, OutputStream, Sandbox,
+    Transfer,
 };
 use computer_vfs::Vfs;
 
@@ -184,6 +185,189 @@ fn files_cross_between_the_vfs_and_the_container_at_once() {
         .collect();
     assert_eq!(streamed, out.stdout);
     runtime().block_on(sandbox.stop());
+}
+
+#[test]
+fn copy_mode_carries_changes_both_ways_through_the_archive_api() {
+    let Some(engine) = engine() else { return };
+    let (vfs, _dir) = workspace();
+    // There before the container starts: the first push carries it.
+    let big: Vec<u8> = (0..3u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
+    vfs.write_file("/workspace/before.txt", "there before\n")
+        .unwrap();
+    vfs.create_dir_all("/workspace/dir/sub").unwrap();
+    vfs.write_file("/workspace/dir/sub/deep.txt", "deep\n")
+        .unwrap();
+    vfs.symlink("before.txt", "/workspace/link-before").unwrap();
+    vfs.write_file("/workspace/big.bin", &big).unwrap();
+    vfs.set_permissions("/workspace/before.txt", 0o640).unwrap();
+    let copy = ContainerConfig {
+        transfer: Transfer::Copy,
+        ..config(BUSYBOX, Limits::default())
+    };
+    let sandbox = runtime()
+        .block_on(Sandbox::start(&engine, Arc::clone(&vfs), &copy))
+        .unwrap();
+    assert_eq!(sandbox.transfer(), Transfer::Copy);
+    // No FUSE here: /workspace is the container's own volume.
+    let out = sh(&sandbox, "grep ' /workspace ' /proc/self/mountinfo");
+    assert_eq!(out.status, 0, "{out:?}");
+    assert!(!text(&out.stdout).contains("fuse"), "{out:?}");
+    let out = sh(
+        &sandbox,
+        "cat before.txt dir/sub/deep.txt link-before; readlink link-before; stat -c %a before.txt",
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "there before\ndeep\nthere before\nbefore.txt\n640\n",
+        "{out:?}"
+    );
+    assert_eq!(sh(&sandbox, "cat big.bin").stdout, big);
+
+    // Changed in the workspace between commands: changed, removed, a directory become a file.
+    vfs.write_file("/workspace/before.txt", "changed\n")
+        .unwrap();
+    vfs.remove_all("/workspace/dir").unwrap();
+    vfs.write_file("/workspace/dir", "now a file\n").unwrap();
+    let out = sh(&sandbox, "cat before.txt dir; ls");
+    assert_eq!(
+        text(&out.stdout),
+        "changed\nnow a file\nbefore.txt\nbig.bin\ndir\nlink-before\n",
+        "{out:?}"
+    );
+
+    // Changed in the container: in the workspace when the command ends.
+    let out = sh(
+        &sandbox,
+        "echo made > made.txt && mkdir -p a/b && echo deep > a/b/c && chmod 750 a/b/c \
+         && ln -s made.txt link && rm link-before && mv big.bin moved.bin && printf x >> moved.bin",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    assert_eq!(vfs.read_file("/workspace/made.txt").unwrap(), b"made\n");
+    assert_eq!(vfs.read_file("/workspace/a/b/c").unwrap(), b"deep\n");
+    assert_eq!(vfs.stat("/workspace/a/b/c").unwrap().perm, 0o750);
+    assert_eq!(
+        vfs.read_link("/workspace/link").unwrap(),
+        std::path::Path::new("made.txt")
+    );
+    assert!(!vfs.exists("/workspace/link-before").unwrap());
+    assert!(!vfs.exists("/workspace/big.bin").unwrap());
+    let moved = vfs.read_file("/workspace/moved.bin").unwrap();
+    assert_eq!(moved.len(), big.len() + 1);
+    assert!(moved.starts_with(&big) && moved.ends_with(b"x"));
+    // A rewrite of the same size at once, a directory replaced by a file, and many files in
+    // one command (they come in one archive of the tree).
+    let out = sh(
+        &sandbox,
+        "printf 'MADE\\n' > made.txt && rm -r a && echo file > a \
+         && mkdir many && for i in $(seq 1 40); do echo $i > many/$i; done",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    assert_eq!(vfs.read_file("/workspace/made.txt").unwrap(), b"MADE\n");
+    assert_eq!(vfs.read_file("/workspace/a").unwrap(), b"file\n");
+    assert_eq!(vfs.read_dir("/workspace/many").unwrap().len(), 40);
+    assert_eq!(vfs.read_file("/workspace/many/40").unwrap(), b"40\n");
+
+    // What the workspace changes while a command runs is kept, and the next command sees it.
+    let writer = {
+        let vfs = Arc::clone(&vfs);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            vfs.write_file("/workspace/during.txt", "from the workspace\n")
+                .unwrap();
+        })
+    };
+    let out = sh(&sandbox, "sleep 1; echo from the container > cmd.txt");
+    writer.join().unwrap();
+    assert_eq!(out.status, 0, "{out:?}");
+    assert_eq!(
+        vfs.read_file("/workspace/cmd.txt").unwrap(),
+        b"from the container\n"
+    );
+    assert_eq!(
+        vfs.read_file("/workspace/during.txt").unwrap(),
+        b"from the workspace\n"
+    );
+    let out = sh(&sandbox, "cat during.txt cmd.txt");
+    assert_eq!(
+        text(&out.stdout),
+        "from the workspace\nfrom the container\n",
+        "{out:?}"
+    );
+
+    // A tree the listing cannot read (even root has no capabilities here): the whole tree is
+    // downloaded and compared instead.
+    let out = sh(
+        &sandbox,
+        "mkdir locked && echo hidden > locked/f && chmod 000 locked \
+         && echo seen > seen.txt && rm cmd.txt",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    assert_eq!(vfs.stat("/workspace/locked").unwrap().perm, 0);
+    assert_eq!(vfs.read_file("/workspace/locked/f").unwrap(), b"hidden\n");
+    assert_eq!(vfs.read_file("/workspace/seen.txt").unwrap(), b"seen\n");
+    assert!(!vfs.exists("/workspace/cmd.txt").unwrap());
+    vfs.write_file("/workspace/from-vfs.txt", "vfs\n").unwrap();
+    let out = sh(
+        &sandbox,
+        "cat from-vfs.txt; echo again > seen.txt; rm during.txt",
+    );
+    assert_eq!(text(&out.stdout), "vfs\n", "{out:?}");
+    assert_eq!(vfs.read_file("/workspace/seen.txt").unwrap(), b"again\n");
+    assert!(!vfs.exists("/workspace/during.txt").unwrap());
+    assert_eq!(vfs.read_file("/workspace/from-vfs.txt").unwrap(), b"vfs\n");
+
+    // Changes the workspace cannot take (a file past its size limit) stay in the container:
+    // the command's error says why, and they come in once the workspace can take them.
+    let limit = vfs.max_file_size().unwrap();
+    vfs.set_max_file_size(1 << 20).unwrap();
+    let cmd = Command {
+        source: Some("head -c 2000000 /dev/zero > large.bin; echo small > small.txt".into()),
+        ..Command::default()
+    };
+    let err = runtime()
+        .block_on(sandbox.exec(&cmd, &|_, _| {}, &|| false))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("did not reach the workspace"), "{err}");
+    assert!(!vfs.exists("/workspace/small.txt").unwrap());
+    let err = runtime()
+        .block_on(sandbox.exec(&cmd, &|_, _| {}, &|| false))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("still in the container"), "{err}");
+    vfs.set_max_file_size(limit).unwrap();
+    assert_eq!(sh(&sandbox, "wc -c < large.bin").stdout, b"2000000\n");
+    assert_eq!(vfs.stat("/workspace/large.bin").unwrap().size, 2_000_000);
+    assert_eq!(vfs.read_file("/workspace/small.txt").unwrap(), b"small\n");
+
+    // The container's volume goes with it.
+    let volumes = runtime().block_on(volumes_of(sandbox.id()));
+    assert_eq!(volumes.len(), 1, "{volumes:?}");
+    runtime().block_on(sandbox.stop());
+    let docker = bollard::Docker::connect_with_defaults().unwrap();
+    assert!(
+        runtime()
+            .block_on(docker.inspect_volume(&volumes[0]))
+            .is_err()
+    );
+}
+
+/// The names of the volumes mounted in container `id`.
+async fn volumes_of(id: &str) -> Vec<String> {
+    let docker = bollard::Docker::connect_with_defaults().unwrap();
+    let info = docker
+        .inspect_container(
+            id,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+        .unwrap();
+    info.mounts
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|m| m.name)
+        .collect()
 }
 
 #[test]

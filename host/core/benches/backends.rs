@@ -1,11 +1,14 @@
 //! Exec latency of the two backends in one run: a small command on the isolate against the
 //! same command in the workspace's warm container (p50 and p99), and a container's cold
-//! start (mount, create, start, check the mount, first command). Needs Docker, /dev/fuse and
-//! root; builds the default image first if it is missing.
+//! start (mount, create, start, check the mount, first command); and the same warm exec in
+//! copy mode (the workspace copied into the container, changes listed and copied back),
+//! with 1,000 files in the workspace. Needs Docker, /dev/fuse and root; builds the default
+//! image first if it is missing.
 //! `cargo bench -p computer --bench backends`.
 
 use std::time::{Duration, Instant};
 
+use computer::containers::{ContainerConfig, Transfer};
 use computer::{Backend, ExecRequest, Workspace};
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -54,6 +57,29 @@ fn main() {
     }
     cold.sort();
 
+    // Copy mode: what each command adds is the sync before it and the listing after it.
+    let copied = Workspace::open(dir.path().join("copy.db")).unwrap();
+    copied.set_container_config(ContainerConfig {
+        transfer: Transfer::Copy,
+        ..copied.container_config()
+    });
+    for i in 0..1000 {
+        copied
+            .fs()
+            .write_file(format!("/workspace/d{}/f{i}.txt", i % 10), format!("{i}\n"))
+            .or_else(|_| {
+                copied
+                    .fs()
+                    .create_dir_all(format!("/workspace/d{}", i % 10))?;
+                copied
+                    .fs()
+                    .write_file(format!("/workspace/d{}/f{i}.txt", i % 10), format!("{i}\n"))
+            })
+            .unwrap();
+    }
+    time_execs(&copied, Backend::Container, 3);
+    let copy = time_execs(&copied, Backend::Container, 50);
+
     println!("| exec of `true` | p50 | p99 |");
     println!("|---|---:|---:|");
     println!(
@@ -70,6 +96,11 @@ fn main() {
         "| container, cold start (5 runs: median, max) | {:.0} ms | {:.0} ms |",
         ms(percentile(&cold, 0.5)),
         ms(cold[cold.len() - 1])
+    );
+    println!(
+        "| container, warm, copy mode (1,000 files) | {:.1} ms | {:.1} ms |",
+        ms(percentile(&copy, 0.5)),
+        ms(percentile(&copy, 0.99))
     );
     println!(
         "\nisolate is {:.0}× faster than a warm container at p50 ({:.0}× at p99)",

@@ -27,6 +27,8 @@ pub(crate) struct Containers {
     /// Weak: a workspace whose container is stopped counts its file's users exactly.
     vfs: Weak<Vfs>,
     config: Mutex<ContainerConfig>,
+    /// A setting from the environment that could not be used: said at the first command.
+    bad_setting: Option<String>,
     progress: Mutex<Option<ContainerProgress>>,
     state: Mutex<State>,
     runtime: std::sync::OnceLock<tokio::runtime::Runtime>,
@@ -49,9 +51,17 @@ impl Containers {
         if let Ok(image) = std::env::var("COMPUTER_CONTAINER_IMAGE") {
             config.image = image;
         }
+        let mut bad_setting = None;
+        if let Ok(transfer) = std::env::var("COMPUTER_CONTAINER_TRANSFER") {
+            match transfer.parse() {
+                Ok(transfer) => config.transfer = transfer,
+                Err(e) => bad_setting = Some(format!("COMPUTER_CONTAINER_TRANSFER: {e}")),
+            }
+        }
         Arc::new(Containers {
             vfs,
             config: Mutex::new(config),
+            bad_setting,
             progress: Mutex::new(None),
             state: Mutex::default(),
             runtime: std::sync::OnceLock::new(),
@@ -89,6 +99,9 @@ impl Containers {
     /// The warm container, started (with the engine connected, the image made present, the
     /// containers of dead hosts removed) if there is none.
     fn sandbox(self: &Arc<Self>) -> Result<Arc<Sandbox>, ContainerError> {
+        if let Some(bad) = &self.bad_setting {
+            return Err(ContainerError::Invalid(bad.clone()));
+        }
         let rt = self.runtime()?;
         let mut state = lock(&self.state);
         state.last_used = Some(Instant::now());

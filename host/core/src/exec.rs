@@ -33,7 +33,8 @@ pub enum Backend {
     /// WebAssembly in this process: the bash-compatible shell and its commands, and
     /// components stored in the workspace.
     Isolate,
-    /// A Docker container with the workspace mounted at `/workspace` through FUSE.
+    /// A Docker container whose `/workspace` is the workspace (mounted through FUSE, or
+    /// copied in and back for an engine the mount cannot reach).
     Container,
 }
 

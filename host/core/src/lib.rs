@@ -12,7 +12,10 @@
 //!   shell's state between execs.
 //! - The container backend ([`Backend::Container`], and `auto`'s fallback for commands the
 //!   shell does not have) runs native programs in a warm Docker container per workspace with
-//!   the workspace mounted at `/workspace` through FUSE ([`containers`]).
+//!   the workspace mounted at `/workspace` through FUSE, or copied there and back for an
+//!   engine the mount cannot reach ([`containers`]).
+//! - [`Workspace::spawn`] starts a command in the background on any backend: a [`Job`]
+//!   whose output is read as it comes, waited for, killed.
 //!
 //! # Example
 //! ```
@@ -30,6 +33,7 @@ mod exec;
 mod export;
 mod git;
 mod import;
+mod jobs;
 mod transfer;
 mod workspace;
 
@@ -42,5 +46,6 @@ pub use container::ContainerProgress;
 pub use error::{Error, Result};
 pub use exec::{Backend, ExecOutput, ExecRequest, Program, Session, runtime, start_runtime};
 pub use git::GitOptions;
+pub use jobs::{JOB_LOG_BYTES, Job, JobLogs, JobStatus, LogCursor, MAX_RUNNING_JOBS};
 pub use transfer::{Progress, TransferStats};
 pub use workspace::{DEFAULT_CWD, Workspace};

@@ -8,6 +8,7 @@ use computer_vfs::{SnapshotInfo, Vfs, VfsOptions};
 use crate::container::{ContainerProgress, Containers};
 use crate::error::Result;
 use crate::git::GitSlot;
+use crate::jobs::Jobs;
 use computer_container::ContainerConfig;
 
 /// The agent's home in the computer's namespace: the default working directory everywhere,
@@ -20,6 +21,7 @@ pub struct Workspace {
     vfs: Arc<Vfs>,
     containers: Arc<Containers>,
     git: Arc<GitSlot>,
+    jobs: Arc<Jobs>,
 }
 
 impl Workspace {
@@ -45,8 +47,13 @@ impl Workspace {
         Workspace {
             containers: Containers::new(Arc::downgrade(&vfs)),
             git: Arc::default(),
+            jobs: Arc::default(),
             vfs,
         }
+    }
+
+    pub(crate) fn jobs_registry(&self) -> &Jobs {
+        &self.jobs
     }
 
     /// Sets how this workspace's container is made (image, limits, network, idle time).

@@ -30,6 +30,10 @@ pub struct ExecArgs {
     /// Seconds before the command is stopped (status 124).
     #[serde(default)]
     pub timeout: Option<f64>,
+    /// Start it and return at once with a job number; follow it with the `job` tool (for
+    /// servers, watchers, long builds).
+    #[serde(default)]
+    pub background: Option<bool>,
 }
 
 pub(crate) const DESCRIPTION: &str = "Run a bash command in the workspace (/workspace). \
@@ -37,7 +41,8 @@ By default (`auto`) it runs in an instant bash-compatible shell with coreutils, 
 find, jq, yq, tar, zip, diff, patch and bc built in, and any other program (python3, git, \
 gcc, make, pip) runs by itself in a Linux container that sees the same files; pipelines can \
 mix both. `backend: container` runs the whole command in the container (no network there). \
-Output is capped; the result says when it was cut or which limit stopped the command.";
+Output is capped; the result says when it was cut or which limit stopped the command. \
+`background: true` starts it and returns a job number at once: follow it with the `job` tool.";
 
 impl ExecArgs {
     /// The request these arguments ask for, on `ws` (a relative cwd resolves against
@@ -86,7 +91,16 @@ pub(crate) fn exec(
     args: ExecArgs,
     context: CallContext,
 ) -> Result<String, ToolError> {
+    let background = args.background == Some(true);
     let mut req = args.request(&kit.ws)?;
+    if background {
+        let job = kit.ws.spawn(req)?;
+        return Ok(format!(
+            "started job {}: follow it with the job tool ({{\"id\": {}}})\n",
+            job.id(),
+            job.id()
+        ));
+    }
     if let Some(cancel) = context.cancel {
         req.cancel = cancel;
     }

@@ -1,5 +1,5 @@
-//! The agent toolkit: `read`, `write`, `edit`, `ls`, `find`, `grep`, `delete` and `exec` over a
-//! [`computer::Workspace`], each with a JSON schema generated from its argument type, in the
+//! The agent toolkit: `read`, `write`, `edit`, `ls`, `find`, `grep`, `delete`, `exec` and
+//! `job` (background commands) over a [`computer::Workspace`], each with a JSON schema generated from its argument type, in the
 //! shapes models already know. The MCP and HTTP servers call [`Toolkit::call`]; no logic lives
 //! in them.
 //!
@@ -12,6 +12,7 @@ mod edit;
 mod exec;
 mod fs;
 pub mod http;
+mod jobs;
 pub mod mcp;
 mod search;
 
@@ -25,6 +26,7 @@ use serde_json::Value;
 pub use edit::{Edit, EditArgs};
 pub use exec::ExecArgs;
 pub use fs::{DeleteArgs, LsArgs, ReadArgs, WriteArgs};
+pub use jobs::JobArgs;
 pub use search::{FindArgs, GrepArgs};
 
 /// Limits on what one tool call may read, write or return.
@@ -127,6 +129,7 @@ const TOOLS: &[(&str, bool)] = &[
     ("grep", false),
     ("delete", true),
     ("exec", true),
+    ("job", true),
 ];
 
 /// Largest image `read` returns as an image, in bytes.
@@ -264,6 +267,7 @@ impl Toolkit {
             "find" => search::find(self, parse(name, args)?),
             "grep" => search::grep(self, parse(name, args)?),
             "delete" => fs::delete(self, parse(name, args)?),
+            "job" => jobs::job(self, parse(name, args)?),
             _ => exec::exec(self, parse(name, args)?, context),
         }?;
         Ok(vec![Content::Text(text)])
@@ -306,6 +310,7 @@ pub fn tool_defs(read_only: bool) -> Vec<ToolDef> {
         def::<GrepArgs>("grep", search::GREP_DESCRIPTION),
         def::<DeleteArgs>("delete", fs::DELETE_DESCRIPTION),
         def::<ExecArgs>("exec", exec::DESCRIPTION),
+        def::<JobArgs>("job", jobs::DESCRIPTION),
     ];
     all.into_iter()
         .filter(|t| !read_only || !t.writes)

@@ -73,7 +73,8 @@ impl ServerHandler for McpServer {
         info.server_info = Implementation::new("computer", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
             "A computer for agents: a persistent workspace under /workspace. Read and change \
-             files with read, write, edit, ls, find, grep and delete; run commands with exec."
+             files with read, write, edit, ls, find, grep and delete; run commands with exec \
+             (background ones followed with job)."
                 .into(),
         );
         info

@@ -31,7 +31,7 @@ fn tools_have_schemas_and_read_only_mode_offers_four() {
     assert_eq!(
         names,
         [
-            "read", "write", "edit", "ls", "find", "grep", "delete", "exec"
+            "read", "write", "edit", "ls", "find", "grep", "delete", "exec", "job"
         ]
     );
     for t in k.tools() {
@@ -393,6 +393,92 @@ fn exec_streams_output_and_stops_when_cancelled() {
     assert_eq!(seen.lock().unwrap().as_slice(), b"started\n");
 }
 
+/// Calls `job` on `id` (waiting a little each time) until its output so far holds `text`.
+fn job_output_until(kit: &Toolkit, id: u64, text: &str) -> String {
+    let mut seen = String::new();
+    for _ in 0..100 {
+        seen.push_str(&call(kit, "job", json!({"id": id, "wait": 0.1})));
+        if seen.contains(text) {
+            return seen;
+        }
+    }
+    panic!("job {id} never wrote {text:?}: {seen}");
+}
+
+#[test]
+fn background_commands_are_followed_waited_for_and_killed() {
+    let k = kit();
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "echo one; sleep 1; echo two >&2; exit 3", "background": true}),
+    );
+    assert_eq!(
+        out,
+        "started job 1: follow it with the job tool ({\"id\": 1})\n"
+    );
+    let out = call(&k, "job", json!({"id": 1, "wait": 60}));
+    assert_eq!(
+        out,
+        "job 1: exit status 3: echo one; sleep 1; echo two >&2; exit 3\n\
+         --- stdout ---\none\n--- stderr ---\ntwo\n"
+    );
+    // Output is returned once: the next call has only the status.
+    assert_eq!(
+        call(&k, "job", json!({"id": 1})),
+        "job 1: exit status 3: echo one; sleep 1; echo two >&2; exit 3\n"
+    );
+    // A job that runs on is seen running, with its output so far, and killed.
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "echo started; sleep 60", "background": true}),
+    );
+    assert!(out.starts_with("started job 2"), "{out}");
+    let seen = job_output_until(&k, 2, "started\n");
+    assert!(seen.contains("job 2: running"), "{seen}");
+    let out = call(&k, "job", json!({"id": 2, "kill": true}));
+    assert!(out.starts_with("job 2: killed (status 130)"), "{out}");
+    let listed = call(&k, "job", json!({}));
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    assert!(listed.contains("job 1: exit status 3"), "{listed}");
+    assert!(listed.contains("job 2: killed"), "{listed}");
+    // Bad calls say what is wrong.
+    assert!(fails(&k, "job", json!({"id": 99})).contains("job 99: no such job"));
+    assert!(fails(&k, "job", json!({"kill": true})).contains("need an `id`"));
+    assert!(fails(&k, "job", json!({"id": 1, "wait": -1})).contains("wait -1"));
+
+    // The library: a limit on jobs running at once, and a request that cannot run at all.
+    let ws = k.workspace();
+    let running: Vec<computer::Job> = (0..computer::MAX_RUNNING_JOBS)
+        .map(|_| ws.spawn(computer::ExecRequest::script("sleep 60")).unwrap())
+        .collect();
+    let err = ws
+        .spawn(computer::ExecRequest::script("true"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("job limit"), "{err}");
+    for job in &running {
+        job.kill();
+    }
+    for job in &running {
+        assert!(
+            matches!(
+                job.wait(std::time::Duration::from_secs(60)),
+                computer::JobStatus::Ended { status: 130, .. }
+            ),
+            "{job:?}"
+        );
+    }
+    let job = ws
+        .spawn(computer::ExecRequest::argv(Vec::<String>::new()))
+        .unwrap();
+    assert_eq!(
+        job.wait(std::time::Duration::from_secs(60)),
+        computer::JobStatus::Failed("exec: an empty command line".into())
+    );
+}
+
 #[test]
 fn an_agents_exec_reaches_native_programs_through_the_container() {
     if !containers_here() {
@@ -420,4 +506,27 @@ fn an_agents_exec_reaches_native_programs_through_the_container() {
     assert!(out.starts_with("exit status 0"), "{out}");
     let read = call(&k, "read", json!({"path": "made.txt"}));
     assert_eq!(read.trim_start(), "1\t42\n");
+    // A background command in the container: followed, while other commands run beside it,
+    // then killed with every process it started.
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "echo up; sleep 60 & sleep 60", "backend": "container", "background": true}),
+    );
+    assert!(out.starts_with("started job 1"), "{out}");
+    job_output_until(&k, 1, "up\n");
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "ps -eo args | grep -c '^sleep 60'", "backend": "container"}),
+    );
+    assert_eq!(out, "exit status 0\n--- stdout ---\n2\n");
+    let out = call(&k, "job", json!({"id": 1, "kill": true}));
+    assert!(out.starts_with("job 1: killed"), "{out}");
+    let out = call(
+        &k,
+        "exec",
+        json!({"command": "ps -eo args | grep -c '^sleep 60' || true", "backend": "container"}),
+    );
+    assert_eq!(out, "exit status 0\n--- stdout ---\n0\n");
 }

@@ -74,3 +74,55 @@ fn auto_runs_native_programs_in_the_container_beside_the_shell() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn copy_mode_runs_the_container_without_a_mount() {
+    if !containers_here() {
+        return;
+    }
+    let cli = Cli::new();
+    let copy = |args: &[&str]| {
+        cli.command(args)
+            .env("COMPUTER_CONTAINER_TRANSFER", "copy")
+            .output()
+            .unwrap()
+    };
+    cli.ok(&["fs", "mkdir", "r"]);
+    let out = cli.run_with_stdin(&["fs", "write", "r/data.txt"], b"from the workspace\n");
+    assert!(out.status.success());
+    // python3 and git in the container; what they write comes back; no FUSE mount there.
+    let out = copy(&[
+        "exec",
+        "--backend",
+        "container",
+        "--cwd",
+        "r",
+        "git init -q . && python3 -c \"open('x.py','w').write(open('data.txt').read().upper())\" \
+         && grep ' /workspace ' /proc/self/mountinfo | grep -c fuse || true",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n");
+    assert_eq!(cli.ok(&["fs", "cat", "r/x.py"]), "FROM THE WORKSPACE\n");
+    assert!(cli.ok(&["fs", "ls", "r/.git"]).contains("HEAD"));
+    // The workspace's git sees the repository the container made.
+    assert_eq!(
+        cli.ok(&["git", "-C", "r", "status", "--porcelain"]),
+        "?? data.txt\n?? x.py\n"
+    );
+    // A bad setting is named.
+    let out = cli
+        .command(&["exec", "--backend", "container", "true"])
+        .env("COMPUTER_CONTAINER_TRANSFER", "teleport")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("COMPUTER_CONTAINER_TRANSFER") && said.contains("teleport"),
+        "{said}"
+    );
+}

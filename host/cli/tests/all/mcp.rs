@@ -72,7 +72,7 @@ pub(crate) fn check_session(seen: &serde_json::Value) {
     assert_eq!(
         seen["tools"],
         serde_json::json!([
-            "read", "write", "edit", "ls", "find", "grep", "delete", "exec"
+            "read", "write", "edit", "ls", "find", "grep", "delete", "exec", "job"
         ])
     );
     assert_eq!(

@@ -247,7 +247,49 @@ fn http_api_workspaces_files_exec_tools_and_log() {
         "{log}"
     );
     let tools = json_of(s.get("/v1/tools"), StatusCode::OK);
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 9);
+
+    // A background command: answered at once with its job, followed through the job tool
+    // across requests (each call returns only what is new).
+    let started = json_of(
+        s.post(
+            "/v1/workspaces/alpha/exec",
+            &json!({
+                "command": "echo first; until test -e go; do sleep 0.1; done; echo second",
+                "background": true
+            }),
+        ),
+        StatusCode::OK,
+    );
+    let job = started["job"].as_u64().unwrap();
+    assert_eq!(
+        started["command"],
+        "echo first; until test -e go; do sleep 0.1; done; echo second"
+    );
+    let follow = |wait: f64| {
+        let r = json_of(
+            s.post(
+                "/v1/workspaces/alpha/tools/job",
+                &json!({"id": job, "wait": wait}),
+            ),
+            StatusCode::OK,
+        );
+        r["content"][0]["text"].as_str().unwrap().to_string()
+    };
+    let seen = (0..300)
+        .map(|_| follow(0.2))
+        .find(|text| text.contains("first"))
+        .expect("the job's first line never came");
+    assert!(seen.contains(&format!("job {job}: running")), "{seen}");
+    s.put("/v1/workspaces/alpha/files/workspace/go", "");
+    let done = follow(60.0);
+    assert_eq!(
+        done,
+        format!(
+            "job {job}: exit status 0: echo first; until test -e go; do sleep 0.1; done; \
+             echo second\n--- stdout ---\nsecond\n"
+        )
+    );
 
     // Snapshots.
     let snap = json_of(

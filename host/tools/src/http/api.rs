@@ -370,7 +370,14 @@ pub(super) async fn exec(
         let state = Arc::clone(&state);
         blocking(move || state.registry.get(&id)).await?
     };
+    let background = args.background == Some(true);
     let req = args.request(&ws)?;
+    if background {
+        let job = ws
+            .spawn(req)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        return ok(&json!({ "job": job.id(), "command": job.command() }));
+    }
     let streaming = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())

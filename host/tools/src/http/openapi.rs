@@ -201,7 +201,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
             "post",
             "/v1/workspaces/{id}/exec",
             "exec",
-            "Runs bash source; with `Accept: text/event-stream`, `stdout`/`stderr` events stream the output and an `exit` event ends it.",
+            "Runs bash source; with `Accept: text/event-stream`, `stdout`/`stderr` events stream the output and an `exit` event ends it. With `background: true` it answers at once with `{job, command}`: follow the job with the `job` tool (`tools/job`).",
             Body::Json(schema::<ExecArgs>(g), true),
             Reply::JsonOrEvents,
         ),
