@@ -417,7 +417,9 @@ impl Sandbox {
         if state.pull_pending {
             self.pull(vfs, state).await.map_err(|e| {
                 ContainerError::Copy(format!(
-                    "an earlier command's changes are still in the container, not in the workspace: {e}"
+                    "an earlier command's changes are still in the container, not in the workspace \
+                     (they come in once the workspace can take them, and are dropped if the \
+                     container stops first): {e}"
                 ))
             })?;
         }

@@ -353,6 +353,45 @@ fn copy_mode_carries_changes_both_ways_through_the_archive_api() {
     );
 }
 
+#[test]
+fn a_non_root_user_works_with_the_workspace_in_both_modes() {
+    let Some(engine) = engine() else { return };
+    for transfer in [Transfer::Mount, Transfer::Copy] {
+        let (vfs, _dir) = workspace();
+        vfs.create_dir_all("/workspace/sub").unwrap();
+        vfs.write_file("/workspace/sub/there.txt", "there\n")
+            .unwrap();
+        let nobody = ContainerConfig {
+            user: Some("65534:65534".into()),
+            transfer,
+            ..config(BUSYBOX, Limits::default())
+        };
+        let sandbox = runtime()
+            .block_on(Sandbox::start(&engine, Arc::clone(&vfs), &nobody))
+            .unwrap();
+        let out = sh(
+            &sandbox,
+            "cd sub && id -u && cat there.txt && echo mine > mine.txt && mkdir d \
+             && echo deep > d/f && echo more >> there.txt",
+        );
+        assert_eq!(text(&out.stdout), "65534\nthere\n", "{transfer:?}: {out:?}");
+        assert_eq!(out.status, 0, "{transfer:?}: {out:?}");
+        assert_eq!(vfs.read_file("/workspace/sub/mine.txt").unwrap(), b"mine\n");
+        assert_eq!(vfs.read_file("/workspace/sub/d/f").unwrap(), b"deep\n");
+        assert_eq!(
+            vfs.read_file("/workspace/sub/there.txt").unwrap(),
+            b"there\nmore\n"
+        );
+        if transfer == Transfer::Mount {
+            // The mount's root too (permissions are kept, not enforced).
+            let out = sh(&sandbox, "echo top > top.txt");
+            assert_eq!(out.status, 0, "{out:?}");
+            assert_eq!(vfs.read_file("/workspace/top.txt").unwrap(), b"top\n");
+        }
+        runtime().block_on(sandbox.stop());
+    }
+}
+
 /// The names of the volumes mounted in container `id`.
 async fn volumes_of(id: &str) -> Vec<String> {
     let docker = bollard::Docker::connect_with_defaults().unwrap();

@@ -1,8 +1,10 @@
 //! The FUSE mount against ext4 on the same machine, in one run: the operations Cloudflare's
 //! sandbox reports for its FUSE store (stat, mkdir, find and rm of trees, git init, a shallow
 //! clone of a local repository, write/read/copy of 64 MiB, extracting a large source tarball),
-//! each run by bash in a fresh directory of each target; median of 3. Needs root and
-//! /dev/fuse. `cargo bench -p computer-fuse --bench mount`.
+//! each run by bash in a fresh directory of each target; median of 3. Beside them, when
+//! `bindfs` is installed, the same directory of ext4 through bindfs (a C FUSE passthrough,
+//! `--multithreaded`): what FUSE itself costs on this machine, with no store behind it. Needs
+//! root and /dev/fuse. `cargo bench -p computer-fuse --bench mount`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -221,23 +223,54 @@ fn main() {
     if !drop_caches() {
         println!("(cannot drop caches here: the cold read is warm)");
     }
-    println!("| operation | ext4 | FUSE mount | ratio |");
-    println!("|---|---:|---:|---:|");
+    let bindfs = bindfs_mount(disk.path());
+    if bindfs.is_none() {
+        println!("(bindfs is not installed: no FUSE floor column; apt-get install bindfs)");
+    }
+    println!("| operation | ext4 | FUSE mount | ratio | bindfs over ext4 | ratio |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for op in ops() {
-        let mut native = Vec::new();
-        let mut fuse = Vec::new();
+        let (mut native, mut fuse, mut floor) = (Vec::new(), Vec::new(), Vec::new());
         for run in 0..RUNS {
             native.push(measure(&ext4, &op, run, &env));
             fuse.push(measure(mount.mountpoint(), &op, run, &env));
+            if let Some(dir) = &bindfs {
+                floor.push(measure(dir, &op, run, &env));
+            }
         }
         let (n, f) = (median(native), median(fuse));
         let name = op.name.replace("TARBALL", &tarball_label);
+        let floor = if floor.is_empty() {
+            "| – | – |".to_string()
+        } else {
+            let b = median(floor);
+            format!("| {:.1} ms | {:.2}× |", ms(b), ms(b) / ms(n))
+        };
         println!(
-            "| {name} | {:.1} ms | {:.1} ms | {:.2}× |",
-            n.as_secs_f64() * 1e3,
-            f.as_secs_f64() * 1e3,
-            f.as_secs_f64() / n.as_secs_f64()
+            "| {name} | {:.1} ms | {:.1} ms | {:.2}× {floor}",
+            ms(n),
+            ms(f),
+            ms(f) / ms(n)
         );
     }
     mount.unmount().unwrap();
+    if let Some(dir) = bindfs {
+        let _ = Command::new("umount").arg(&dir).status();
+    }
+}
+
+/// An ext4 directory under `base` shown through bindfs at another one (returned), if bindfs
+/// is installed.
+fn bindfs_mount(base: &Path) -> Option<PathBuf> {
+    let (source, shown) = (base.join("bindfs-source"), base.join("bindfs"));
+    std::fs::create_dir(&source).ok()?;
+    std::fs::create_dir(&shown).ok()?;
+    let mounted = Command::new("bindfs")
+        .arg("--multithreaded")
+        .arg(&source)
+        .arg(&shown)
+        .status()
+        .is_ok_and(|s| s.success());
+    mounted.then_some(shown)
 }
