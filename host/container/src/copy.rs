@@ -600,7 +600,8 @@ impl Sandbox {
             timeout: Some(std::time::Duration::from_secs(600)),
             ..cmd
         };
-        self.run_capped(&cmd, cap, &|_, _| {}, &|| false).await
+        self.run_capped(&cmd, cap, true, &|_, _| {}, &|| false)
+            .await
     }
 
     /// Lists the container's `/workspace` ([`LIST`]); `None` if the image cannot.

@@ -25,6 +25,9 @@ pub(crate) const BOOT: &str = "computer.boot";
 #[derive(Debug, Clone)]
 pub struct Engine {
     pub(crate) docker: Docker,
+    /// Reached through a local socket: on this machine, where our FUSE mounts and `/proc`
+    /// see into its containers.
+    local: bool,
 }
 
 impl Engine {
@@ -33,6 +36,31 @@ impl Engine {
     pub async fn connect() -> Result<Engine> {
         let docker =
             Docker::connect_with_defaults().map_err(|e| ContainerError::Engine(e.to_string()))?;
+        let local = std::env::var("DOCKER_HOST")
+            .map_or(true, |host| host.is_empty() || host.starts_with("unix://"));
+        Engine::ready(docker, local).await
+    }
+
+    /// Connects to the engine at `host`, written as `DOCKER_HOST` is (`unix:///path` or
+    /// `tcp://HOST:PORT`; plain HTTP), and agrees on an API version.
+    pub async fn connect_at(host: &str) -> Result<Engine> {
+        let engine = |e: bollard::errors::Error| ContainerError::Engine(format!("{host}: {e}"));
+        let (docker, local) = match host.strip_prefix("unix://") {
+            Some(path) => (
+                Docker::connect_with_unix(path, 120, bollard::API_DEFAULT_VERSION)
+                    .map_err(engine)?,
+                true,
+            ),
+            None => (
+                Docker::connect_with_http(host, 120, bollard::API_DEFAULT_VERSION)
+                    .map_err(engine)?,
+                false,
+            ),
+        };
+        Engine::ready(docker, local).await
+    }
+
+    async fn ready(docker: Docker, local: bool) -> Result<Engine> {
         let docker = docker
             .negotiate_version()
             .await
@@ -41,14 +69,13 @@ impl Engine {
             .ping()
             .await
             .map_err(|e| ContainerError::Engine(e.to_string()))?;
-        Ok(Engine { docker })
+        Ok(Engine { docker, local })
     }
 
     /// Whether the engine runs on this machine (its socket is local), so that a FUSE mount
     /// made here can be bound into its containers.
     pub fn is_local(&self) -> bool {
-        std::env::var("DOCKER_HOST")
-            .map_or(true, |host| host.is_empty() || host.starts_with("unix://"))
+        self.local
     }
 
     /// Whether `image` is present.

@@ -11,6 +11,27 @@ use nix::unistd::Pid;
 /// and keep it when their parent dies and they are re-parented to the container's init).
 pub(crate) const MARK: &str = "COMPUTER_EXEC";
 
+/// Run in a container by `/bin/sh -c` with `COMPUTER_KILL` set to `COMPUTER_EXEC=MARK`: kills
+/// every process whose environment holds that line, again until none is left, and prints
+/// how many. Exits 3 if it could not look (no process could be started to read one: the
+/// pids limit is full), so that the caller does something stronger.
+pub(crate) const KILL_INSIDE: &str = r#"n=0
+for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  found=0
+  for d in /proc/[0-9]*; do
+    tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qxF "$COMPUTER_KILL"
+    case $? in
+      0) kill -9 "${d#/proc/}" 2>/dev/null && found=$((found + 1)) ;;
+      1) ;;
+      *) [ -e "$d" ] && exit 3 ;;
+    esac
+  done
+  n=$((n + found))
+  [ "$found" = 0 ] && break
+  sleep 0.05
+done
+echo "$n""#;
+
 /// Host pids whose environment holds `MARK=mark`, or that descend from `root`.
 fn marked(mark: &str, root: Option<u32>) -> Vec<u32> {
     let needle = format!("{MARK}={mark}");

@@ -249,7 +249,10 @@ impl Sandbox {
             return Err(e);
         }
         let mut sandbox = sandbox;
-        sandbox.oom_counter = procs::oom_counter(&sandbox.id);
+        // The memory cgroup is readable where the engine runs, if that is here.
+        if engine.is_local() {
+            sandbox.oom_counter = procs::oom_counter(&sandbox.id);
+        }
         let ready = match &sandbox.copy {
             None => sandbox.check_mount().await,
             Some(state) => sandbox.push(&sandbox.vfs, &mut *state.lock().await).await,
@@ -339,14 +342,16 @@ impl Sandbox {
         cancelled: &(dyn Fn() -> bool + Send + Sync),
     ) -> Result<Output> {
         let cap = self.config.limits.output_bytes;
-        self.run_capped(cmd, cap, sink, cancelled).await
+        self.run_capped(cmd, cap, false, sink, cancelled).await
     }
 
-    /// [`Sandbox::run`] keeping up to `cap` bytes of each stream.
+    /// [`Sandbox::run`] keeping up to `cap` bytes of each stream; `own` for the backend's own
+    /// commands.
     pub(crate) async fn run_capped(
         &self,
         cmd: &Command,
         cap: usize,
+        own: bool,
         sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
         cancelled: &(dyn Fn() -> bool + Send + Sync),
     ) -> Result<Output> {
@@ -499,8 +504,15 @@ impl Sandbox {
                 .await
                 .map_err(docker("inspect exec"))?;
         }
-        // Whatever the command left running in the background goes with it.
-        let leftover = procs::kill_command(&mark, None);
+        // Whatever the command left running in the background goes with it (the backend's
+        // own commands leave nothing: no second exec for them on a remote engine).
+        let leftover = if self.engine.is_local() {
+            Some(procs::kill_command(&mark, None))
+        } else if own {
+            Some(0)
+        } else {
+            self.kill_inside(&mark).await
+        };
         out.status = info
             .exit_code
             .and_then(|c| i32::try_from(c).ok())
@@ -515,10 +527,17 @@ impl Sandbox {
                 "killed: memory limit of {} MiB exceeded (the kernel's OOM killer stopped a process)",
                 mib(limits.memory_bytes)
             ));
-        } else if leftover > 0 {
+        } else if leftover == Some(0) {
+        } else if let Some(n) = leftover {
             out.limit = Some(format!(
-                "{leftover} background processes were killed when the command ended"
+                "{n} background processes were killed when the command ended"
             ));
+        } else {
+            out.limit = Some(
+                "the container was restarted to stop the processes the command left behind \
+                 (they held every pid the limit allows)"
+                    .into(),
+            );
         }
         if out.dropped > 0 && out.limit.is_none() {
             out.limit = Some(format!(
@@ -530,6 +549,10 @@ impl Sandbox {
     }
 
     async fn kill(&self, exec: &str, mark: &str) {
+        if !self.engine.is_local() {
+            self.kill_inside(mark).await;
+            return;
+        }
         let root = self
             .engine
             .docker
@@ -540,6 +563,64 @@ impl Sandbox {
             .and_then(|p| u32::try_from(p).ok());
         let mark = mark.to_string();
         let _ = tokio::task::spawn_blocking(move || procs::kill_command(&mark, root)).await;
+    }
+
+    /// Kills the processes marked `mark` from inside the container, for an engine on another
+    /// machine (whose processes this host's `/proc` does not show). If nothing can be started
+    /// there to do it (a fork bomb holds every pid), the container is restarted, which ends
+    /// every command in it. Returns how many processes were killed (`None`: restarted).
+    async fn kill_inside(&self, mark: &str) -> Option<usize> {
+        let config = ExecConfig {
+            attach_stdout: Some(true),
+            attach_stderr: Some(true),
+            cmd: Some(vec![
+                "/bin/sh".into(),
+                "-c".into(),
+                procs::KILL_INSIDE.into(),
+            ]),
+            env: Some(vec![format!("COMPUTER_KILL={}={mark}", procs::MARK)]),
+            working_dir: Some("/".into()),
+            user: self.config.user.clone(),
+            ..Default::default()
+        };
+        let killed = async {
+            let exec = self
+                .engine
+                .docker
+                .create_exec(&self.id, config)
+                .await
+                .ok()?
+                .id;
+            let started = self.engine.docker.start_exec(&exec, None).await.ok()?;
+            let StartExecResults::Attached { mut output, .. } = started else {
+                return None;
+            };
+            let mut said = Vec::new();
+            while let Some(Ok(piece)) = output.next().await {
+                if let LogOutput::StdOut { message } = piece {
+                    said.extend_from_slice(&message);
+                }
+            }
+            let info = self.engine.docker.inspect_exec(&exec).await.ok()?;
+            if info.exit_code != Some(0) {
+                return None;
+            }
+            String::from_utf8_lossy(&said).trim().parse::<usize>().ok()
+        };
+        match tokio::time::timeout(Duration::from_secs(30), killed).await {
+            Ok(Some(n)) => Some(n),
+            _ => {
+                let options = bollard::query_parameters::RestartContainerOptionsBuilder::default()
+                    .t(0)
+                    .build();
+                let _ = self
+                    .engine
+                    .docker
+                    .restart_container(&self.id, Some(options))
+                    .await;
+                None
+            }
+        }
     }
 
     /// Removes the container (with its volume, in copy mode) and unmounts the workspace.

@@ -392,6 +392,95 @@ fn a_non_root_user_works_with_the_workspace_in_both_modes() {
     }
 }
 
+/// A TCP address that forwards to the local engine's socket: the engine reached as one on
+/// another machine is (plain HTTP), so that neither FUSE nor this host's `/proc` is used.
+fn engine_over_tcp() -> String {
+    static ADDR: OnceLock<String> = OnceLock::new();
+    ADDR.get_or_init(|| {
+        runtime().block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(async move {
+                while let Ok((mut tcp, _)) = listener.accept().await {
+                    tokio::spawn(async move {
+                        let socket = "/var/run/docker.sock";
+                        if let Ok(mut unix) = tokio::net::UnixStream::connect(socket).await {
+                            let _ = tokio::io::copy_bidirectional(&mut tcp, &mut unix).await;
+                        }
+                    });
+                }
+            });
+            format!("tcp://{addr}")
+        })
+    })
+    .clone()
+}
+
+#[test]
+fn an_engine_on_another_machine_gets_copies_and_kills_from_inside() {
+    if engine().is_none() {
+        return;
+    }
+    let remote = runtime()
+        .block_on(Engine::connect_at(&engine_over_tcp()))
+        .unwrap();
+    assert!(!remote.is_local());
+    let (vfs, _dir) = workspace();
+    vfs.write_file("/workspace/in.txt", "in\n").unwrap();
+    let limits = Limits {
+        pids: 64,
+        ..Limits::default()
+    };
+    // `auto` copies for an engine elsewhere.
+    let sandbox = runtime()
+        .block_on(Sandbox::start(
+            &remote,
+            Arc::clone(&vfs),
+            &config(BUSYBOX, limits),
+        ))
+        .unwrap();
+    assert_eq!(sandbox.transfer(), Transfer::Copy);
+    let out = sh(&sandbox, "cat in.txt; echo out > out.txt");
+    assert_eq!(text(&out.stdout), "in\n", "{out:?}");
+    assert_eq!(vfs.read_file("/workspace/out.txt").unwrap(), b"out\n");
+
+    // Past its time limit a command is killed from inside the container, children too.
+    let out = sh_with(
+        &sandbox,
+        "sleep 50 & echo started; sleep 40",
+        Some(Duration::from_millis(500)),
+    );
+    assert_eq!(out.status, 124, "{out:?}");
+    assert_eq!(text(&out.stdout), "started\n");
+    // What a command leaves running goes when it ends.
+    let out = sh(&sandbox, "sleep 45 >/dev/null 2>&1 & echo left");
+    assert_eq!(text(&out.stdout), "left\n");
+    assert!(
+        out.limit
+            .as_deref()
+            .is_some_and(|l| l.contains("background processes were killed")),
+        "{out:?}"
+    );
+    let out = sh(&sandbox, "ps -o args | grep -c '^sleep [45]' || true");
+    assert_eq!(text(&out.stdout), "0\n", "{out:?}");
+
+    // A command that fills the pids limit leaves no pid to start anything inside that could
+    // kill it: the container is restarted. The next command works, the files are all there,
+    // and nothing of that command is left.
+    let out = sh_with(
+        &sandbox,
+        "(for i in $(seq 100); do sleep 100 & done) 2>/dev/null; while :; do :; done",
+        Some(Duration::from_secs(3)),
+    );
+    assert_eq!(out.status, 124, "{out:?}");
+    let out = sh(
+        &sandbox,
+        "cat in.txt out.txt; ps -o args | grep -c '^sleep 100' || true",
+    );
+    assert_eq!(text(&out.stdout), "in\nout\n0\n", "{out:?}");
+    runtime().block_on(sandbox.stop());
+}
+
 /// The names of the volumes mounted in container `id`.
 async fn volumes_of(id: &str) -> Vec<String> {
     let docker = bollard::Docker::connect_with_defaults().unwrap();

@@ -280,12 +280,15 @@ impl Workspace {
             .spawn(move || {
                 let writer = runner.clone();
                 let sink = Arc::new(move |stream: Stream, data: &[u8]| writer.write(stream, data));
-                let status = match ws.exec_streaming(req, Some(sink)) {
-                    Ok(out) => JobStatus::Ended {
+                // A panic must not leave the job "running" forever.
+                let run = std::panic::AssertUnwindSafe(|| ws.exec_streaming(req, Some(sink)));
+                let status = match std::panic::catch_unwind(run) {
+                    Ok(Ok(out)) => JobStatus::Ended {
                         status: out.status,
                         ended: out.ended,
                     },
-                    Err(e) => JobStatus::Failed(e.to_string()),
+                    Ok(Err(e)) => JobStatus::Failed(e.to_string()),
+                    Err(_) => JobStatus::Failed("the command's runner crashed".into()),
                 };
                 runner.end(status);
             })
