@@ -32,9 +32,10 @@ for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 done
 echo "$n""#;
 
-/// Host pids whose environment holds `MARK=mark`, or that descend from `root`.
-fn marked(mark: &str, root: Option<u32>) -> Vec<u32> {
-    let needle = format!("{MARK}={mark}");
+/// Host pids whose environment holds `MARK=mark`, or that descend from `root` (itself
+/// included).
+fn marked(mark: Option<&str>, root: Option<u32>) -> Vec<u32> {
+    let needle = mark.map(|mark| format!("{MARK}={mark}"));
     let mut found = HashSet::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -48,7 +49,8 @@ fn marked(mark: &str, root: Option<u32>) -> Vec<u32> {
         else {
             continue;
         };
-        if let Ok(env) = std::fs::read(entry.path().join("environ"))
+        if let Some(needle) = &needle
+            && let Ok(env) = std::fs::read(entry.path().join("environ"))
             && env.split(|b| *b == 0).any(|var| var == needle.as_bytes())
         {
             found.insert(pid);
@@ -86,10 +88,55 @@ fn parent_of(pid: u32) -> Option<u32> {
     after.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Host pids whose parent is `ppid`, oldest first.
+pub(crate) fn children_of(ppid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut children: Vec<u32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| parent_of(pid) == Some(ppid))
+        .collect();
+    children.sort_by_key(|&pid| started_at(pid));
+    children
+}
+
+/// When `pid` started, in clock ticks since boot (field 22 of `/proc/PID/stat`).
+fn started_at(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let after = &stat[stat.rfind(')')? + 1..];
+            after.split_whitespace().nth(19)?.parse().ok()
+        })
+        .unwrap_or(u64::MAX)
+}
+
+/// Kills the children of the container's `init` other than its `main` process, and their
+/// descendants: processes no command owns any more. Returns how many.
+pub(crate) fn kill_orphans(init: u32, main: u32) -> usize {
+    let mut killed = 0;
+    // Descendants of a killed orphan become orphans themselves: look again.
+    for _ in 0..10 {
+        let orphans: Vec<u32> = children_of(init)
+            .into_iter()
+            .filter(|&pid| pid != main)
+            .collect();
+        if orphans.is_empty() {
+            break;
+        }
+        for orphan in orphans {
+            killed += kill_command(None, Some(orphan));
+        }
+    }
+    killed
+}
+
 /// Kills every process of the command marked `mark` (and every descendant of `root`) with
 /// SIGKILL, again and again until none is left: a fork bomb keeps making new ones for a
 /// while. Returns how many were killed.
-pub(crate) fn kill_command(mark: &str, root: Option<u32>) -> usize {
+pub(crate) fn kill_command(mark: Option<&str>, root: Option<u32>) -> usize {
     let mut killed = 0;
     for _ in 0..200 {
         let pids = marked(

@@ -81,8 +81,33 @@ pub struct Sandbox {
     /// Copy mode: what the container's `/workspace` holds (one command syncs at a time).
     copy: Option<tokio::sync::Mutex<CopyState>>,
     oom_counter: Option<PathBuf>,
+    /// Host pids of the container's init and of its main process (a local engine only).
+    init: Option<(u32, u32)>,
+    /// Commands running now.
+    running: std::sync::atomic::AtomicUsize,
     /// Removed by [`Sandbox::stop`].
     stopped: bool,
+}
+
+/// Counts a running command while it lives.
+struct Running<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Running<'_> {
+    fn start(count: &std::sync::atomic::AtomicUsize) -> Running<'_> {
+        count.fetch_add(1, Ordering::SeqCst);
+        Running(count)
+    }
+
+    /// Whether this is the only command running.
+    fn alone(&self) -> bool {
+        self.0.load(Ordering::SeqCst) == 1
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Makes `root` a shared mount (bind-mounted on itself first if it is not a mount point), so
@@ -226,6 +251,8 @@ impl Sandbox {
         let sandbox = Sandbox {
             engine: engine.clone(),
             oom_counter: None,
+            init: None,
+            running: Default::default(),
             id,
             config: config.clone(),
             vfs,
@@ -252,6 +279,7 @@ impl Sandbox {
         // The memory cgroup is readable where the engine runs, if that is here.
         if engine.is_local() {
             sandbox.oom_counter = procs::oom_counter(&sandbox.id);
+            sandbox.init = sandbox.init_pids().await;
         }
         let ready = match &sandbox.copy {
             None => sandbox.check_mount().await,
@@ -262,6 +290,27 @@ impl Sandbox {
             return Err(e);
         }
         Ok(sandbox)
+    }
+
+    /// The host pids of the container's init and of the one process it starts (`sleep`).
+    async fn init_pids(&self) -> Option<(u32, u32)> {
+        let info = self
+            .engine
+            .docker
+            .inspect_container(
+                &self.id,
+                None::<bollard::query_parameters::InspectContainerOptions>,
+            )
+            .await
+            .ok()?;
+        let init = u32::try_from(info.state?.pid?).ok()?;
+        for _ in 0..100 {
+            if let Some(main) = procs::children_of(init).first() {
+                return Some((init, *main));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        None
     }
 
     /// The container's id.
@@ -355,6 +404,7 @@ impl Sandbox {
         sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
         cancelled: &(dyn Fn() -> bool + Send + Sync),
     ) -> Result<Output> {
+        let running = Running::start(&self.running);
         let limits = &self.config.limits;
         let timeout = cmd
             .timeout
@@ -507,7 +557,16 @@ impl Sandbox {
         // Whatever the command left running in the background goes with it (the backend's
         // own commands leave nothing: no second exec for them on a remote engine).
         let leftover = if self.engine.is_local() {
-            Some(procs::kill_command(&mark, None))
+            let mut killed = procs::kill_command(Some(&mark), None);
+            // A process that cleared its environment and left the command's tree is an
+            // orphan of the container's init with no mark: when no other command runs, no
+            // command owns it.
+            if let Some((init, main)) = self.init
+                && running.alone()
+            {
+                killed += procs::kill_orphans(init, main);
+            }
+            Some(killed)
         } else if own {
             Some(0)
         } else {
@@ -562,7 +621,7 @@ impl Sandbox {
             .and_then(|i| i.pid)
             .and_then(|p| u32::try_from(p).ok());
         let mark = mark.to_string();
-        let _ = tokio::task::spawn_blocking(move || procs::kill_command(&mark, root)).await;
+        let _ = tokio::task::spawn_blocking(move || procs::kill_command(Some(&mark), root)).await;
     }
 
     /// Kills the processes marked `mark` from inside the container, for an engine on another

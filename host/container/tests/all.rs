@@ -546,6 +546,9 @@ fn limits_contain_fork_bombs_memory_hogs_and_slow_commands() {
         "{:?}",
         started.elapsed()
     );
+    // And it is gone: when no command runs, an orphan nobody owns is killed.
+    let out = sh(&sandbox, "ps -o args | grep -c '^sleep 60' || true");
+    assert_eq!(text(&out.stdout), "0\n", "{out:?}");
 
     // A fork bomb hits the pids limit and is killed at its time limit, children included.
     let out = sh_with(
