@@ -50,12 +50,18 @@ impl Invalidator {
             return Ok(0);
         }
         let mut paths = HashSet::new();
+        // Paths created or removed since: a name there now may name a new inode.
+        let mut renamed = HashSet::new();
         let mut everything = false;
         match self.vfs.changes_since(*seen) {
             Ok(changes) => {
                 for change in changes {
-                    if change.kind == ChangeKind::Reset {
-                        everything = true;
+                    match change.kind {
+                        ChangeKind::Reset => everything = true,
+                        ChangeKind::Created | ChangeKind::Deleted => {
+                            renamed.insert(change.path.clone());
+                        }
+                        ChangeKind::Modified => {}
                     }
                     paths.insert(change.path);
                 }
@@ -65,30 +71,36 @@ impl Invalidator {
             Err(e) => return Err(e),
         }
         if everything {
-            paths.extend(
-                self.vfs
-                    .walk(&self.root)?
-                    .into_iter()
-                    .map(|entry| entry.path),
-            );
+            let all: Vec<PathBuf> = self
+                .vfs
+                .walk(&self.root)?
+                .into_iter()
+                .map(|entry| entry.path)
+                .collect();
+            renamed.extend(all.iter().cloned());
+            paths.extend(all);
         }
         *seen = rev;
         let named = paths.len();
         for path in paths {
-            self.forget(&path);
+            let new_name = renamed.contains(&path);
+            self.forget(&path, new_name);
         }
         Ok(named)
     }
 
     /// Makes the kernel drop what it caches of `path`: the attributes of its parent, the
     /// attributes and pages of the inode it names now, and, if it names nothing now, the
-    /// directory entry. An entry that exists is left alone even if it was removed and made
-    /// again meanwhile: invalidating the entry of a directory in use detaches it (a process
-    /// whose working directory it is could no longer find its way), and the kernel
-    /// revalidates entries after their TTL anyway. Nothing needs doing for a new name: the
-    /// kernel caches no negative entries (lookups that fail are not given a TTL). Errors are
-    /// expected (the kernel may not know an inode) and change nothing.
-    fn forget(&self, path: &Path) {
+    /// directory entry. If the name was created or removed since (`new_name`) and is a file
+    /// or a symlink now, its entry goes too: the kernel may still map the name to the inode
+    /// it named before (a file replaced by a rename, or removed and written again). A
+    /// directory's entry that exists is left alone: invalidating the entry of a directory in
+    /// use detaches it (a process whose working directory it is could no longer find its
+    /// way), and the kernel revalidates entries after their TTL anyway. Nothing needs doing
+    /// for a name that is new to the kernel: it caches no negative entries (lookups that fail
+    /// are not given a TTL). Errors are expected (the kernel may not know an inode) and
+    /// change nothing.
+    fn forget(&self, path: &Path, new_name: bool) {
         let Ok(relative) = path.strip_prefix(&self.root) else {
             return;
         };
@@ -103,6 +115,9 @@ impl Invalidator {
                     if names.peek().is_none() {
                         // Attributes only (offset -1) for the parent.
                         let _ = self.notifier.inval_inode(dir, -1, 0);
+                        if new_name && !st.is_dir() {
+                            let _ = self.notifier.inval_entry(dir, name);
+                        }
                     }
                     dir = self.inodes.kernel(st.ino);
                 }

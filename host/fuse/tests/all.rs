@@ -368,6 +368,30 @@ fn writes_through_the_vfs_and_through_the_mount_see_each_other_at_once() {
     assert!(!mnt.join("dir").exists());
     assert!(!mnt.join("from-vfs.txt").exists());
     assert_eq!(fs::read_to_string(mnt.join("moved/f")).unwrap(), "f");
+    // A file replaced beside it by a new one of the same name (a new inode, as `sed -i`
+    // or an editor's save makes), read through the mount at once: the new one.
+    vfs.write_file("/workspace/replaced.txt", "old\n").unwrap();
+    mount.sync().unwrap();
+    assert_eq!(
+        fs::read_to_string(mnt.join("replaced.txt")).unwrap(),
+        "old\n"
+    );
+    vfs.write_file("/workspace/replaced.tmp", "new\n").unwrap();
+    vfs.rename("/workspace/replaced.tmp", "/workspace/replaced.txt")
+        .unwrap();
+    mount.sync().unwrap();
+    assert_eq!(
+        fs::read_to_string(mnt.join("replaced.txt")).unwrap(),
+        "new\n"
+    );
+    vfs.remove_file("/workspace/replaced.txt").unwrap();
+    vfs.write_file("/workspace/replaced.txt", "again\n")
+        .unwrap();
+    mount.sync().unwrap();
+    assert_eq!(
+        fs::read_to_string(mnt.join("replaced.txt")).unwrap(),
+        "again\n"
+    );
     // Without an explicit sync, the poller catches up within its period.
     vfs.write_file("/workspace/moved/f", "polled").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(400));
