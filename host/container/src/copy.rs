@@ -268,6 +268,13 @@ fn write_tar(
     out.flush().map_err(failed(Path::new(ROOT)))
 }
 
+/// What a downloaded archive holds.
+struct Archive {
+    items: Vec<Incoming>,
+    /// Hard links whose first name was not kept (not wanted): each is fetched by itself.
+    links: Vec<PathBuf>,
+}
+
 /// Reads a downloaded archive. `base` is what its entry names are relative to, under
 /// `/workspace` (the archive of one path names its entry by the last component; the archive
 /// of `/workspace` names everything under `workspace/`). `wanted` (if given) picks entries.
@@ -276,10 +283,11 @@ fn read_archive(
     base: &Path,
     strip_first: bool,
     wanted: Option<&HashSet<PathBuf>>,
-) -> Result<Vec<Incoming>> {
+) -> Result<Archive> {
     let bad = |e: std::io::Error| ContainerError::Copy(format!("read a downloaded archive: {e}"));
     let mut archive = tar::Archive::new(std::io::BufReader::new(file));
     let mut incoming = Vec::new();
+    let mut links = Vec::new();
     for entry in archive.entries().map_err(bad)? {
         let mut entry = entry.map_err(bad)?;
         let rel = archive_path(base, &entry.path().map_err(bad)?, strip_first);
@@ -310,7 +318,10 @@ fn read_archive(
                             content: Content::File(data),
                             ..
                         }) => Content::File(data.clone()),
-                        _ => continue,
+                        _ => {
+                            links.push(rel);
+                            continue;
+                        }
                     }
                 }
                 None => continue,
@@ -325,7 +336,10 @@ fn read_archive(
             mtime_secs,
         });
     }
-    Ok(incoming)
+    Ok(Archive {
+        items: incoming,
+        links,
+    })
 }
 
 /// The path under `/workspace` of an archive entry named `name`: `base` joined with its
@@ -540,22 +554,18 @@ impl Sandbox {
                 }
                 if wanted.len() <= ONE_BY_ONE {
                     for rel in &wanted {
-                        let archive = self.download(&in_workspace(rel)).await?;
-                        let base = rel.parent().unwrap_or(Path::new(""));
-                        incoming.extend(read_archive(archive, base, false, None)?);
+                        incoming.extend(self.fetch_one(rel).await?);
                     }
                 } else {
                     let wanted: HashSet<PathBuf> = wanted.into_iter().collect();
-                    let archive = self.download(Path::new(ROOT)).await?;
-                    incoming.extend(read_archive(archive, Path::new(""), true, Some(&wanted))?);
+                    incoming.extend(self.fetch_tree(Some(&wanted)).await?);
                 }
                 incoming.sort_by(|a, b| a.rel.cmp(&b.rel));
                 (incoming, removed)
             }
             // No listing to compare: the whole tree, compared with the workspace.
             _ => {
-                let archive = self.download(Path::new(ROOT)).await?;
-                let tree = read_archive(archive, Path::new(""), true, None)?;
+                let tree = self.fetch_tree(None).await?;
                 let present: HashSet<PathBuf> = tree.iter().map(|i| i.rel.clone()).collect();
                 let incoming: Vec<Incoming> = tree
                     .into_iter()
@@ -695,8 +705,35 @@ impl Sandbox {
         sent.map_err(docker("upload the workspace into the container"))
     }
 
-    /// Downloads the archive of `path` (in the container) into a temporary file.
-    async fn download(&self, path: &Path) -> Result<std::fs::File> {
+    /// What the container has at `rel` (nothing if it is gone since the listing: a command
+    /// still running may have removed it; the next pull sees that).
+    async fn fetch_one(&self, rel: &Path) -> Result<Vec<Incoming>> {
+        let Some(archive) = self.download(&in_workspace(rel)).await? else {
+            return Ok(Vec::new());
+        };
+        let base = rel.parent().unwrap_or(Path::new(""));
+        Ok(read_archive(archive, base, false, None)?.items)
+    }
+
+    /// The container's `/workspace` in one archive (only `wanted` paths, if given).
+    async fn fetch_tree(&self, wanted: Option<&HashSet<PathBuf>>) -> Result<Vec<Incoming>> {
+        let Some(archive) = self.download(Path::new(ROOT)).await? else {
+            return Err(ContainerError::Copy(
+                "the container has no /workspace".into(),
+            ));
+        };
+        let tree = read_archive(archive, Path::new(""), true, wanted)?;
+        let mut items = tree.items;
+        for rel in &tree.links {
+            items.extend(self.fetch_one(rel).await?);
+        }
+        items.sort_by(|a, b| a.rel.cmp(&b.rel));
+        Ok(items)
+    }
+
+    /// Downloads the archive of `path` (in the container) into a temporary file; `None` if
+    /// there is nothing there.
+    async fn download(&self, path: &Path) -> Result<Option<std::fs::File>> {
         let options = DownloadFromContainerOptions {
             path: path.to_string_lossy().into_owned(),
         };
@@ -706,11 +743,17 @@ impl Sandbox {
             .download_from_container(&self.id, Some(options));
         let mut file = tempfile::tempfile().map_err(io("make a temporary file"))?;
         while let Some(piece) = stream.next().await {
-            let piece = piece.map_err(docker(format!("download {}", path.display())))?;
+            let piece = match piece {
+                Ok(piece) => piece,
+                Err(bollard::errors::Error::DockerResponseServerError {
+                    status_code: 404, ..
+                }) => return Ok(None),
+                Err(e) => return Err(docker(format!("download {}", path.display()))(e)),
+            };
             file.write_all(&piece).map_err(io("spool a download"))?;
         }
         file.rewind().map_err(io("spool a download"))?;
-        Ok(file)
+        Ok(Some(file))
     }
 }
 
@@ -756,6 +799,38 @@ a1ff|14|3|1796017212|x|y|./dir/link\n";
         );
         // A name with a newline leaves a line that is not an entry: no listing at all.
         assert!(parse_listing(b"81a4|13|5|1|a|b|./x\ny\n").is_none());
+    }
+
+    #[test]
+    fn hard_links_take_their_first_names_content_or_are_fetched_alone() {
+        let mut tar = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_mode(0o644);
+        header.set_size(3);
+        tar.append_data(&mut header, "workspace/a", &b"abc"[..])
+            .unwrap();
+        let mut link = tar::Header::new_gnu();
+        link.set_entry_type(tar::EntryType::Link);
+        link.set_mode(0o644);
+        link.set_size(0);
+        tar.append_link(&mut link, "workspace/b", "workspace/a")
+            .unwrap();
+        let bytes = tar.into_inner().unwrap();
+        let file = |bytes: &[u8]| {
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(bytes).unwrap();
+            f.rewind().unwrap();
+            f
+        };
+        let all = read_archive(file(&bytes), Path::new(""), true, None).unwrap();
+        assert!(all.links.is_empty());
+        let b = all.items.iter().find(|i| i.rel == Path::new("b")).unwrap();
+        assert!(matches!(&b.content, Content::File(d) if d == b"abc"));
+        // Only the link wanted: its content was not kept, so it is named to fetch alone.
+        let wanted = HashSet::from([PathBuf::from("b")]);
+        let some = read_archive(file(&bytes), Path::new(""), true, Some(&wanted)).unwrap();
+        assert!(some.items.is_empty());
+        assert_eq!(some.links, [PathBuf::from("b")]);
     }
 
     #[test]

@@ -260,13 +260,16 @@ fn copy_mode_carries_changes_both_ways_through_the_archive_api() {
     let out = sh(
         &sandbox,
         "printf 'MADE\\n' > made.txt && rm -r a && echo file > a \
-         && mkdir many && for i in $(seq 1 40); do echo $i > many/$i; done",
+         && mkdir many && for i in $(seq 1 40); do echo $i > many/$i; done \
+         && ln before.txt hard.txt",
     );
     assert_eq!(out.status, 0, "{out:?}");
     assert_eq!(vfs.read_file("/workspace/made.txt").unwrap(), b"MADE\n");
     assert_eq!(vfs.read_file("/workspace/a").unwrap(), b"file\n");
     assert_eq!(vfs.read_dir("/workspace/many").unwrap().len(), 40);
     assert_eq!(vfs.read_file("/workspace/many/40").unwrap(), b"40\n");
+    // A hard link comes back as a file of its own with the same content.
+    assert_eq!(vfs.read_file("/workspace/hard.txt").unwrap(), b"changed\n");
 
     // What the workspace changes while a command runs is kept, and the next command sees it.
     let writer = {

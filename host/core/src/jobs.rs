@@ -244,7 +244,7 @@ fn describe(program: &Program) -> String {
 
 impl Workspace {
     /// Starts `req` in the background and returns at once. Its output is kept as it comes
-    /// ([`Job::logs`]); [`Job::wait`] and [`Job::kill`] end it. At most
+    /// ([`Job::logs`]); [`Job::wait`] waits for it to end, [`Job::kill`] ends it. At most
     /// [`MAX_RUNNING_JOBS`] run at once.
     pub fn spawn(&self, mut req: ExecRequest) -> Result<Job> {
         let jobs = self.jobs_registry();
