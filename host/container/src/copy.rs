@@ -45,6 +45,9 @@ const LIST: &str = "cd /workspace && exec find . -exec stat -c '%f|%i|%s|%Y|%y|%
 pub(crate) struct CopyState {
     /// The workspace entries as they were at the last sync, by path under `/workspace`.
     synced: HashMap<PathBuf, Mark>,
+    /// The workspace's revision when `synced` was read (`None` after a pull wrote into it):
+    /// while it stays, there is nothing to push and no need to walk the workspace.
+    synced_rev: Option<u64>,
     /// The container's listing at the last sync (`None`: no listing could be made).
     listing: Option<HashMap<PathBuf, Listed>>,
     /// The container's tree is unknown (an upload failed half way): it is emptied and
@@ -450,24 +453,18 @@ impl Sandbox {
 
     async fn push_changes(&self, vfs: &Arc<Vfs>, state: &mut CopyState) -> Result<()> {
         if state.unknown {
-            let out = self
-                .internal(
-                    Command {
-                        source: Some(format!("rm -rf {ROOT}/* {ROOT}/.[!.]* {ROOT}/..?*")),
-                        cwd: "/".into(),
-                        ..Command::default()
-                    },
-                    1 << 20,
-                )
+            let wipe = Command {
+                source: Some(format!("rm -rf {ROOT}/* {ROOT}/.[!.]* {ROOT}/..?*")),
+                ..Command::default()
+            };
+            self.must_run(wipe, "empty the container's /workspace")
                 .await?;
-            if out.status != 0 {
-                return Err(ContainerError::Copy(format!(
-                    "empty the container's /workspace: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )));
-            }
             state.unknown = false;
             state.synced.clear();
+        }
+        let rev = vfs.revision().map_err(vfs_error("read the workspace"))?;
+        if state.listing.is_some() && state.synced_rev == Some(rev) {
+            return Ok(());
         }
         let entries = workspace_entries(vfs)?;
         let now: HashMap<&Path, Mark> = entries
@@ -502,6 +499,7 @@ impl Sandbox {
             .into_iter()
             .map(|(rel, st)| (rel, Mark::from(&st)))
             .collect();
+        state.synced_rev = Some(rev);
         Ok(())
     }
 
@@ -517,11 +515,12 @@ impl Sandbox {
 
     async fn pull_changes(&self, vfs: &Arc<Vfs>, state: &mut CopyState) -> Result<()> {
         let after = self.list().await?;
-        let current: HashMap<PathBuf, Stat> = workspace_entries(vfs)?.into_iter().collect();
+        // Only the paths the comparison names are looked at in the workspace, not its tree.
+        let current = |rel: &Path| vfs_lstat(vfs, rel).ok();
         // The workspace side of a path is untouched since the push: what the container has
         // may replace it.
         let untouched =
-            |rel: &Path| current.get(rel).map(Mark::from) == state.synced.get(rel).copied();
+            |rel: &Path| current(rel).as_ref().map(Mark::from) == state.synced.get(rel).copied();
         let (incoming, removed) = match (&state.listing, &after) {
             (Some(before), Some(after)) => {
                 let removed = topmost(
@@ -570,13 +569,14 @@ impl Sandbox {
                 let incoming: Vec<Incoming> = tree
                     .into_iter()
                     .filter(|item| untouched(&item.rel))
-                    .filter(|item| !same_as_workspace(vfs, item, current.get(&item.rel)))
+                    .filter(|item| !same_as_workspace(vfs, item, current(&item.rel).as_ref()))
                     .collect();
+                // What was synced, is still as it was, and the container no longer has.
                 let removed = topmost(
-                    current
+                    state
+                        .synced
                         .keys()
-                        .filter(|rel| !present.contains(*rel))
-                        .filter(|rel| state.synced.contains_key(*rel) && untouched(rel))
+                        .filter(|rel| !present.contains(*rel) && untouched(rel))
                         .cloned()
                         .collect(),
                 );
@@ -590,6 +590,7 @@ impl Sandbox {
             tokio::task::spawn_blocking(move || apply(&writer, &incoming, &removed_now))
                 .await
                 .map_err(|e| ContainerError::Copy(format!("apply the command's changes: {e}")))??;
+            state.synced_rev = None;
             for rel in &removed {
                 state.synced.retain(|p, _| !p.starts_with(rel));
             }
@@ -647,24 +648,31 @@ impl Sandbox {
             let mut argv: Vec<String> = ["rm", "-rf", "--"].map(String::from).to_vec();
             argv.append(&mut batch);
             bytes = 0;
-            let out = self
-                .internal(
-                    Command {
-                        argv,
-                        cwd: "/".into(),
-                        ..Command::default()
-                    },
-                    1 << 20,
-                )
+            let remove = Command {
+                argv,
+                ..Command::default()
+            };
+            self.must_run(remove, "remove what the workspace removed")
                 .await?;
-            if out.status != 0 {
-                return Err(ContainerError::Copy(format!(
-                    "remove what the workspace removed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )));
-            }
         }
         Ok(())
+    }
+
+    /// Runs a command of the backend's own in `/` that must succeed; its error output says
+    /// why it did not.
+    async fn must_run(&self, cmd: Command, what: &str) -> Result<()> {
+        let cmd = Command {
+            cwd: "/".into(),
+            ..cmd
+        };
+        let out = self.internal(cmd, 1 << 20).await?;
+        if out.status == 0 {
+            return Ok(());
+        }
+        Err(ContainerError::Copy(format!(
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
     }
 
     /// Uploads `entries` into the container's `/workspace`, the archive streamed as it is

@@ -88,16 +88,27 @@ fn parent_of(pid: u32) -> Option<u32> {
     after.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Host pids whose parent is `ppid`, oldest first.
+/// Host pids whose parent is `ppid` (a single-threaded process: the container's init),
+/// oldest first. The kernel's list of its children is one read; where it is missing, every
+/// process's parent is looked at.
 pub(crate) fn children_of(ppid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
+    let listed = std::fs::read_to_string(format!("/proc/{ppid}/task/{ppid}/children"));
+    let mut children: Vec<u32> = match listed {
+        Ok(text) => text
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect(),
+        Err(_) => {
+            let Ok(entries) = std::fs::read_dir("/proc") else {
+                return Vec::new();
+            };
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|&pid| parent_of(pid) == Some(ppid))
+                .collect()
+        }
     };
-    let mut children: Vec<u32> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| parent_of(pid) == Some(ppid))
-        .collect();
     children.sort_by_key(|&pid| started_at(pid));
     children
 }

@@ -2,7 +2,9 @@
 //! on the first command that needs it, reused for every command after, stopped after the
 //! configured idle time and when the last handle to the workspace goes.
 
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::lock;
 use std::time::{Duration, Instant};
 
 use computer_container::{
@@ -38,11 +40,6 @@ impl std::fmt::Debug for Containers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Containers").finish_non_exhaustive()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every update leaves the state whole; a panic elsewhere does not make it unusable.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Containers {

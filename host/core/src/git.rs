@@ -10,6 +10,7 @@ use computer_git::{Git, Invocation};
 use computer_isolate::{GitHandler, GitOutput};
 
 use crate::error::{Error, Result};
+use crate::lock;
 use crate::workspace::Workspace;
 
 /// How the workspace's git reaches the outside world.
@@ -102,10 +103,6 @@ impl Workspace {
         name.push(".git-cache");
         PathBuf::from(name)
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Serves the isolate's git from the workspace's [`Git`].

@@ -5,13 +5,14 @@
 //! container command's time limit is at most an hour).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use computer_isolate::{CancelToken, RunStatus, Stream};
 
 use crate::error::{Error, Result};
 use crate::exec::{ExecRequest, Program};
+use crate::lock;
 use crate::workspace::Workspace;
 
 /// Jobs of one workspace running at once, at most.
@@ -116,10 +117,6 @@ impl std::fmt::Debug for Job {
             .field("status", &self.status())
             .finish()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Job {

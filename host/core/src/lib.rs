@@ -49,3 +49,9 @@ pub use git::GitOptions;
 pub use jobs::{JOB_LOG_BYTES, Job, JobLogs, JobStatus, LogCursor, MAX_RUNNING_JOBS};
 pub use transfer::{Progress, TransferStats};
 pub use workspace::{DEFAULT_CWD, Workspace};
+
+/// Locks `m`. The state behind this crate's locks is whole after every update, so a panic
+/// elsewhere (a poisoned lock) does not make it unusable.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
