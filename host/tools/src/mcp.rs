@@ -20,6 +20,9 @@ use serde_json::Value;
 
 use crate::{CallContext, Content, ToolError, Toolkit};
 
+/// How long a result waits for its queued progress notifications to go out.
+const PROGRESS_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The MCP server of one toolkit, or of the toolkit each HTTP request carries.
 #[derive(Clone)]
 pub struct McpServer {
@@ -98,8 +101,9 @@ impl ServerHandler for McpServer {
         let name = request.name.to_string();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let cancel = CancelToken::new();
+        let (on_output, progress) = progress_sink(&context).unzip();
         let call = CallContext {
-            on_output: progress_sink(&context),
+            on_output,
             cancel: Some(cancel.clone()),
         };
         // A client's `notifications/cancelled` (or its going away) stops a running exec.
@@ -111,6 +115,11 @@ impl ServerHandler for McpServer {
         // Tools block (SQLite, the isolate): off the async workers.
         let result = tokio::task::spawn_blocking(move || kit.call_with(&name, args, call)).await;
         watcher.abort();
+        // Over streamable HTTP the result closes the request's event stream: progress still
+        // queued then would be lost, so it goes out first (the sink was dropped with the call).
+        if let Some(progress) = progress {
+            let _ = tokio::time::timeout(PROGRESS_DRAIN, progress).await;
+        }
         let result = result
             .map_err(|e| ErrorData::internal_error(format!("tool call failed: {e}"), None))?;
         Ok(match result {
@@ -138,11 +147,14 @@ impl ServerHandler for McpServer {
 /// When the client gave a progress token: a sink that sends each piece of output as a progress
 /// notification (`progress` counts the bytes so far; `message` is the text, prefixed with
 /// `stderr: ` for standard error).
-fn progress_sink(context: &RequestContext<RoleServer>) -> Option<OutputSink> {
+/// The task it returns ends when the sink is dropped and everything queued was sent.
+fn progress_sink(
+    context: &RequestContext<RoleServer>,
+) -> Option<(OutputSink, tokio::task::JoinHandle<()>)> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Stream, Vec<u8>)>();
-    tokio::spawn(async move {
+    let sender = tokio::spawn(async move {
         let mut sent = 0usize;
         while let Some((stream, bytes)) = rx.recv().await {
             sent += bytes.len();
@@ -158,9 +170,10 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<OutputSink> {
             }
         }
     });
-    Some(Arc::new(move |stream, bytes: &[u8]| {
+    let sink: OutputSink = Arc::new(move |stream, bytes: &[u8]| {
         let _ = tx.send((stream, bytes.to_vec()));
-    }))
+    });
+    Some((sink, sender))
 }
 
 /// Serves `kit` over MCP on standard input and output until the client goes away.
