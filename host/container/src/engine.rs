@@ -93,6 +93,11 @@ impl Engine {
         if self.has_image(image).await {
             return Ok(());
         }
+        let _making = image::ImageLock::take(image, progress).await?;
+        // Another process may have made it while this one waited.
+        if self.has_image(image).await {
+            return Ok(());
+        }
         progress(&format!("{image} is not here; pulling it"));
         let pulled = self.pull(image).await;
         match pulled {
@@ -101,8 +106,7 @@ impl Engine {
                 progress(&format!(
                     "cannot pull {image} ({reason}); building it locally"
                 ));
-                self.build_debian_image(image, DEFAULT_PACKAGES, progress)
-                    .await
+                image::build_debian(&self.docker, image, DEFAULT_PACKAGES, progress).await
             }
             Err(reason) => Err(ContainerError::Image {
                 image: image.to_string(),
@@ -132,12 +136,14 @@ impl Engine {
         packages: &[&str],
         progress: &mut (dyn FnMut(&str) + Send),
     ) -> Result<()> {
+        let _making = image::ImageLock::take(tag, progress).await?;
         image::build_debian(&self.docker, tag, packages, progress).await
     }
 
     /// Builds `tag` from the host's static busybox (`FROM scratch`, a few MB, in seconds):
     /// a shell and the common commands, for tests and minimal sandboxes.
     pub async fn build_busybox_image(&self, tag: &str) -> Result<()> {
+        let _making = image::ImageLock::take(tag, &mut |_| {}).await?;
         image::build_busybox(&self.docker, tag).await
     }
 

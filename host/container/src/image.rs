@@ -22,6 +22,43 @@ fn image_error(image: &str, reason: impl Into<String>) -> ContainerError {
     }
 }
 
+/// Holds this host's lock on making `image` (pulling, building, importing): two processes
+/// (a second `computer`, tests side by side) must not both spend minutes building it, nor
+/// leave an untagged copy behind. Released when dropped.
+pub(crate) struct ImageLock {
+    _held: std::fs::File,
+}
+
+impl ImageLock {
+    /// Waits for the lock, saying so through `progress` if another process has it.
+    pub(crate) async fn take(image: &str, progress: &mut (dyn FnMut(&str) + Send)) -> Result<Self> {
+        let name: String = image
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = std::env::temp_dir().join(format!("computer-image-{name}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io(format!("open {}", path.display())))?;
+        match file.try_lock() {
+            Ok(()) => return Ok(ImageLock { _held: file }),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                progress(&format!("waiting for another process making {image}"));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(io(format!("lock {}", path.display()))(e));
+            }
+        }
+        tokio::task::spawn_blocking(move || file.lock().map(|()| ImageLock { _held: file }))
+            .await
+            .map_err(|e| image_error(image, format!("waiting for the image lock failed: {e}")))?
+            .map_err(io(format!("lock {}", path.display())))
+    }
+}
+
 /// `repo:tag` split (the tag defaults to `latest`).
 fn split_tag(image: &str) -> (&str, &str) {
     match image.rsplit_once(':') {
@@ -316,6 +353,30 @@ mod tests {
         {
             assert!(!super::has_interpreter(&busybox));
         }
+    }
+
+    #[tokio::test]
+    async fn one_process_at_a_time_makes_an_image() {
+        // A name of its own: another test run on this host must not share the lock.
+        let image = format!("computer-lock-test:{}", std::process::id());
+        let first = super::ImageLock::take(&image, &mut |_| {}).await.unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let waiter = {
+            let image = image.clone();
+            tokio::spawn(async move {
+                let mut said = |m: &str| {
+                    let _ = tx.send(m.to_string());
+                };
+                super::ImageLock::take(&image, &mut said).await.map(|_| ())
+            })
+        };
+        // The second one says it waits, and does wait while the first holds the lock.
+        let said = rx.recv().await.unwrap();
+        assert_eq!(said, format!("waiting for another process making {image}"));
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!waiter.is_finished());
+        drop(first);
+        waiter.await.unwrap().unwrap();
     }
 
     #[test]

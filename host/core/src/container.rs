@@ -247,18 +247,25 @@ impl ExecHandler for ContainerFallback {
             OutputStream::Stdout => sink(Stream::Stdout, bytes),
             OutputStream::Stderr => sink(Stream::Stderr, bytes),
         };
+        let unavailable = |e| match e {
+            // No engine here, or no way to mount the workspace for it (not root): as bash
+            // on a machine without the program.
+            ContainerError::Engine(_) | ContainerError::Mount(_) => {
+                ExecError::NotFound(format!("{what}: command not found"))
+            }
+            // An engine that fails otherwise (an image that cannot be made): say why.
+            other => ExecError::Unavailable(format!("container backend: {other}")),
+        };
+        // Getting the container ready (an image built on first use, the container started)
+        // is not the guest's time: its deadline moves by as much.
+        let setup = Instant::now();
+        let ready = self.0.sandbox();
+        cmd.deadline.extend(setup.elapsed());
+        ready.map_err(unavailable)?;
         let out = self
             .0
             .run(&command, &forward, cancel)
-            .map_err(|e| match e {
-                // No engine here, or no way to mount the workspace for it (not root): as bash
-                // on a machine without the program.
-                ContainerError::Engine(_) | ContainerError::Mount(_) => {
-                    ExecError::NotFound(format!("{what}: command not found"))
-                }
-                // An engine that fails otherwise (an image that cannot be made): say why.
-                other => ExecError::Unavailable(format!("container backend: {other}")),
-            })?;
+            .map_err(unavailable)?;
         if out.status == 127 && out.stdout.is_empty() && out.stderr.is_empty() {
             return Err(ExecError::NotFound(format!("{what}: command not found")));
         }

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::{mpsc, watch};
@@ -13,11 +13,12 @@ use wasmtime_wasi_io::poll::{DynPollable, Pollable, subscribe};
 use wasmtime_wasi_io::streams::{DynInputStream, InputStream, StreamError, StreamResult};
 
 use crate::bindings::computer::host::exec as wit;
+use crate::limits::Deadline;
 use crate::output::Stream;
 use crate::state::State;
 
 /// A command a guest asked to run, with paths and limits already resolved by the host.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ExecCommand {
     /// Program and arguments (empty when `source` is set).
     pub argv: Vec<String>,
@@ -33,6 +34,9 @@ pub struct ExecCommand {
     pub backend: Option<String>,
     /// Time the command may take: the guest's request, capped by what the guest has left.
     pub timeout: Duration,
+    /// The guest's own deadline: a backend gives back here the time it spent getting ready
+    /// before the command started (see [`Deadline::extend`]).
+    pub deadline: Deadline,
 }
 
 /// Why a command could not run.
@@ -204,7 +208,7 @@ impl State {
             Some(cwd) => format!("{}/{cwd}", crate::DEFAULT_CWD),
             None => crate::DEFAULT_CWD.to_string(),
         };
-        let left = self.host.deadline.saturating_duration_since(Instant::now());
+        let left = self.host.deadline.left();
         let timeout = cmd
             .timeout_ms
             .map(Duration::from_millis)
@@ -218,6 +222,7 @@ impl State {
             stdin: cmd.stdin.unwrap_or_default(),
             backend: cmd.backend.filter(|b| b != "auto"),
             timeout,
+            deadline: self.host.deadline.clone(),
         })
     }
 }

@@ -47,7 +47,7 @@ pub use engine::{Isolate, IsolateConfig, Program, default_cache_dir};
 pub use error::IsolateError;
 pub use exec::{CancelToken, ExecCommand, ExecError, ExecHandler, NoBackends, Process};
 pub use git::{GitHandler, GitOutput, NoGit};
-pub use limits::{LimitHit, Limits};
+pub use limits::{Deadline, LimitHit, Limits};
 pub use output::{OutputSink, Stream};
 pub use run::{RunOutcome, RunRequest, RunStatus};
 pub use state::State;

@@ -11,7 +11,7 @@ use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 
 use crate::engine::{Isolate, Program, TICK};
 use crate::exec::{CancelToken, ExecHandler, NoBackends};
-use crate::limits::{LimitHit, Limits, MemoryLimiter};
+use crate::limits::{Deadline, LimitHit, Limits, MemoryLimiter};
 use crate::output::{Capture, OutputLimit, OutputSink, Stream};
 use crate::state::{HostCtx, State};
 
@@ -158,7 +158,7 @@ impl Isolate {
             wasi.env("PWD", &req.cwd);
         }
         wasi.envs(&req.env);
-        let deadline = Instant::now() + limits.timeout;
+        let deadline = Deadline::after(limits.timeout);
         let state = State {
             wasi: wasi.build(),
             table: wasmtime::component::ResourceTable::new(),
@@ -172,7 +172,7 @@ impl Isolate {
                 git: req.git,
                 env: req.env.clone(),
                 cancel: req.cancel.clone(),
-                deadline,
+                deadline: deadline.clone(),
                 output_limit: limits.output,
             },
         };
@@ -180,8 +180,9 @@ impl Isolate {
         store.limiter(|s| &mut s.limiter);
         store.set_epoch_deadline(1);
         let cancel = req.cancel.clone();
+        let time_up = deadline.clone();
         store.epoch_deadline_callback(move |_| {
-            if cancel.is_cancelled() || Instant::now() >= deadline {
+            if cancel.is_cancelled() || time_up.passed() {
                 Err(wasmtime::Error::new(Interrupted))
             } else {
                 Ok(UpdateDeadline::Continue(1))
@@ -192,15 +193,16 @@ impl Isolate {
             let command = program.pre.instantiate_async(&mut store).await?;
             command.wasi_cli_run().call_run(&mut store).await
         };
-        // The epoch callback stops busy guests; this stops guests waiting in the host.
-        let watch_cancel = async {
-            while !req.cancel.is_cancelled() {
+        // The epoch callback stops busy guests; this stops guests waiting in the host (the
+        // deadline moves when a backend gives back its setup time).
+        let watch = async {
+            while !req.cancel.is_cancelled() && Instant::now() < deadline.at() + TICK * 2 {
                 tokio::time::sleep(TICK).await;
             }
         };
         let result = tokio::select! {
-            r = tokio::time::timeout(limits.timeout + TICK * 2, run) => r.ok(),
-            () = watch_cancel => None,
+            r = run => Some(r),
+            () = watch => None,
         };
         let memory_hit = store.data().limiter.hit;
         drop(store);

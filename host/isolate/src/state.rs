@@ -3,7 +3,6 @@
 //! our own interfaces. All share one `ResourceTable`.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use computer_wasi::{WasiFsCtx, WasiFsCtxView, WasiFsView};
 use wasmtime::Engine;
@@ -11,7 +10,7 @@ use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::exec::{CancelToken, ExecHandler};
-use crate::limits::MemoryLimiter;
+use crate::limits::{Deadline, MemoryLimiter};
 
 /// What our own interfaces need.
 pub(crate) struct HostCtx {
@@ -20,7 +19,7 @@ pub(crate) struct HostCtx {
     /// The environment the guest started with (for the typed git calls).
     pub(crate) env: Vec<(String, String)>,
     pub(crate) cancel: CancelToken,
-    pub(crate) deadline: Instant,
+    pub(crate) deadline: Deadline,
     pub(crate) output_limit: u64,
 }
 

@@ -2,8 +2,12 @@
 //! `exec` and `workspace` interfaces; and that it cannot reach the host's files.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use computer_isolate::{NoBackends, RunRequest, RunStatus, WorkspaceComponents};
+use computer_isolate::{
+    CancelToken, ExecCommand, ExecError, ExecHandler, LimitHit, Limits, NoBackends, RunRequest,
+    RunStatus, Stream, WorkspaceComponents,
+};
 use computer_vfs::Vfs;
 
 use crate::{isolate, run, run_on, text};
@@ -171,6 +175,61 @@ pub fn host_exec() {
         "{stdout}"
     );
     assert!(stdout.contains("spawn: status Some(127)"), "{stdout}");
+}
+
+/// A backend that takes `setup` to get ready before each command (an image built, a container
+/// started), giving that time back to the guest's deadline when `give_back` is set.
+struct SlowToStart {
+    setup: Duration,
+    give_back: bool,
+}
+
+impl ExecHandler for SlowToStart {
+    fn run(
+        &self,
+        cmd: ExecCommand,
+        sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
+        _cancel: &CancelToken,
+    ) -> Result<i32, ExecError> {
+        std::thread::sleep(self.setup);
+        if self.give_back {
+            cmd.deadline.extend(self.setup);
+        }
+        sink(Stream::Stdout, b"ran\n");
+        Ok(0)
+    }
+}
+
+#[test]
+pub fn a_backends_setup_time_is_not_the_guests_time() {
+    // The guest may take 1 s; each of its two commands (one run, one spawned) waits 0.8 s
+    // for its backend first.
+    let go = |give_back| {
+        let vfs = Arc::new(Vfs::in_memory().unwrap());
+        let req = RunRequest {
+            exec: Arc::new(SlowToStart {
+                setup: Duration::from_millis(800),
+                give_back,
+            }),
+            limits: Limits {
+                timeout: Duration::from_secs(1),
+                ..Limits::default()
+            },
+            ..RunRequest::default()
+        };
+        run_on(&vfs, computer_components::HOST_EXEC, &["prog"], req)
+    };
+    let out = go(true);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
+    assert!(stdout.contains("run: status 0"), "{stdout}");
+    assert!(stdout.contains("spawn: status Some(0)"), "{stdout}");
+    // Without the time given back, the same guest runs out of time.
+    let out = go(false);
+    assert_eq!(
+        out.status,
+        RunStatus::Limit(LimitHit::Timeout(Duration::from_secs(1)))
+    );
 }
 
 #[test]
