@@ -3,6 +3,7 @@
 //! in-memory one (`--memory`).
 
 mod cmd_bucket;
+mod cmd_compact;
 mod cmd_exec;
 mod cmd_fs;
 mod cmd_git;
@@ -80,6 +81,9 @@ enum Command {
     Mount(cmd_mount::MountArgs),
     /// Unmount a `computer mount` (or clean up one whose process died).
     Umount(cmd_mount::UmountArgs),
+    /// Rewrite the workspace file compactly: the space of deleted files goes back to the disk,
+    /// and each file's data lies together again (faster cold reads after much churn).
+    Compact,
     /// The container backend's image: `computer image build`.
     #[command(subcommand)]
     Image(cmd_image::ImageCommand),
@@ -127,6 +131,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => cmd_exec::exec(&ws, args),
         Command::Mcp(args) => cmd_mcp::mcp(ws, args),
         Command::Log(args) => cmd_log::log(&ws, args),
+        Command::Compact => cmd_compact::compact(&ws),
         Command::Git(args) => cmd_git::git(&ws, args),
         Command::Mount(args) => cmd_mount::mount(&ws, args),
         Command::Serve(args) => cmd_serve::serve(args),

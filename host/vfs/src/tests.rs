@@ -573,3 +573,62 @@ fn a_version_1_workspace_is_migrated_to_the_audit_schema() {
         .unwrap();
     assert_eq!(version, SCHEMA_VERSION);
 }
+
+#[test]
+fn compacting_gives_back_the_space_of_deleted_files_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let vfs = Vfs::open(&path).unwrap();
+    let other = Vfs::open(&path).unwrap();
+    // Distinct bytes per file (equal chunks would be stored once).
+    let bytes = |seed: u64| -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..300_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    };
+    for i in 0..24 {
+        vfs.write_file(format!("/workspace/f{i}"), bytes(i))
+            .unwrap();
+    }
+    let kept_ino = vfs.stat("/workspace/f7").unwrap().ino;
+    for i in (0..24).filter(|&i| i != 7) {
+        vfs.remove_file(format!("/workspace/f{i}")).unwrap();
+    }
+    let on_disk = || std::fs::metadata(&path).unwrap().len();
+    let disk_before = on_disk();
+    let done = vfs.compact().unwrap();
+    // 23 of 24 files of 300 kB are gone: the file shrinks to a small part of what it was.
+    assert!(done.after * 4 < done.before, "{done:?}");
+    assert!(
+        on_disk() * 4 < disk_before,
+        "{} -> {}",
+        disk_before,
+        on_disk()
+    );
+    assert!(on_disk() <= done.after + 4096, "{} vs {done:?}", on_disk());
+    // Content, inode numbers and the integrity of the file are as before; another
+    // connection to the file reads it too.
+    assert_eq!(vfs.read_file("/workspace/f7").unwrap(), bytes(7));
+    assert_eq!(vfs.stat("/workspace/f7").unwrap().ino, kept_ino);
+    assert_eq!(other.read_file("/workspace/f7").unwrap(), bytes(7));
+    vfs.check_integrity().unwrap();
+    // Writing goes on after it.
+    vfs.write_file("/workspace/after", "x").unwrap();
+    assert_eq!(other.read_file("/workspace/after").unwrap(), b"x");
+    // A read-only workspace is not rewritten.
+    let read_only = Vfs::open_with(
+        &path,
+        &VfsOptions {
+            read_only: true,
+            ..VfsOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(matches!(read_only.compact(), Err(VfsError::ReadOnly)));
+}

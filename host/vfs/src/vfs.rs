@@ -422,6 +422,37 @@ impl Vfs {
         self.read_tx(|tx| Ok(meta_get(tx.conn, "max_file_size")? as u64))
     }
 
+    /// Rewrites the database file compactly (SQLite's `VACUUM`, then a checkpoint that
+    /// empties the write-ahead log): the space of deleted files goes back to the host's disk,
+    /// and each file's chunks lie together again, so a cold read is a sequential one (after
+    /// much writing and deleting, a chunk's pages are scattered over the file). Needs free
+    /// disk space about the size of the file; changes wait while it runs. Inode numbers and
+    /// everything else stay as they were.
+    pub fn compact(&self) -> Result<Compacted> {
+        if self.read_only {
+            return Err(VfsError::ReadOnly);
+        }
+        let inner = self.lock();
+        let size = |conn: &rusqlite::Connection| -> Result<u64> {
+            Ok(conn.query_row(
+                "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                [],
+                |r| r.get::<_, i64>(0),
+            )? as u64)
+        };
+        let before = size(&inner.conn)?;
+        inner.conn.execute_batch("VACUUM")?;
+        // The rewritten pages are in the log until checkpointed; a reader elsewhere may
+        // hold part of it back (it is then copied by a later checkpoint).
+        inner
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(Compacted {
+            before,
+            after: size(&inner.conn)?,
+        })
+    }
+
     /// Runs SQLite's integrity check; `Corrupt` with its report if it fails.
     pub fn check_integrity(&self) -> Result<()> {
         let inner = self.lock();
@@ -435,6 +466,15 @@ impl Vfs {
             Err(VfsError::Corrupt(report.join("; ")))
         }
     }
+}
+
+/// What [`Vfs::compact`] did: the database's size before and after, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compacted {
+    /// Bytes of database pages before.
+    pub before: u64,
+    /// Bytes of database pages after.
+    pub after: u64,
 }
 
 /// Changes made inside [`Vfs::batch`]: the path API, all in one transaction.

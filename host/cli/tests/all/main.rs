@@ -230,6 +230,29 @@ fn import_export_round_trip_of_this_repository() {
 }
 
 #[test]
+fn compact_gives_the_space_of_deleted_files_back() {
+    let cli = Cli::new();
+    // 4 MB that do not repeat (repeated chunks would be stored once).
+    let mut x: u32 = 1;
+    let big: Vec<u8> = (0..4_000_000)
+        .map(|_| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (x >> 24) as u8
+        })
+        .collect();
+    cli.run_with_stdin(&["fs", "write", "big"], &big);
+    cli.run_with_stdin(&["fs", "write", "small"], b"kept");
+    cli.ok(&["fs", "rm", "big"]);
+    let file = cli.path(".computer/workspace.db");
+    let before = std::fs::metadata(&file).unwrap().len();
+    let said = cli.ok(&["compact"]);
+    assert!(said.starts_with("compacted: "), "{said}");
+    let after = std::fs::metadata(&file).unwrap().len();
+    assert!(after < before / 4, "{before} -> {after}");
+    assert_eq!(cli.ok(&["fs", "cat", "small"]), "kept");
+}
+
+#[test]
 fn snapshots_from_the_command_line() {
     let cli = Cli::new();
     cli.run_with_stdin(&["fs", "write", "f"], b"v1");
