@@ -30,7 +30,13 @@ for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
   [ "$found" = 0 ] && break
   sleep 0.05
 done
-echo "$n""#;
+oom=-
+for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do
+  [ -r "$f" ] || continue
+  while read -r key value; do [ "$key" = oom_kill ] && oom=$value; done < "$f"
+  break
+done
+echo "$n $oom""#;
 
 /// Host pids whose environment holds `MARK=mark`, or that descend from `root` (itself
 /// included).

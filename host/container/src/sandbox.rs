@@ -81,12 +81,27 @@ pub struct Sandbox {
     /// Copy mode: what the container's `/workspace` holds (one command syncs at a time).
     copy: Option<tokio::sync::Mutex<CopyState>>,
     oom_counter: Option<PathBuf>,
+    /// The OOM-kill count last read from inside the container (a remote engine), or
+    /// [`UNKNOWN`] after a restart.
+    oom_seen_inside: AtomicU64,
     /// Host pids of the container's init and of its main process (a local engine only).
     init: Option<(u32, u32)>,
     /// Commands running now.
     running: std::sync::atomic::AtomicUsize,
     /// Removed by [`Sandbox::stop`].
     stopped: bool,
+}
+
+/// `oom_seen_inside` after a restart: the next count read is the new baseline, not compared.
+const UNKNOWN: u64 = u64::MAX;
+
+/// What was found in the container after a command ended.
+#[derive(Debug, Default, Clone, Copy)]
+struct Inside {
+    /// Processes of the command left running, killed.
+    killed: usize,
+    /// The kernel killed a process for memory since the last look.
+    oom_killed: bool,
 }
 
 /// Counts a running command while it lives.
@@ -251,6 +266,8 @@ impl Sandbox {
         let sandbox = Sandbox {
             engine: engine.clone(),
             oom_counter: None,
+            // A new container's memory cgroup has killed nothing yet.
+            oom_seen_inside: AtomicU64::new(0),
             init: None,
             running: Default::default(),
             id,
@@ -566,9 +583,12 @@ impl Sandbox {
             {
                 killed += procs::kill_orphans(init, main);
             }
-            Some(killed)
+            Some(Inside {
+                killed,
+                oom_killed: false,
+            })
         } else if own {
-            Some(0)
+            Some(Inside::default())
         } else {
             self.kill_inside(&mark).await
         };
@@ -579,17 +599,19 @@ impl Sandbox {
         if let Some((status, why)) = stopped {
             out.status = status;
             out.limit = Some(why);
-        } else if let (Some(before), Some(counter)) = (oom_before, &self.oom_counter)
-            && procs::oom_kills(counter) > before
+        } else if leftover.is_some_and(|inside| inside.oom_killed)
+            || oom_before
+                .zip(self.oom_counter.as_deref())
+                .is_some_and(|(before, counter)| procs::oom_kills(counter) > before)
         {
             out.limit = Some(format!(
                 "killed: memory limit of {} MiB exceeded (the kernel's OOM killer stopped a process)",
                 mib(limits.memory_bytes)
             ));
-        } else if leftover == Some(0) {
-        } else if let Some(n) = leftover {
+        } else if let Some(Inside { killed: 0, .. }) = leftover {
+        } else if let Some(Inside { killed, .. }) = leftover {
             out.limit = Some(format!(
-                "{n} background processes were killed when the command ended"
+                "{killed} background processes were killed when the command ended"
             ));
         } else {
             out.limit = Some(
@@ -627,8 +649,8 @@ impl Sandbox {
     /// Kills the processes marked `mark` from inside the container, for an engine on another
     /// machine (whose processes this host's `/proc` does not show). If nothing can be started
     /// there to do it (a fork bomb holds every pid), the container is restarted, which ends
-    /// every command in it. Returns how many processes were killed (`None`: restarted).
-    async fn kill_inside(&self, mark: &str) -> Option<usize> {
+    /// every command in it. Returns what it found (`None`: restarted).
+    async fn kill_inside(&self, mark: &str) -> Option<Inside> {
         let config = ExecConfig {
             attach_stdout: Some(true),
             attach_stderr: Some(true),
@@ -664,11 +686,25 @@ impl Sandbox {
             if info.exit_code != Some(0) {
                 return None;
             }
-            String::from_utf8_lossy(&said).trim().parse::<usize>().ok()
+            let said = String::from_utf8_lossy(&said);
+            let mut words = said.split_whitespace();
+            let killed = words.next()?.parse::<usize>().ok()?;
+            // The engine's cgroups are not readable here: the container's own count says
+            // whether the kernel killed for memory since the last look.
+            let oom_killed = match words.next().and_then(|w| w.parse::<u64>().ok()) {
+                Some(count) => {
+                    let before = self.oom_seen_inside.swap(count, Ordering::SeqCst);
+                    before != UNKNOWN && count > before
+                }
+                None => false,
+            };
+            Some(Inside { killed, oom_killed })
         };
         match tokio::time::timeout(Duration::from_secs(30), killed).await {
-            Ok(Some(n)) => Some(n),
+            Ok(Some(inside)) => Some(inside),
             _ => {
+                // A restarted container may count afresh.
+                self.oom_seen_inside.store(UNKNOWN, Ordering::SeqCst);
                 let options = bollard::query_parameters::RestartContainerOptionsBuilder::default()
                     .t(0)
                     .build();

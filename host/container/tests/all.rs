@@ -432,6 +432,7 @@ fn an_engine_on_another_machine_gets_copies_and_kills_from_inside() {
     vfs.write_file("/workspace/in.txt", "in\n").unwrap();
     let limits = Limits {
         pids: 64,
+        memory_bytes: 64 << 20,
         ..Limits::default()
     };
     // `auto` copies for an engine elsewhere.
@@ -467,6 +468,12 @@ fn an_engine_on_another_machine_gets_copies_and_kills_from_inside() {
     let out = sh(&sandbox, "ps -o args | grep -c '^sleep [45]' || true");
     assert_eq!(text(&out.stdout), "0\n", "{out:?}");
 
+    // A memory hog: the engine's cgroups are not readable here, the container's own count
+    // says it was the memory limit; the next command is not blamed for it.
+    memory_hog_is_named(&sandbox);
+    let out = sh(&sandbox, "exit 137");
+    assert_eq!((out.status, out.limit), (137, None));
+
     // A command that fills the pids limit leaves no pid to start anything inside that could
     // kill it: the container is restarted. The next command works, the files are all there,
     // and nothing of that command is left.
@@ -482,6 +489,21 @@ fn an_engine_on_another_machine_gets_copies_and_kills_from_inside() {
     );
     assert_eq!(text(&out.stdout), "in\nout\n0\n", "{out:?}");
     runtime().block_on(sandbox.stop());
+}
+
+/// A memory hog in a sandbox limited to 64 MiB is killed, and the result names the limit.
+fn memory_hog_is_named(sandbox: &Sandbox) {
+    let out = sh(
+        sandbox,
+        "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}",
+    );
+    assert_ne!(out.status, 0, "{out:?}");
+    assert!(
+        out.limit
+            .as_deref()
+            .is_some_and(|l| l.contains("memory limit of 64 MiB")),
+        "{out:?}"
+    );
 }
 
 /// The names of the volumes mounted in container `id`.
@@ -567,17 +589,7 @@ fn limits_contain_fork_bombs_memory_hogs_and_slow_commands() {
     );
 
     // A memory hog is killed by the kernel, and the error says it was the memory limit.
-    let out = sh(
-        &sandbox,
-        "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}",
-    );
-    assert_ne!(out.status, 0, "{out:?}");
-    assert!(
-        out.limit
-            .as_deref()
-            .is_some_and(|l| l.contains("memory limit of 64 MiB")),
-        "{out:?}"
-    );
+    memory_hog_is_named(&sandbox);
 
     // Output past the cap is counted, not kept.
     let out = sh(&sandbox, "head -c 3000000 /dev/zero");
