@@ -14,18 +14,21 @@ pub(crate) const MARK: &str = "COMPUTER_EXEC";
 /// Run in a container by `/bin/sh -c` with `COMPUTER_KILL` set to `COMPUTER_EXEC=MARK`: kills
 /// every process whose environment holds that line, again until none is left, and prints
 /// how many. Exits 3 if it could not look (no process could be started to read one: the
-/// pids limit is full), so that the caller does something stronger.
+/// pids limit is full), so that the caller does something stronger. Each round stops every
+/// process it finds before killing any (see [`kill_command`]).
 pub(crate) const KILL_INSIDE: &str = r#"n=0
 for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
   found=0
+  stopped=
   for d in /proc/[0-9]*; do
     tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qxF "$COMPUTER_KILL"
     case $? in
-      0) kill -9 "${d#/proc/}" 2>/dev/null && found=$((found + 1)) ;;
+      0) kill -STOP "${d#/proc/}" 2>/dev/null && stopped="$stopped ${d#/proc/}" ;;
       1) ;;
       *) [ -e "$d" ] && exit 3 ;;
     esac
   done
+  for pid in $stopped; do kill -9 "$pid" 2>/dev/null && found=$((found + 1)); done
   n=$((n + found))
   [ "$found" = 0 ] && break
   sleep 0.05
@@ -163,11 +166,17 @@ pub(crate) fn kill_command(mark: Option<&str>, root: Option<u32>) -> usize {
         if pids.is_empty() {
             break;
         }
+        let pids: Vec<Pid> = pids
+            .into_iter()
+            .filter_map(|pid| i32::try_from(pid).ok().map(Pid::from_raw))
+            .collect();
+        // All stopped before any is killed: a shell whose child died first would otherwise
+        // run its next command for a moment (`sleep 30; echo never` printed `never`).
+        for &pid in &pids {
+            let _ = kill(pid, Signal::SIGSTOP);
+        }
         for pid in pids {
-            let Ok(raw) = i32::try_from(pid) else {
-                continue;
-            };
-            if kill(Pid::from_raw(raw), Signal::SIGKILL).is_ok() {
+            if kill(pid, Signal::SIGKILL).is_ok() {
                 killed += 1;
             }
         }

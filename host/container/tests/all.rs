@@ -451,7 +451,7 @@ fn an_engine_on_another_machine_gets_copies_and_kills_from_inside() {
     // Past its time limit a command is killed from inside the container, children too.
     let out = sh_with(
         &sandbox,
-        "sleep 50 & echo started; sleep 40",
+        "sleep 50 & echo started; sleep 40; echo never",
         Some(Duration::from_millis(500)),
     );
     assert_eq!(out.status, 124, "{out:?}");
