@@ -17,7 +17,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use computer_isolate::RunRequest;
-use computer_vfs::Vfs;
+use computer_vfs::{TimeSet, Vfs};
 use serde_json::{Value, json};
 
 use crate::{run_on, text};
@@ -57,6 +57,17 @@ fn seed_files(case: &Value) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
+/// The modification time of the `i`th seed file (in name order): a second apart and over a
+/// minute old (for up to 100 files), on both sides. Written as fast as they are, their own times would tie or not
+/// with the clock's ticks, and `find -newer` would give a different answer from run to run.
+fn seed_mtime(i: usize) -> std::time::SystemTime {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    std::time::UNIX_EPOCH + std::time::Duration::from_secs(now - 60 - 100 + i as u64)
+}
+
 /// What the tree listing says of one entry.
 enum Entry {
     Dir,
@@ -77,10 +88,16 @@ fn bash(case: &Value) -> Outcome {
     use std::io::Write;
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
-    for (path, content) in seed_files(case) {
+    for (i, (path, content)) in seed_files(case).into_iter().enumerate() {
         let p = dir.path().join(path);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, content).unwrap();
+        std::fs::write(&p, content).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(seed_mtime(i))
+            .unwrap();
     }
     let mut child = Command::new("/bin/bash")
         .arg0("bash")
@@ -149,10 +166,15 @@ fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
 fn ours(case: &Value) -> Outcome {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     vfs.create_dir_all(CWD).unwrap();
-    for (path, content) in seed_files(case) {
+    for (i, (path, content)) in seed_files(case).into_iter().enumerate() {
         let p = Path::new(CWD).join(path);
         vfs.create_dir_all(p.parent().unwrap()).unwrap();
-        vfs.write_file(p, content).unwrap();
+        vfs.write_file(&p, content).unwrap();
+        let mtime = seed_mtime(i)
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i64;
+        vfs.set_times(&p, None, Some(TimeSet::At(mtime))).unwrap();
     }
     let req = RunRequest {
         env: ENV
