@@ -35,6 +35,8 @@ pub struct Interp<'s> {
     pub keep_redirections: bool,
     /// Aliases being expanded (an alias is not expanded inside itself).
     alias_stack: Vec<String>,
+    /// The `>(cmd)` of `exec > >(cmd)`: they read what the shell writes until it ends.
+    pub exec_substitutions: Vec<crate::procsub::Substituted>,
 }
 
 type Outcome = Result<(), Flow>;
@@ -50,6 +52,7 @@ impl<'s> Interp<'s> {
             sourcing: 0,
             keep_redirections: false,
             alias_stack: Vec::new(),
+            exec_substitutions: Vec::new(),
         }
     }
 
@@ -122,6 +125,14 @@ impl<'s> Interp<'s> {
         None
     }
 
+    /// Records a job that already ran (a background list or a process substitution) as
+    /// `$!`, for `wait`.
+    pub fn finished_job(&mut self, status: i32) {
+        let id = 1000 + self.shell.jobs.len() as u32;
+        self.shell.jobs.push((id, status));
+        self.shell.last_job = Some(id);
+    }
+
     pub fn run_list<'a>(&'a mut self, list: &'a CompoundList) -> Task<'a, Outcome> {
         Box::pin(async move {
             for item in &list.0 {
@@ -136,9 +147,7 @@ impl<'s> Interp<'s> {
                         SeparatorOperator::Sequence,
                     )]);
                     let status = self.run_in_subshell(&list, self.io.clone()).await;
-                    let id = 1000 + self.shell.jobs.len() as u32;
-                    self.shell.jobs.push((id, status));
-                    self.shell.last_job = Some(id);
+                    self.finished_job(status);
                     self.shell.status = 0;
                     continue;
                 }
@@ -210,7 +219,7 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// Runs the `EXIT` trap, once, as the shell ends.
+    /// As the shell ends: runs the `EXIT` trap, once, then the readers of `exec > >(cmd)`.
     pub async fn run_exit_trap(&mut self) {
         if let Some(action) = self.shell.traps.remove("EXIT") {
             let status = self.shell.status;
@@ -221,6 +230,7 @@ impl<'s> Interp<'s> {
                 self.shell.status = status;
             }
         }
+        self.finish_exec_substitutions().await;
     }
 
     /// Runs a list in a copy of the shell (a subshell: its variables, cwd and traps stay
@@ -297,6 +307,7 @@ impl<'s> Interp<'s> {
                 let mut interp = Interp::new(&mut sub, io);
                 let _ = interp.run_command(cmd).await;
                 let status = interp.shell.status;
+                interp.finish_exec_substitutions().await;
                 drop(interp); // closes this stage's pipe ends
                 status
             }));
@@ -322,6 +333,7 @@ impl<'s> Interp<'s> {
                 Command::Simple(sc) => self.run_simple(sc).await,
                 Command::Compound(cc, redirects) => {
                     let saved = self.io.clone();
+                    let mut substituted = Vec::new();
                     if let Some(r) = redirects {
                         let list: Vec<Redirect> =
                             r.0.iter()
@@ -330,17 +342,19 @@ impl<'s> Interp<'s> {
                                     var: None,
                                 })
                                 .collect();
-                        match self.redirect(&list).await {
+                        match self.redirect(&list, &mut substituted).await {
                             Ok(io) => self.io = io,
                             Err(msg) => {
                                 self.error(&msg).await;
                                 self.shell.status = 1;
+                                self.finish_substitutions(substituted).await;
                                 return Ok(());
                             }
                         }
                     }
                     let result = self.run_compound(cc).await;
                     self.io = saved;
+                    self.finish_substitutions(substituted).await;
                     result
                 }
                 Command::Function(def) => {
@@ -724,7 +738,7 @@ impl<'s> Interp<'s> {
             }
         }
         let subst_status = self.last_substitution.unwrap_or(0);
-        let io = match self.redirect(&redirects).await {
+        let io = match self.redirect(&redirects, &mut substituted).await {
             Ok(io) => io,
             Err(msg) => {
                 self.error(&msg).await;
@@ -785,7 +799,13 @@ impl<'s> Interp<'s> {
         } else {
             self.dispatch(argv, pending).await
         };
-        if !std::mem::take(&mut self.keep_redirections) {
+        if std::mem::take(&mut self.keep_redirections) {
+            // `exec > >(cmd)`: `cmd` reads what the shell writes from here on, so it runs
+            // as the shell ends.
+            let (exec, done) = substituted.into_iter().partition(|s| s.is_output());
+            self.exec_substitutions.extend::<Vec<_>>(exec);
+            substituted = done;
+        } else {
             self.io = saved;
         }
         self.finish_substitutions(substituted).await;

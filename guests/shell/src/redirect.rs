@@ -9,6 +9,7 @@ use brush_parser::ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T, IoRe
 use crate::exec::{Interp, io_message};
 use crate::expand::ExpandError;
 use crate::io::{Fd, Input, Io, Output};
+use crate::procsub::Substituted;
 
 /// A redirection, with the variable of a `{var}>file` form.
 #[derive(Clone)]
@@ -21,16 +22,27 @@ pub struct Redirect {
 const FIRST_VAR_FD: i32 = 10;
 
 impl Interp<'_> {
-    /// Applies redirections to a copy of the current streams.
-    pub async fn redirect(&mut self, redirects: &[Redirect]) -> Result<Io, String> {
+    /// Applies redirections to a copy of the current streams. A process substitution among
+    /// them goes to `substituted`, for the caller to finish after the command (also when a
+    /// later redirection fails).
+    pub async fn redirect(
+        &mut self,
+        redirects: &[Redirect],
+        substituted: &mut Vec<Substituted>,
+    ) -> Result<Io, String> {
         let mut io = self.io.clone();
         for r in redirects {
-            self.redirect_one(&mut io, r).await?;
+            self.redirect_one(&mut io, r, substituted).await?;
         }
         Ok(io)
     }
 
-    async fn redirect_one(&mut self, io: &mut Io, r: &Redirect) -> Result<(), String> {
+    async fn redirect_one(
+        &mut self,
+        io: &mut Io,
+        r: &Redirect,
+        substituted: &mut Vec<Substituted>,
+    ) -> Result<(), String> {
         let fd_for = |io: &Io, given: Option<i32>, default: i32| -> i32 {
             match (&r.var, given) {
                 (Some(_), _) => (FIRST_VAR_FD..)
@@ -59,12 +71,9 @@ impl Interp<'_> {
                             .process_substitution(k, sub)
                             .await
                             .map_err(|e| e.message)?;
-                        let file = open(std::path::Path::new(&s.path), kind)?;
-                        // Opened: the name can go (the open file stays readable).
-                        if s.reader.is_none() {
-                            let _ = std::fs::remove_file(&s.path);
-                        }
-                        set_file(io, fd, kind, file);
+                        let opened = open(std::path::Path::new(&s.path), kind);
+                        substituted.push(s);
+                        set_file(io, fd, kind, opened?);
                         return Ok(());
                     }
                 };
