@@ -1,13 +1,13 @@
 //! `grep`, `egrep`, `fgrep`: GNU grep's options, output and exit statuses over the `regex`
 //! crate. Basic (`-G`, the default) and extended (`-E`) expressions are translated to the
-//! crate's syntax; `-P` is the crate's own (no look-around or backreferences).
+//! crate's syntax; `-P` is the crate's own. Backreferences, and `-P`'s look-around, are
+//! matched by fancy-regex's backtracking (see `posix::Pattern`).
 
 use std::collections::VecDeque;
 
 use lexopt::prelude::*;
-use regex::bytes::{Regex, RegexBuilder};
 
-use super::posix::translate;
+use super::posix::{self, Flags, translate_with_backreferences};
 use super::stream::{Lines, Stop, Writer, bad_usage, complain, open};
 use crate::exec::Interp;
 use crate::pattern::{MatchOptions, Pattern};
@@ -50,13 +50,15 @@ struct Options {
     label: Option<String>,
 }
 
-fn build(patterns: &[String], syntax: Syntax, o: &Options) -> Result<Regex, String> {
+// Several patterns become one alternation; a backreference counts groups across all of them
+// (GNU grep numbers them per pattern), so `-e '\(a\)\1' -e '\(b\)\1'` is not supported.
+fn build(patterns: &[String], syntax: Syntax, o: &Options) -> Result<posix::Pattern, String> {
     let parts: Vec<String> = patterns
         .iter()
         .map(|p| match syntax {
             Syntax::Fixed => regex::escape(p),
-            Syntax::Basic => translate(p, false),
-            Syntax::Extended => translate(p, true),
+            Syntax::Basic => translate_with_backreferences(p, false),
+            Syntax::Extended => translate_with_backreferences(p, true),
             Syntax::Perl => p.clone(),
         })
         .map(|p| {
@@ -69,24 +71,11 @@ fn build(patterns: &[String], syntax: Syntax, o: &Options) -> Result<Regex, Stri
             }
         })
         .collect();
-    RegexBuilder::new(&parts.join("|"))
-        .case_insensitive(o.ignore_case)
-        .unicode(false)
-        .size_limit(64 << 20)
-        .build()
-        .map_err(|e| match e {
-            regex::Error::CompiledTooBig(n) => {
-                format!("regular expression larger than the limit of {n} bytes")
-            }
-            other => {
-                let text = other.to_string();
-                text.lines()
-                    .last()
-                    .unwrap_or("invalid regular expression")
-                    .trim()
-                    .to_string()
-            }
-        })
+    let flags = Flags {
+        case_insensitive: o.ignore_case,
+        dot_matches_new_line: false,
+    };
+    posix::Pattern::build(&parts.join("|"), flags, syntax == Syntax::Perl)
 }
 
 /// `grep [OPTIONS] PATTERN [FILE...]`.
@@ -335,11 +324,30 @@ fn walk(dir: &std::path::Path, shown: &str, implicit: bool, o: &Options, files: 
     }
 }
 
+/// Whether `line` holds a match; a backtracking match that gave up stops grep.
+async fn matches(
+    re: &posix::Pattern,
+    line: &[u8],
+    stderr: &crate::io::Output,
+) -> Result<bool, Stop> {
+    match re.is_match(line) {
+        Ok(found) => Ok(found),
+        Err(e) => Err(gave_up(&e, stderr).await),
+    }
+}
+
+async fn gave_up(message: &str, stderr: &crate::io::Output) -> Stop {
+    let _ = stderr
+        .write_all(format!("grep: {message}\n").as_bytes())
+        .await;
+    Stop(2)
+}
+
 /// Searches one input; whether anything was selected.
 async fn search(
     input: crate::io::Input,
     name: &str,
-    re: &Regex,
+    re: &posix::Pattern,
     o: &Options,
     with_name: bool,
     out: &mut Writer,
@@ -363,7 +371,7 @@ async fn search(
         let line = raw.strip_suffix(&[delim]).unwrap_or(&raw);
         if !o.null_data && line.contains(&0) && !listing {
             // A binary file: say so once, as GNU grep does.
-            if re.is_match(line) != o.invert {
+            if matches(re, line, stderr).await? != o.invert {
                 out.flush().await?;
                 let _ = stderr
                     .write_all(format!("grep: {name}: binary file matches\n").as_bytes())
@@ -372,7 +380,7 @@ async fn search(
             }
             continue;
         }
-        let selected = re.is_match(line) != o.invert;
+        let selected = matches(re, line, stderr).await? != o.invert;
         if selected {
             count += 1;
             if o.quiet || o.files_with {
@@ -397,15 +405,19 @@ async fn search(
                 write_line(out, name, with_name, o, at, '-', &l, delim).await?;
             }
             if o.only && !o.invert {
-                for m in re.find_iter(line) {
-                    if m.as_bytes().is_empty() {
+                let found = match re.find_all(line) {
+                    Ok(found) => found,
+                    Err(e) => return Err(gave_up(&e, stderr).await),
+                };
+                for m in found {
+                    if m.is_empty() {
                         continue;
                     }
                     let at = Place {
-                        offset: line_start + m.start() as u64,
+                        offset: line_start + m.start as u64,
                         ..here
                     };
-                    write_line(out, name, with_name, o, at, ':', m.as_bytes(), delim).await?;
+                    write_line(out, name, with_name, o, at, ':', &line[m], delim).await?;
                 }
             } else {
                 write_line(out, name, with_name, o, here, ':', line, delim).await?;

@@ -1,11 +1,10 @@
 //! `sed`, as GNU sed does it: `-n -e -f -i[SUFFIX] -E/-r -s -z`; addresses (numbers, `$`,
 //! `/re/` and `\cREc` with `I`, `first~step`, ranges, `addr,+N`, `!`); the commands
 //! `{} s y d D p P n N a i c = q Q h H g G x b t T : l z r w`; `s` with `g`, `p`, `N`, `I`,
-//! `w`, and `& \1..\9 \n \L \U \l \u \E` in the replacement; the hold space.
+//! `w`, and `& \1..\9 \n \L \U \l \u \E` in the replacement; the hold space. Backreferences
+//! (`\(.\)\1`) work in addresses and `s` patterns.
 
-use regex::bytes::{Regex, RegexBuilder};
-
-use super::posix::translate;
+use super::posix::{Flags, Groups, Pattern, translate_with_backreferences};
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::exec::Interp;
 
@@ -13,7 +12,7 @@ use crate::exec::Interp;
 enum Addr {
     Line(u64),
     Last,
-    Re(Option<Regex>),
+    Re(Option<Pattern>),
     Step(u64, u64),
 }
 
@@ -30,7 +29,7 @@ enum Cmd {
     Block(usize),
     EndBlock,
     Subst {
-        re: Option<Regex>,
+        re: Option<Pattern>,
         rep: Vec<Rep>,
         global: bool,
         nth: usize,
@@ -166,27 +165,17 @@ impl Parser<'_> {
         Err(format!("unterminated `{cmd}' command"))
     }
 
-    fn regex(&mut self, text: &[u8], icase: bool) -> Result<Option<Regex>, String> {
+    fn regex(&mut self, text: &[u8], icase: bool) -> Result<Option<Pattern>, String> {
         if text.is_empty() {
             return Ok(None);
         }
         let src = String::from_utf8_lossy(text);
-        let translated = translate(&src, self.extended);
-        RegexBuilder::new(&translated)
-            .case_insensitive(icase)
-            .dot_matches_new_line(true)
-            .unicode(false)
-            .size_limit(64 << 20)
-            .build()
-            .map(Some)
-            .map_err(|e| {
-                e.to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or("invalid regex")
-                    .trim()
-                    .to_string()
-            })
+        let translated = translate_with_backreferences(&src, self.extended);
+        let flags = Flags {
+            case_insensitive: icase,
+            dot_matches_new_line: true,
+        };
+        Pattern::build(&translated, flags, false).map(Some)
     }
 
     fn address(&mut self) -> Result<Option<Addr>, String> {
@@ -545,7 +534,7 @@ struct Run<'p> {
     hold: Vec<u8>,
     /// The last regex used (an empty one means it); borrowed from the program, never cloned:
     /// a cloned `Regex` starts with an empty cache, which costs more than the search.
-    last_re: Option<&'p Regex>,
+    last_re: Option<&'p Pattern>,
     writes: std::collections::HashMap<String, std::fs::File>,
 }
 
@@ -563,8 +552,9 @@ enum End {
 }
 
 impl<'p> Run<'p> {
-    fn addr(&mut self, a: &'p Addr, line: u64, last: bool, pattern: &[u8]) -> bool {
-        match a {
+    /// Whether address `a` selects this line (an error when a backtracking match gave up).
+    fn addr(&mut self, a: &'p Addr, line: u64, last: bool, pattern: &[u8]) -> Result<bool, String> {
+        Ok(match a {
             Addr::Line(n) => line == *n,
             Addr::Last => last,
             Addr::Step(first, step) => {
@@ -578,23 +568,32 @@ impl<'p> Run<'p> {
                 if let Some(r) = re {
                     self.last_re = Some(r);
                 }
-                self.last_re.is_some_and(|r| r.is_match(pattern))
+                match self.last_re {
+                    Some(r) => r.is_match(pattern)?,
+                    None => false,
+                }
             }
-        }
+        })
     }
 
-    fn selected(&mut self, k: usize, line: u64, last: bool, pattern: &[u8]) -> bool {
+    fn selected(
+        &mut self,
+        k: usize,
+        line: u64,
+        last: bool,
+        pattern: &[u8],
+    ) -> Result<bool, String> {
         // A copy of the program's reference, so the instruction is borrowed, not cloned.
         let prog = self.prog;
         let instr = &prog[k];
         let hit = match &instr.range {
             Range::None => true,
-            Range::One(a) => self.addr(a, line, last, pattern),
+            Range::One(a) => self.addr(a, line, last, pattern)?,
             Range::Two(a, b) => match self.active[k] {
                 Some(_) => {
                     let end = match b {
                         Addr::Line(n) => line >= *n,
-                        other => self.addr(other, line, last, pattern),
+                        other => self.addr(other, line, last, pattern)?,
                     };
                     if end {
                         self.active[k] = None;
@@ -602,7 +601,7 @@ impl<'p> Run<'p> {
                     true
                 }
                 None => {
-                    if self.addr(a, line, last, pattern) {
+                    if self.addr(a, line, last, pattern)? {
                         let ends_now = matches!(b, Addr::Line(n) if *n <= line);
                         if !ends_now {
                             self.active[k] = Some(0);
@@ -621,7 +620,7 @@ impl<'p> Run<'p> {
                     true
                 }
                 None => {
-                    if self.addr(a, line, last, pattern) {
+                    if self.addr(a, line, last, pattern)? {
                         if *n > 0 {
                             self.active[k] = Some(line + *n);
                         }
@@ -632,11 +631,12 @@ impl<'p> Run<'p> {
                 }
             },
         };
-        hit != instr.negate
+        Ok(hit != instr.negate)
     }
 }
 
-fn render(rep: &[Rep], caps: &regex::bytes::Captures) -> Vec<u8> {
+/// An `s` replacement for one match of `hay`.
+fn render(rep: &[Rep], caps: &Groups, hay: &[u8]) -> Vec<u8> {
     #[derive(Clone, Copy, PartialEq)]
     enum Case {
         None,
@@ -664,7 +664,10 @@ fn render(rep: &[Rep], caps: &regex::bytes::Captures) -> Vec<u8> {
         match r {
             Rep::Lit(l) => push(l, &mut out, case, &mut one),
             Rep::Group(g) => {
-                let text = caps.get(*g).map(|m| m.as_bytes()).unwrap_or(&[]);
+                let text = match caps.get(*g) {
+                    Some(Some(range)) => &hay[range.clone()],
+                    _ => &[],
+                };
                 push(text, &mut out, case, &mut one);
             }
             Rep::Upper => case = Case::Upper,
@@ -991,7 +994,15 @@ async fn run_group(
                     break End::Cycle { print: true };
                 }
                 let last = source.is_last(sh, errors).await;
-                if !run.selected(pc, *line_no, last, &pattern) {
+                let selected = match run.selected(pc, *line_no, last, &pattern) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        // Stopped, not quit: nothing is printed or written in place.
+                        errors.push(format!("sed: {e}"));
+                        return Err(Stop(4));
+                    }
+                };
+                if !selected {
                     pc = match run.prog[pc].cmd {
                         Cmd::Block(end) => end,
                         _ => pc + 1,
@@ -1021,14 +1032,26 @@ async fn run_group(
                         let mut last_end = 0;
                         let mut count = 0;
                         let mut changed = false;
-                        for caps in re.captures_iter(&pattern) {
-                            let m = caps.get(0).map(|m| (m.start(), m.end())).unwrap_or((0, 0));
+                        let limit = if *global { usize::MAX } else { *nth };
+                        let matches = match re.captures(&pattern, limit) {
+                            Ok(m) => m,
+                            Err(e) => {
+                                errors.push(format!("sed: {e}"));
+                                return Err(Stop(4));
+                            }
+                        };
+                        for caps in &matches {
+                            let m = caps
+                                .first()
+                                .and_then(|m| m.clone())
+                                .map(|m| (m.start, m.end))
+                                .unwrap_or((0, 0));
                             count += 1;
                             if count < *nth {
                                 continue;
                             }
                             result.extend_from_slice(&pattern[last_end..m.0]);
-                            result.extend(render(rep, &caps));
+                            result.extend(render(rep, caps, &pattern));
                             last_end = m.1;
                             changed = true;
                             if !global {

@@ -332,6 +332,39 @@ fn sh_on(vfs: &Arc<Vfs>, script: &str) -> String {
     text(&out.stdout)
 }
 
+/// A backreference pattern that would backtrack for ages stops at the limit with a message
+/// that names it; `sed -i` then leaves the file as it was (nothing half-edited is written).
+#[test]
+fn a_costly_backreference_hits_the_backtracking_limit() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all(CWD).unwrap();
+    let hostile = "a".repeat(40);
+    let script = format!(
+        "echo {hostile} > f; grep -E '(a*)*\\1b' f; echo \"grep=$?\"; \
+         sed -i -E 's/(a*)*\\1b/x/' f; echo \"sed=$?\"; cat f"
+    );
+    let out = run_on(
+        &vfs,
+        computer_components::SHELL,
+        &["-c", &format!("cd {CWD} && {script}")],
+        RunRequest::default(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        text(&out.stdout),
+        format!("grep=2\nsed=4\n{hostile}\n"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr
+            .matches("backtracking limit of 1000000 steps exceeded")
+            .count(),
+        2,
+        "{stderr}"
+    );
+    assert!(stderr.starts_with("grep: "), "{stderr}");
+}
+
 /// `df` has no native twin to record (the machine's disks are not the workspace): it reports
 /// the workspace's own usage, which grows as files are written.
 #[test]
