@@ -9,6 +9,15 @@ use crate::vars::Key;
 /// How deeply variables may refer to expressions that refer to variables.
 const MAX_NESTING: u32 = 1024;
 
+/// How an error for an unset variable read under `set -u` ends.
+const UNBOUND: &str = ": unbound variable";
+
+/// Whether an arithmetic error is an unset variable under `set -u`: as in bash, it ends the
+/// shell (status 127) where other arithmetic errors fail one command.
+pub fn is_unbound(error: &str) -> bool {
+    error.ends_with(UNBOUND)
+}
+
 /// Parses and evaluates `text` (already expanded).
 pub fn eval_text(shell: &mut Shell, text: &str) -> Result<i64, String> {
     eval_nested(shell, text, 0)
@@ -111,7 +120,11 @@ impl Eval<'_> {
 
     fn read(&mut self, t: &ArithmeticTarget) -> Result<Option<String>, String> {
         Ok(match t {
-            ArithmeticTarget::Variable(n) => self.shell.get(n).map(str::to_string),
+            ArithmeticTarget::Variable(n) => match self.shell.get(n) {
+                Some(v) => Some(v.to_string()),
+                None if self.shell.options.nounset => return Err(format!("{n}{UNBOUND}")),
+                None => None,
+            },
             ArithmeticTarget::ArrayElement(n, i) => {
                 let key = self.key(n, i)?;
                 self.shell.element(n, &key)

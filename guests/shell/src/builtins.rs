@@ -116,6 +116,11 @@ async fn run_builtin(sh: &mut Interp<'_>, argv: &[String]) -> Result<(), Flow> {
                 for a in args {
                     match crate::arith::eval_text(sh.shell, a) {
                         Ok(v) => last = v,
+                        Err(e) if crate::arith::is_unbound(&e) => {
+                            return sh
+                                .expansion_failed(crate::expand::ExpandError::new(e))
+                                .await;
+                        }
                         Err(e) => {
                             sh.error(&format!("let: {e}")).await;
                             sh.shell.status = 1;

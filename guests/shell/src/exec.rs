@@ -372,6 +372,9 @@ impl<'s> Interp<'s> {
                     self.shell.status = match self.extended_test(&test.expr).await {
                         Ok(true) => 0,
                         Ok(false) => 1,
+                        Err(e) if crate::arith::is_unbound(&e.0) => {
+                            return self.expansion_failed(ExpandError::new(e.0)).await;
+                        }
                         Err(e) => {
                             if !e.0.is_empty() {
                                 self.error(&e.0).await;
@@ -597,6 +600,9 @@ impl<'s> Interp<'s> {
             CompoundCommand::Arithmetic(a) => {
                 match self.arith_text(&a.expr.value).await {
                     Ok(v) => self.shell.status = (v == 0) as i32,
+                    // An expansion error (`set -u`, `${x:?}`) ends the shell; an arithmetic
+                    // one fails this command.
+                    Err(e) if e.status != 1 => return self.expansion_failed(e).await,
                     Err(e) => {
                         self.error(&e.message).await;
                         self.shell.status = 1;

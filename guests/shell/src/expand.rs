@@ -355,6 +355,9 @@ impl Interp<'_> {
     pub async fn arith_text(&mut self, text: &str) -> Result<i64, ExpandError> {
         let text = self.expand_string(text).await?;
         crate::arith::eval_text(self.shell, &text).map_err(|e| {
+            if crate::arith::is_unbound(&e) {
+                return ExpandError::new(e);
+            }
             ExpandError::arith(if e.starts_with(text.trim()) {
                 e
             } else {
