@@ -96,9 +96,18 @@ impl<'s> Interp<'s> {
     /// Parses a script; a syntax error is reported (naming `origin`, as `-c` or `eval`)
     /// and gives `None` with status 2.
     async fn parse(&mut self, src: &str, origin: Option<&str>) -> Option<ast::Program> {
-        let mut parser =
-            brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &self.shell.parser);
-        match parser.parse_program() {
+        let parse = |text: &str| {
+            brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &self.shell.parser)
+                .parse_program()
+        };
+        let parsed = parse(src).or_else(|e| {
+            // brush-parser reads the `;;` of `for ((;;))` as `case`'s terminator: retry with
+            // the header spaced out, and report the first error if that fails too.
+            crate::syntax::spaced_arithmetic_for(src)
+                .and_then(|spaced| parse(&spaced).ok())
+                .ok_or(e)
+        });
+        match parsed {
             Ok(p) => Some(p),
             Err(e) => {
                 let origin = match origin {
@@ -515,7 +524,10 @@ impl<'s> Interp<'s> {
                         result = Err(f);
                         break;
                     }
-                    if let Some(cond) = &f.condition {
+                    // An empty condition (`for ((;;))`) is true.
+                    if let Some(cond) = &f.condition
+                        && !cond.value.trim().is_empty()
+                    {
                         match self.arith_text(&cond.value).await {
                             Ok(0) => break,
                             Ok(_) => {}

@@ -1,6 +1,6 @@
 //! Syntax errors worded as bash words them: `syntax error near unexpected token `fi'` with
 //! the offending line, `syntax error: unexpected end of file`, `unexpected EOF while looking
-//! for matching `"'`.
+//! for matching `"'`. And one repair brush-parser needs: `for ((;;))`.
 
 use brush_parser::ParseError;
 use brush_parser::TokenizerError as T;
@@ -67,4 +67,69 @@ fn token_at(line: &str, column: usize) -> String {
     rest.chars()
         .take_while(|c| !c.is_whitespace() && !";&|()<>".contains(*c))
         .collect()
+}
+
+/// `src` with `;;` spaced out to `; ;` in each `for (( ... ))` header (brush-parser reads
+/// `;;` there as `case`'s terminator), or `None` when there is none to space. Quoted text is
+/// left alone.
+pub fn spaced_arithmetic_for(src: &str) -> Option<String> {
+    let bytes = src.as_bytes();
+    let mut out = String::with_capacity(src.len() + 8);
+    let mut changed = false;
+    let (mut single, mut double) = (false, false);
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'\\' if !single => {
+                i += 2;
+                continue;
+            }
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b'f' if !single
+                && !double
+                && src[i..].starts_with("for")
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
+            {
+                let open = src.len() - src[i + 3..].trim_start().len();
+                if src[open..].starts_with("((")
+                    && let Some(end) = closing(&src[open..])
+                {
+                    let header = &src[open..open + end];
+                    if header.contains(";;") {
+                        out.push_str(&src[copied..open]);
+                        out.push_str(&header.replace(";;", "; ;"));
+                        copied = open + end;
+                        changed = true;
+                    }
+                    i = open + end;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&src[copied.min(src.len())..]);
+    changed.then_some(out)
+}
+
+/// The length of `text` up to the `)` that closes its first `(`.
+fn closing(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
