@@ -53,7 +53,12 @@ pub async fn source(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<(
     };
     let line = sh.line;
     sh.sourcing += 1;
-    let flow = sh.run_source(&text).await;
+    let mut flow = sh.run_source(&text).await;
+    if flow != Some(Flow::Exit)
+        && let Err(f) = sh.run_return_trap().await
+    {
+        flow = Some(f);
+    }
     sh.sourcing -= 1;
     sh.line = line;
     if let Some(a) = saved_args {
@@ -248,7 +253,7 @@ fn condition(spec: &str) -> Option<String> {
         .then(|| name.to_string())
 }
 
-/// `trap [-lp] [[ACTION] CONDITION...]`. `EXIT` and `ERR` run; signals are accepted (no
+/// `trap [-lp] [[ACTION] CONDITION...]`. `EXIT`, `ERR` and `RETURN` run; signals are accepted (no
 /// signal reaches a script here).
 pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     let args: Vec<&String> = args.iter().filter(|a| *a != "--").collect();
@@ -297,6 +302,9 @@ pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                     sh.shell.traps.remove(&name);
                 }
                 Some(a) => {
+                    if name == "RETURN" {
+                        sh.shell.return_traps_set += 1;
+                    }
                     sh.shell.traps.insert(name, a.to_string());
                 }
             },

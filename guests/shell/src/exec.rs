@@ -213,6 +213,14 @@ impl<'s> Interp<'s> {
         Ok(())
     }
 
+    /// As a function that set it or a sourced script returns: the `RETURN` trap.
+    pub async fn run_return_trap(&mut self) -> Outcome {
+        match self.shell.traps.get("RETURN").cloned() {
+            Some(action) if !self.shell.in_trap => self.run_trap(&action).await,
+            _ => Ok(()),
+        }
+    }
+
     /// Runs a trap's action; `$?` is kept around it.
     pub async fn run_trap(&mut self, action: &str) -> Outcome {
         let status = self.shell.status;
@@ -991,13 +999,20 @@ impl<'s> Interp<'s> {
         self.shell.call_depth += 1;
         self.shell.push_locals();
         self.shell.funcname.push(name.to_string());
+        let traps_set = self.shell.return_traps_set;
         let result = self
             .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
             .await;
-        let result = match result {
+        let mut result = match result {
             Err(Flow::Return) => Ok(()),
             other => other,
         };
+        if self.shell.return_traps_set != traps_set
+            && result.is_ok()
+            && let Err(f) = self.run_return_trap().await
+        {
+            result = Err(f);
+        }
         self.shell.funcname.pop();
         self.shell.pop_locals();
         self.shell.call_depth -= 1;

@@ -151,6 +151,9 @@ pub struct Shell {
     pub commands_run: std::rc::Rc<std::cell::Cell<u64>>,
     /// `trap` actions by condition (`EXIT`, `ERR`, `RETURN`, `DEBUG`, signal names).
     pub traps: HashMap<String, String>,
+    /// How many times a `RETURN` trap was set: a function runs it on return when it set one
+    /// (functions do not inherit it, as bash without `set -T`).
+    pub return_traps_set: u64,
     /// `alias` definitions.
     pub aliases: std::collections::BTreeMap<String, String>,
     /// `pushd`/`popd`'s stack, below the current directory (top first).
@@ -242,6 +245,7 @@ impl Shell {
             limits: Limits::from_env(),
             commands_run: Default::default(),
             traps: HashMap::new(),
+            return_traps_set: 0,
             aliases: Default::default(),
             dir_stack: Vec::new(),
             umask: 0o022,
