@@ -226,23 +226,33 @@ impl Pattern {
         }
     }
 
-    /// The groups of the first `limit` matches, left to right, not overlapping.
-    pub fn captures(&self, hay: &[u8], limit: usize) -> Result<Vec<Groups>, String> {
-        let mut all = Vec::new();
+    /// Calls `each` with the groups of each of the first `limit` matches, left to right,
+    /// not overlapping (one buffer for all of them: sed runs this on every line).
+    pub fn each_match(
+        &self,
+        hay: &[u8],
+        limit: usize,
+        mut each: impl FnMut(&Groups),
+    ) -> Result<(), String> {
+        let mut groups = Groups::new();
         match self {
             Pattern::Automaton(r) => {
                 for caps in r.captures_iter(hay).take(limit) {
-                    all.push(caps.iter().map(|m| m.map(|m| m.range())).collect());
+                    groups.clear();
+                    groups.extend(caps.iter().map(|m| m.map(|m| m.range())));
+                    each(&groups);
                 }
             }
             Pattern::Backtracking(r) => {
                 for caps in r.captures_iter(hay).take(limit) {
                     let caps = caps.map_err(run_error)?;
-                    all.push(caps.iter().map(|m| m.map(|m| m.range())).collect());
+                    groups.clear();
+                    groups.extend(caps.iter().map(|m| m.map(|m| m.range())));
+                    each(&groups);
                 }
             }
         }
-        Ok(all)
+        Ok(())
     }
 
     /// Where each match is, left to right, not overlapping.

@@ -635,15 +635,14 @@ impl<'p> Run<'p> {
     }
 }
 
-/// An `s` replacement for one match of `hay`.
-fn render(rep: &[Rep], caps: &Groups, hay: &[u8]) -> Vec<u8> {
+/// Appends the `s` replacement for one match of `hay` to `out`.
+fn render(rep: &[Rep], caps: &Groups, hay: &[u8], out: &mut Vec<u8>) {
     #[derive(Clone, Copy, PartialEq)]
     enum Case {
         None,
         Upper,
         Lower,
     }
-    let mut out = Vec::new();
     let mut case = Case::None;
     let mut one: Option<bool> = None;
     let push = |bytes: &[u8], out: &mut Vec<u8>, case: Case, one: &mut Option<bool>| {
@@ -662,13 +661,13 @@ fn render(rep: &[Rep], caps: &Groups, hay: &[u8]) -> Vec<u8> {
     };
     for r in rep {
         match r {
-            Rep::Lit(l) => push(l, &mut out, case, &mut one),
+            Rep::Lit(l) => push(l, out, case, &mut one),
             Rep::Group(g) => {
                 let text = match caps.get(*g) {
                     Some(Some(range)) => &hay[range.clone()],
                     _ => &[],
                 };
-                push(text, &mut out, case, &mut one);
+                push(text, out, case, &mut one);
             }
             Rep::Upper => case = Case::Upper,
             Rep::Lower => case = Case::Lower,
@@ -677,7 +676,6 @@ fn render(rep: &[Rep], caps: &Groups, hay: &[u8]) -> Vec<u8> {
             Rep::LowerOne => one = Some(false),
         }
     }
-    out
 }
 
 /// `l`'s form of the pattern space.
@@ -1033,14 +1031,7 @@ async fn run_group(
                         let mut count = 0;
                         let mut changed = false;
                         let limit = if *global { usize::MAX } else { *nth };
-                        let matches = match re.captures(&pattern, limit) {
-                            Ok(m) => m,
-                            Err(e) => {
-                                errors.push(format!("sed: {e}"));
-                                return Err(Stop(4));
-                            }
-                        };
-                        for caps in &matches {
+                        let replaced = re.each_match(&pattern, limit, |caps| {
                             let m = caps
                                 .first()
                                 .and_then(|m| m.clone())
@@ -1048,15 +1039,16 @@ async fn run_group(
                                 .unwrap_or((0, 0));
                             count += 1;
                             if count < *nth {
-                                continue;
+                                return;
                             }
                             result.extend_from_slice(&pattern[last_end..m.0]);
-                            result.extend(render(rep, caps, &pattern));
+                            render(rep, caps, &pattern, &mut result);
                             last_end = m.1;
                             changed = true;
-                            if !global {
-                                break;
-                            }
+                        });
+                        if let Err(e) = replaced {
+                            errors.push(format!("sed: {e}"));
+                            return Err(Stop(4));
                         }
                         if changed {
                             result.extend_from_slice(&pattern[last_end..]);
