@@ -253,8 +253,8 @@ fn condition(spec: &str) -> Option<String> {
         .then(|| name.to_string())
 }
 
-/// `trap [-lp] [[ACTION] CONDITION...]`. `EXIT`, `ERR` and `RETURN` run; signals are accepted (no
-/// signal reaches a script here).
+/// `trap [-lp] [[ACTION] CONDITION...]`. `EXIT`, `ERR` and `RETURN` run; signals are
+/// accepted (no signal reaches a script here).
 pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     let args: Vec<&String> = args.iter().filter(|a| *a != "--").collect();
     if args.first().is_some_and(|a| *a == "-l") {
