@@ -46,6 +46,7 @@ pub fn git(ws: &Workspace, args: GitArgs) -> Result<ExitCode> {
             cwd: &cwd,
             env: &env,
             progress: Some(&report),
+            stop: None,
         },
     );
     if let Some(bar) = bar {

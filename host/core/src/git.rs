@@ -22,6 +22,9 @@ pub struct GitOptions {
     /// A token for `http(s)://` remotes, used by the host at the network boundary and never
     /// written into the workspace. Default: `COMPUTER_GIT_TOKEN` of the host's environment.
     pub http_token: Option<String>,
+    /// The hosts the token may be sent to (over https, or http to loopback); none: nowhere.
+    /// Default: the comma list `COMPUTER_GIT_TOKEN_HOSTS` of the host's environment.
+    pub token_hosts: Vec<String>,
     /// The time limit of one clone or fetch.
     pub network_timeout: Duration,
 }
@@ -31,6 +34,11 @@ impl Default for GitOptions {
         GitOptions {
             host_paths: false,
             http_token: std::env::var("COMPUTER_GIT_TOKEN").ok(),
+            token_hosts: std::env::var("COMPUTER_GIT_TOKEN_HOSTS")
+                .unwrap_or_default()
+                .split(',')
+                .map(str::to_string)
+                .collect(),
             network_timeout: computer_git::DEFAULT_NETWORK_TIMEOUT,
         }
     }
@@ -62,6 +70,7 @@ impl Workspace {
             .map_err(|e| Error::Invalid(format!("git: {e}")))?
             .with_host_paths(options.host_paths)
             .with_http_token(options.http_token)
+            .with_token_hosts(options.token_hosts)
             .with_network_timeout(options.network_timeout);
         let git = Arc::new(git);
         *slot = Some(Arc::clone(&git));
@@ -84,6 +93,7 @@ impl Workspace {
                 cwd: &cwd,
                 env: &env,
                 progress: None,
+                stop: None,
             },
         ))
     }
@@ -110,6 +120,16 @@ struct WorkspaceGit(Arc<Git>);
 
 impl GitHandler for WorkspaceGit {
     fn run(&self, cwd: &str, args: &[String], env: &[(String, String)]) -> Option<GitOutput> {
+        self.run_stoppable(cwd, args, env, &|| false)
+    }
+
+    fn run_stoppable(
+        &self,
+        cwd: &str,
+        args: &[String],
+        env: &[(String, String)],
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<GitOutput> {
         if !args.first().is_some_and(|c| computer_git::supports(c)) {
             return None;
         }
@@ -120,6 +140,7 @@ impl GitHandler for WorkspaceGit {
                 cwd: std::path::Path::new(cwd),
                 env: &env,
                 progress: None,
+                stop: Some(stop),
             },
         );
         Some(GitOutput {

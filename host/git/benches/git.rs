@@ -92,6 +92,7 @@ fn main() {
                 cwd: Path::new("/workspace"),
                 env: &env,
                 progress: None,
+                stop: None,
             },
         );
         ours.push(start.elapsed());
@@ -123,6 +124,7 @@ fn main() {
                 cwd: Path::new("/workspace/c"),
                 env: &env,
                 progress: None,
+                stop: None,
             },
         )
     };

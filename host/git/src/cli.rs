@@ -57,6 +57,9 @@ pub struct Invocation<'a> {
     pub env: &'a HashMap<String, String>,
     /// Receives progress lines of long operations (clone, fetch).
     pub progress: Option<&'a (dyn Fn(&str) + Sync)>,
+    /// Says when the caller's command must stop (its deadline passed, or it was cancelled):
+    /// network work then ends with an error, as at the network time limit.
+    pub stop: Option<&'a (dyn Fn() -> bool + Sync)>,
 }
 
 impl Invocation<'_> {
@@ -65,6 +68,11 @@ impl Invocation<'_> {
             .get(name)
             .map(String::as_str)
             .filter(|v| !v.is_empty())
+    }
+
+    /// Whether the caller's command must stop now.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.is_some_and(|stop| stop())
     }
 
     pub(crate) fn progress(&self, line: &str) {

@@ -14,7 +14,7 @@ use gix::protocol::transport::client::blocking_io::Transport;
 use gix::protocol::transport::client::{MessageKind, TransportWithoutIO, WriteMode};
 
 use crate::cli::{Args, Invocation, Output};
-use crate::cmd_remote::{network_error, timeout_error};
+use crate::cmd_remote::{abandoned, network_error};
 use crate::error::{GitError, Result};
 use crate::refs;
 use crate::repo::Session;
@@ -490,7 +490,8 @@ fn network_push(
             })
             .collect())
     };
-    crate::progress::run(inv, limit, work).unwrap_or_else(|| Err(timeout_error(url, limit)))
+    crate::progress::run(inv, limit, session.hold_lock()?, work)
+        .unwrap_or_else(|why| Err(abandoned(url, limit, why)))
 }
 
 /// A pack of whole objects (no deltas): header, entries, SHA-1 trailer.

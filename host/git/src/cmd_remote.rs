@@ -178,7 +178,7 @@ impl Git {
         if root.exists() {
             std::fs::remove_dir_all(&root)?;
         }
-        std::fs::create_dir_all(&root)?;
+        crate::repo::private_dir(&root)?;
         let overrides = self.http_overrides(source);
         let (source, url) = (source.to_string(), options.url.clone());
         let (depth, branch) = (options.depth, options.branch.clone());
@@ -197,7 +197,11 @@ impl Git {
             .map_err(|e| {
                 GitError::Failed(format!("repository '{url}' is not valid: {}", chain(&e)))
             })?
-            .with_in_memory_config_overrides(overrides);
+            .with_in_memory_config_overrides(overrides)
+            .configure_connection(|connection| {
+                connection.set_credentials(crate::repo::no_credentials);
+                Ok(())
+            });
             if let Some(depth) = depth {
                 prepare = prepare.with_shallow(gix::remote::fetch::Shallow::DepthAtRemote(depth));
             }
@@ -211,8 +215,8 @@ impl Git {
                 .map_err(|e| network_error(&url, &e))?;
             Ok(())
         };
-        crate::progress::run(inv, limit, work)
-            .unwrap_or_else(|| Err(timeout_error(&options.url, limit)))?;
+        crate::progress::run(inv, limit, session.hold_lock()?, work)
+            .unwrap_or_else(|why| Err(abandoned(&options.url, limit, why)))?;
         let repo = session.repo()?;
         // The shallow file and refs are in place; now the worktree, in the VFS.
         let head = refs::head(&repo)?;
@@ -285,12 +289,21 @@ pub(crate) fn network_error(url: &str, err: &dyn std::error::Error) -> GitError 
     GitError::Network(format!("unable to access '{url}': {}", chain(err)))
 }
 
-/// A fetch or push that outlasted the network time limit.
-pub(crate) fn timeout_error(url: &str, limit: std::time::Duration) -> GitError {
-    GitError::Network(format!(
-        "unable to access '{url}': gave up after {} s (the network time limit)",
-        limit.as_secs()
-    ))
+/// A fetch or push that outlasted the network time limit, or the caller's command.
+pub(crate) fn abandoned(
+    url: &str,
+    limit: std::time::Duration,
+    why: crate::progress::Abandoned,
+) -> GitError {
+    match why {
+        crate::progress::Abandoned::TimeLimit => GitError::Network(format!(
+            "unable to access '{url}': gave up after {} s (the network time limit)",
+            limit.as_secs()
+        )),
+        crate::progress::Abandoned::Stopped => GitError::Network(format!(
+            "unable to access '{url}': stopped (the command's time limit, or it was cancelled)"
+        )),
+    }
 }
 
 /// `git fetch [REMOTE]`.
@@ -312,13 +325,21 @@ pub(crate) fn fetch(
         .first()
         .cloned()
         .unwrap_or_else(|| "origin".into());
-    let report = fetch_remote(session.git, &repo, &session.env, &name, inv)?;
+    let report = fetch_remote(
+        session.git,
+        session.hold_lock()?,
+        &repo,
+        &session.env,
+        &name,
+        inv,
+    )?;
     Ok(Output::ok(Vec::new()).note(report.trim_end()))
 }
 
 /// Fetches `name` into the host copy; returns git's report (`From URL` and updated refs).
 fn fetch_remote(
     git: &Git,
+    hold: std::fs::File,
     repo: &gix::Repository,
     session_env: &std::collections::HashMap<String, String>,
     name: &str,
@@ -364,7 +385,9 @@ fn fetch_remote(
             repo.find_remote(name.as_str())?
         };
         let fetch = || -> gix::Result<_> {
-            let connection = remote.connect(gix::remote::Direction::Fetch)?;
+            let connection = remote
+                .connect(gix::remote::Direction::Fetch)?
+                .with_credentials(crate::repo::no_credentials);
             let prepared = connection.prepare_fetch(gix::progress::Discard, Default::default())?;
             prepared.receive(item, interrupt)
         };
@@ -375,8 +398,8 @@ fn fetch_remote(
         };
         Ok(edits.iter().map(|e| e.name.shorten().to_string()).collect())
     };
-    let updated = crate::progress::run(inv, limit, work)
-        .unwrap_or_else(|| Err(timeout_error(&shown, limit)))?;
+    let updated = crate::progress::run(inv, limit, hold, work)
+        .unwrap_or_else(|why| Err(abandoned(&shown, limit, why)))?;
     let mut report = format!("From {shown}\n");
     for name in updated {
         let _ = writeln!(report, " * {name}");
@@ -414,7 +437,14 @@ pub(crate) fn pull(
             }
         },
     };
-    let report = fetch_remote(session.git, &repo, &session.env, &remote, inv)?;
+    let report = fetch_remote(
+        session.git,
+        session.hold_lock()?,
+        &repo,
+        &session.env,
+        &remote,
+        inv,
+    )?;
     let repo = session.repo()?;
     let theirs = refs::commit_of(&repo, &upstream)?;
     let mut out = Output::ok(Vec::new()).note(report.trim_end());
@@ -495,7 +525,7 @@ pub(crate) fn remote(session: &Session<'_>, args: Vec<String>) -> Result<Output>
                 format!("+refs/heads/*:refs/remotes/{name}/*").as_str(),
             )
             .map_err(|e| GitError::failed("config", e))?;
-            std::fs::write(&path, file.to_bstring())?;
+            crate::mirror::write_host(&path, &file.to_bstring(), 0o600)?;
             Ok(Output::ok(Vec::new()))
         }
         Some("remove" | "rm") => {
@@ -508,7 +538,7 @@ pub(crate) fn remote(session: &Session<'_>, args: Vec<String>) -> Result<Output>
             {
                 return Err(GitError::Failed(format!("No such remote: '{name}'")));
             }
-            std::fs::write(&path, file.to_bstring())?;
+            crate::mirror::write_host(&path, &file.to_bstring(), 0o600)?;
             Ok(Output::ok(Vec::new()))
         }
         Some("get-url") => {
@@ -531,7 +561,7 @@ pub(crate) fn remote(session: &Session<'_>, args: Vec<String>) -> Result<Output>
             }
             file.set_raw_value(format!("remote.{name}.url").as_str(), url.as_str())
                 .map_err(|e| GitError::failed("config", e))?;
-            std::fs::write(&path, file.to_bstring())?;
+            crate::mirror::write_host(&path, &file.to_bstring(), 0o600)?;
             Ok(Output::ok(Vec::new()))
         }
         Some(other) => Err(GitError::Usage(format!(

@@ -43,9 +43,10 @@ pub(crate) fn create(session: &Session<'_>, branch: &str) -> Result<()> {
         .parent()
         .ok_or_else(|| GitError::Failed("bad cache directory".into()))?;
     gix::init(root)?;
-    std::fs::write(
-        session.host_git.join("HEAD"),
-        format!("ref: refs/heads/{branch}\n"),
+    crate::mirror::write_host(
+        &session.host_git.join("HEAD"),
+        format!("ref: refs/heads/{branch}\n").as_bytes(),
+        0o644,
     )?;
     Ok(())
 }
@@ -96,7 +97,7 @@ pub(crate) fn config(session: &Session<'_>, args: Vec<String>) -> Result<Output>
                 ..Output::default()
             });
         }
-        std::fs::write(&path, file.to_bstring())?;
+        crate::mirror::write_host(&path, &file.to_bstring(), 0o600)?;
         return Ok(Output::ok(Vec::new()));
     }
     let (key, value) = match (args.value(&["--get"]), args.operands.as_slice()) {
@@ -121,7 +122,7 @@ pub(crate) fn config(session: &Session<'_>, args: Vec<String>) -> Result<Output>
         Some(value) => {
             file.set_raw_value(key, value)
                 .map_err(|e| GitError::failed(format!("invalid key: {key}"), e))?;
-            std::fs::write(&path, file.to_bstring())?;
+            crate::mirror::write_host(&path, &file.to_bstring(), 0o600)?;
             Ok(Output::ok(Vec::new()))
         }
     }
@@ -149,7 +150,7 @@ pub(crate) fn set_config(host_git: &std::path::Path, values: &[(&str, &str)]) ->
         file.set_raw_value(key, *value)
             .map_err(|e| GitError::failed(format!("config {key}"), e))?;
     }
-    std::fs::write(&path, file.to_bstring())?;
+    crate::mirror::write_host(&path, &file.to_bstring(), 0o600)?;
     Ok(())
 }
 

@@ -291,8 +291,12 @@ fn drop_at(session: &Session<'_>, repo: &gix::Repository, n: usize) -> Result<St
             let mut text = lines.join("\n");
             text.push('\n');
             let newest = last.split(' ').nth(1).unwrap_or_default().to_string();
-            std::fs::write(session.host_git.join("refs/stash"), format!("{newest}\n"))?;
-            std::fs::write(&path, text)?;
+            crate::mirror::write_host(
+                &session.host_git.join("refs/stash"),
+                format!("{newest}\n").as_bytes(),
+                0o644,
+            )?;
+            crate::mirror::write_host(&path, text.as_bytes(), 0o644)?;
         }
     }
     Ok(format!("Dropped refs/stash@{{{n}}} ({id})\n"))

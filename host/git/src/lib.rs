@@ -16,6 +16,7 @@ mod cmd_remote;
 mod cmd_setup;
 mod cmd_stash;
 mod cmd_worktree;
+mod config_filter;
 mod diff;
 mod error;
 mod mirror;

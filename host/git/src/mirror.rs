@@ -6,11 +6,18 @@
 //! `.git` (copying only what differs by type, size, mtime and mode: refs and the index
 //! change, objects and packs never do) and, after an operation that changed something,
 //! copies the host directory back the same way. The worktree never leaves the VFS.
+//!
+//! The VFS `.git` is the guest's, so the host copy must never lead out of the cache: a
+//! symlink anywhere in `.git`, an `objects/info/alternates` (or `http-alternates`) file and a
+//! `commondir` file are refused with an error, since gix would follow them to host paths (any
+//! host file, or another workspace's cache). `config` reaches the host filtered
+//! ([`crate::config_filter`]). The host copy holds regular files and directories only, and
+//! every file is written to a fresh name and renamed into place, so no write follows a link.
 
 use std::collections::HashSet;
 use std::fs::{self, File, FileTimes};
 use std::io::{Read, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -33,25 +40,42 @@ pub struct SyncStats {
 /// Makes the host directory `host` a copy of the VFS directory `src`.
 pub(crate) fn to_host(vfs: &Vfs, src: &Path, host: &Path) -> Result<SyncStats> {
     let mut stats = SyncStats::default();
+    if vfs.lstat(src).at(src)?.kind == FileType::Symlink {
+        return Err(refused(src, "is a symbolic link"));
+    }
     let entries = vfs.walk(src).at(src)?;
     let mut seen = HashSet::with_capacity(entries.len());
     for entry in &entries {
         let dest = rebase(&entry.path, src, host);
         seen.insert(dest.clone());
+        let rel = entry.path.strip_prefix(src).unwrap_or(&entry.path);
         let present = fs::symlink_metadata(&dest).ok();
         match entry.stat.kind {
             FileType::Dir => {
                 if !present.as_ref().is_some_and(|m| m.is_dir()) {
                     remove_host(&dest)?;
-                    fs::create_dir_all(&dest)?;
+                    fs::DirBuilder::new()
+                        .recursive(true)
+                        .mode(0o700)
+                        .create(&dest)?;
                     stats.copied += 1;
                 }
             }
             FileType::Symlink => {
-                let target = vfs.read_link(&entry.path).at(&entry.path)?;
-                if present.is_none() || fs::read_link(&dest).ok().as_deref() != Some(&target) {
+                return Err(refused(&entry.path, "is a symbolic link"));
+            }
+            FileType::File if REFUSED_FILES.iter().any(|f| rel == Path::new(f)) => {
+                return Err(refused(
+                    &entry.path,
+                    "would point the host outside this repository",
+                ));
+            }
+            FileType::File if rel == Path::new("config") => {
+                let config = read_all(vfs, &entry.path, &entry.stat)?;
+                let filtered = crate::config_filter::split(&config, true)?;
+                if fs::read(&dest).ok().as_deref() != Some(&filtered[..]) || present.is_none() {
                     remove_host(&dest)?;
-                    symlink(&target, &dest)?;
+                    write_host(&dest, &filtered, 0o600)?;
                     stats.copied += 1;
                 }
             }
@@ -60,7 +84,7 @@ pub(crate) fn to_host(vfs: &Vfs, src: &Path, host: &Path) -> Result<SyncStats> {
                     m.is_file()
                         && m.len() == entry.stat.size
                         && mtime_ns(m) == entry.stat.mtime
-                        && m.mode() & 0o7777 == entry.stat.perm
+                        && m.mode() & 0o7777 == entry.stat.perm & 0o777
                 });
                 if !same {
                     remove_host(&dest)?;
@@ -112,6 +136,18 @@ pub(crate) fn to_vfs(host: &Path, vfs: &Vfs, dest: &Path) -> Result<SyncStats> {
                 vfs.symlink(&link, &target).at(&target)?;
                 stats.copied += 1;
             }
+        } else if meta.is_file() && item.path() == host.join("config") {
+            let config = fs::read(item.path())?;
+            let original = match &present {
+                Some(stat) if stat.kind == FileType::File => read_all(vfs, &target, stat)?,
+                _ => Vec::new(),
+            };
+            if config != crate::config_filter::split(&original, true)? {
+                let merged = crate::config_filter::merge(&config, &original)?;
+                remove_vfs(vfs, &target, present.as_ref())?;
+                vfs.write_file(&target, &merged).at(&target)?;
+                stats.copied += 1;
+            }
         } else if meta.is_file() {
             let same = present.as_ref().is_some_and(|s| {
                 s.kind == FileType::File
@@ -140,8 +176,64 @@ pub(crate) fn to_vfs(host: &Path, vfs: &Vfs, dest: &Path) -> Result<SyncStats> {
     Ok(stats)
 }
 
+/// Files of `.git` that would make gix read outside the repository's own directory.
+const REFUSED_FILES: [&str; 3] = [
+    "objects/info/alternates",
+    "objects/info/http-alternates",
+    "commondir",
+];
+
+fn refused(path: &Path, why: &str) -> crate::GitError {
+    crate::GitError::Unsupported(format!(
+        "{}: {why}; refused inside .git (the host's git works on a private copy of .git \
+         and never follows it out; the container's git can use this repository)",
+        path.display()
+    ))
+}
+
+fn read_all(vfs: &Vfs, path: &Path, stat: &Stat) -> Result<Vec<u8>> {
+    if stat.size > PIECE {
+        return Err(crate::GitError::Failed(format!(
+            "{}: {} bytes is too large for a git config file",
+            path.display(),
+            stat.size
+        )));
+    }
+    vfs.read_file(path).at(path)
+}
+
+/// Writes `bytes` to the host path `dest` in the cache: to a new file beside it (created
+/// exclusively, never through a link), then renamed over `dest`.
+pub(crate) fn write_host(dest: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    let temp = temp_name(dest);
+    let mut out = create_new(&temp, mode)?;
+    out.write_all(bytes)?;
+    drop(out);
+    fs::rename(&temp, dest)?;
+    Ok(())
+}
+
+fn temp_name(dest: &Path) -> PathBuf {
+    let mut name = dest.as_os_str().to_owned();
+    name.push(format!(".computer-tmp-{}", std::process::id()));
+    PathBuf::from(name)
+}
+
+/// A file created where nothing was (`O_EXCL` fails on any existing name, a link included).
+fn create_new(path: &Path, mode: u32) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = fs::remove_file(path);
+    Ok(fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?)
+}
+
 fn copy_file_to_host(vfs: &Vfs, src: &Path, stat: &Stat, dest: &Path) -> Result<()> {
-    let mut out = File::create(dest)?;
+    let temp = temp_name(dest);
+    let mut out = create_new(&temp, 0o600)?;
     let mut offset = 0;
     while offset < stat.size {
         let piece = vfs.read_range(src, offset, PIECE).at(src)?;
@@ -151,8 +243,11 @@ fn copy_file_to_host(vfs: &Vfs, src: &Path, stat: &Stat, dest: &Path) -> Result<
         out.write_all(&piece)?;
         offset += piece.len() as u64;
     }
-    out.set_permissions(fs::Permissions::from_mode(stat.perm))?;
+    // No set-id or sticky bits on the host, whatever the guest set.
+    out.set_permissions(fs::Permissions::from_mode(stat.perm & 0o777))?;
     out.set_times(FileTimes::new().set_modified(system_time(stat.mtime)))?;
+    drop(out);
+    fs::rename(&temp, dest)?;
     Ok(())
 }
 

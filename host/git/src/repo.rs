@@ -25,6 +25,7 @@ pub struct Git {
 struct Settings {
     host_paths: bool,
     http_token: Option<String>,
+    token_hosts: Vec<String>,
     network_timeout: Duration,
 }
 
@@ -33,9 +34,31 @@ impl Default for Settings {
         Settings {
             host_paths: false,
             http_token: None,
+            token_hosts: Vec::new(),
             network_timeout: DEFAULT_NETWORK_TIMEOUT,
         }
     }
+}
+
+/// Whether the empty token-host list was reported (once per process).
+static TOKEN_WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `localhost` or a loopback address, where plain http stays on this machine.
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The credentials callback of every connection: the host's token travels as a header
+/// ([`Git::auth_header`]), so a remote that still asks gets nothing. Without this callback gix
+/// would run the repository's `credential.helper` or `core.askPass`, or prompt on a terminal.
+pub(crate) fn no_credentials(
+    action: gix::credentials::helper::Action,
+) -> gix::Result<Option<gix::credentials::protocol::Outcome>> {
+    let _ = action;
+    Ok(None)
 }
 
 /// How long a clone or fetch may take before it is interrupted.
@@ -85,10 +108,23 @@ impl Git {
         self
     }
 
-    /// A token sent (as HTTP basic auth, user `x-access-token`) to `http(s)://` remotes. It is
-    /// used by the host at the network boundary only: never written into the workspace.
+    /// A token sent (as HTTP basic auth, user `x-access-token`) to the remotes on the hosts
+    /// given to [`Git::with_token_hosts`], and to no other. It is used by the host at the
+    /// network boundary only: never written into the workspace.
     pub fn with_http_token(mut self, token: Option<String>) -> Git {
         self.settings.http_token = token.filter(|t| !t.is_empty());
+        self
+    }
+
+    /// The host names the token may be sent to (compared without case; a port in the URL
+    /// does not matter). Over `https://` only, or plain `http://` to a loopback address. With
+    /// none, the token is sent nowhere.
+    pub fn with_token_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Git {
+        self.settings.token_hosts = hosts
+            .into_iter()
+            .map(|h| h.trim().to_ascii_lowercase())
+            .filter(|h| !h.is_empty())
+            .collect();
         self
     }
 
@@ -106,11 +142,29 @@ impl Git {
         self.settings.network_timeout
     }
 
-    /// The `Authorization` header for `url` when a token is set and the URL is HTTP(S).
+    /// The `Authorization` header for `url` when a token is set and `url` is one it may go
+    /// to: a listed host, over https or over http to a loopback address.
     pub(crate) fn auth_header(&self, url: &str) -> Option<String> {
-        let lower = url.to_ascii_lowercase();
-        let is_http = lower.starts_with("http://") || lower.starts_with("https://");
-        let token = self.settings.http_token.as_ref().filter(|_| is_http)?;
+        let token = self.settings.http_token.as_ref()?;
+        let parsed = gix::url::parse(url.as_bytes()).ok()?;
+        let host = parsed.host()?.trim_matches(['[', ']']).to_ascii_lowercase();
+        let secure = match parsed.scheme {
+            gix::url::Scheme::Https => true,
+            gix::url::Scheme::Http => is_loopback(&host),
+            _ => return None,
+        };
+        if self.settings.token_hosts.is_empty() {
+            if !TOKEN_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!(
+                    "computer: COMPUTER_GIT_TOKEN is set but COMPUTER_GIT_TOKEN_HOSTS names no \
+                     host, so the token is sent nowhere (list the hosts it belongs to)"
+                );
+            }
+            return None;
+        }
+        if !secure || !self.settings.token_hosts.contains(&host) {
+            return None;
+        }
         use base64::Engine as _;
         let basic =
             base64::engine::general_purpose::STANDARD.encode(format!("x-access-token:{token}"));
@@ -171,7 +225,7 @@ impl Git {
         let git_dir = worktree.join(".git");
         let key = blake3::hash(git_dir.as_os_str().as_encoded_bytes()).to_hex();
         let host_root = self.cache_dir().join(&key.as_str()[..16]);
-        std::fs::create_dir_all(&host_root)?;
+        private_dir(&host_root)?;
         let lock = File::create(
             self.cache_dir()
                 .join(format!("{}.lock", &key.as_str()[..16])),
@@ -190,7 +244,7 @@ impl Git {
             git_dir,
             host_git,
             env: env.clone(),
-            _lock: lock,
+            lock,
         })
     }
 }
@@ -207,7 +261,7 @@ pub(crate) struct Session<'g> {
     pub host_git: PathBuf,
     /// The command's environment (identity and dates).
     pub env: HashMap<String, String>,
-    _lock: File,
+    lock: File,
 }
 
 impl Session<'_> {
@@ -220,6 +274,12 @@ impl Session<'_> {
             ));
         }
         open_repo(&self.host_git, &self.env)
+    }
+
+    /// A second handle on the repository's lock: the lock lasts until both are closed (for
+    /// network work that may outlive the operation).
+    pub fn hold_lock(&self) -> Result<File> {
+        Ok(self.lock.try_clone()?)
     }
 
     /// Copies what the operation changed in the host `.git` back into the workspace.
@@ -277,6 +337,15 @@ pub(crate) fn open_repo(host_git: &Path, env: &HashMap<String, String>) -> Resul
         config.commit()?;
     }
     Ok(repo)
+}
+
+/// Creates `dir` (and its missing parents) readable by the host's user only.
+pub(crate) fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// `path` with `.` and `..` resolved lexically.

@@ -21,6 +21,20 @@ pub trait GitHandler: Send + Sync + 'static {
     /// Runs `git <args>` in `cwd` with the guest's `env`. `None`: this git does not implement
     /// the command (the guest may run the real git elsewhere).
     fn run(&self, cwd: &str, args: &[String], env: &[(String, String)]) -> Option<GitOutput>;
+
+    /// As [`GitHandler::run`], for a guest whose run must end when `stop` says so (its
+    /// deadline passed or it was cancelled): network work should give up then. By default,
+    /// `run`.
+    fn run_stoppable(
+        &self,
+        cwd: &str,
+        args: &[String],
+        env: &[(String, String)],
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<GitOutput> {
+        let _ = stop;
+        self.run(cwd, args, env)
+    }
 }
 
 /// The handler of a runtime without git: every call is `unsupported`.
@@ -36,9 +50,16 @@ impl GitHandler for NoGit {
 type GitResult<T> = wasmtime::Result<Result<T, git::Error>>;
 
 impl State {
+    /// Runs a git command line for the guest, stopping its network work with the run.
+    fn git_line(&self, cwd: &str, args: &[String], env: &[(String, String)]) -> Option<GitOutput> {
+        let (cancel, deadline) = (self.host.cancel.clone(), self.host.deadline.clone());
+        let stop = move || cancel.is_cancelled() || deadline.passed();
+        self.host.git.run_stoppable(cwd, args, env, &stop)
+    }
+
     fn git(&self, cwd: &str, args: Vec<String>) -> Result<GitOutput, git::Error> {
         let env = self.host.env.clone();
-        match self.host.git.run(cwd, &args, &env) {
+        match self.git_line(cwd, &args, &env) {
             None => Err(git::Error::Unsupported(format!(
                 "git {} is not available here",
                 args.first().map_or("", String::as_str)
@@ -189,7 +210,7 @@ impl git::Host for State {
         args: Vec<String>,
         env: Vec<(String, String)>,
     ) -> GitResult<git::Output> {
-        Ok(match self.host.git.run(&cwd, &args, &env) {
+        Ok(match self.git_line(&cwd, &args, &env) {
             Some(out) => Ok(git::Output {
                 status: out.status,
                 stdout: out.stdout,

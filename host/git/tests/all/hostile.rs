@@ -67,6 +67,7 @@ fn clone(vfs: &Arc<Vfs>, url: &str) -> Output {
             cwd: Path::new("/workspace"),
             env: &HashMap::new(),
             progress: None,
+            stop: None,
         },
     )
 }
@@ -150,5 +151,204 @@ fn a_blob_beyond_the_file_size_limit_fails_the_clone_cleanly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status, 128, "{err}");
     assert!(err.contains("File too large"), "{err}");
+    assert!(!vfs.exists("/workspace/x").unwrap());
+}
+
+fn run(git: &Git, cwd: &str, args: &[&str]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    git.run(
+        &args,
+        &Invocation {
+            cwd: Path::new(cwd),
+            env: &support::env(1),
+            progress: None,
+            stop: None,
+        },
+    )
+}
+
+/// A workspace with an empty repository at /workspace/r.
+fn repository() -> (Arc<Vfs>, Git) {
+    let vfs = workspace();
+    let git = Git::new(vfs.clone()).unwrap();
+    vfs.create_dir_all("/workspace/r").unwrap();
+    let out = run(&git, "/workspace/r", &["init", "-q"]);
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    (vfs, git)
+}
+
+#[test]
+fn symlinks_in_dot_git_never_reach_the_host() {
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = tmp.path().join("secret");
+    std::fs::write(&secret, "[secret]\n\tkey = host-secret-value\n").unwrap();
+    let created = tmp.path().join("created-by-guest");
+    let (vfs, git) = repository();
+    for (name, target) in [
+        ("config", secret.clone()),
+        ("config", created.clone()),
+        ("objects", tmp.path().to_path_buf()),
+        ("refs", tmp.path().to_path_buf()),
+        ("packed-refs", secret.clone()),
+        ("HEAD", secret.clone()),
+    ] {
+        let link = format!("/workspace/r/.git/{name}");
+        let saved = format!("/workspace/saved-{name}");
+        let had = vfs.rename(&link, &saved).is_ok();
+        vfs.symlink(&target, &link).unwrap();
+        for args in [
+            &["config", "--list"][..],
+            &["config", "a.b", "guest-text"],
+            &["status"],
+        ] {
+            let out = run(&git, "/workspace/r", args);
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            assert_eq!(out.status, 128, "{name} -> {}: {args:?}", target.display());
+            assert!(stderr.contains("symbolic link"), "{stderr}");
+            assert!(!stdout.contains("host-secret"), "{stdout}");
+        }
+        assert!(!created.exists(), "a host file was created through {name}");
+        assert_eq!(
+            std::fs::read_to_string(&secret).unwrap(),
+            "[secret]\n\tkey = host-secret-value\n"
+        );
+        vfs.remove_all(&link).unwrap();
+        if had {
+            vfs.rename(&saved, &link).unwrap();
+        }
+    }
+    // A `.git` that is itself a link (here to a host path) is refused the same way.
+    vfs.create_dir_all("/workspace/s").unwrap();
+    vfs.symlink(tmp.path(), "/workspace/s/.git").unwrap();
+    let out = run(&git, "/workspace/s", &["status"]);
+    assert_ne!(out.status, 0);
+    // And the repository still works once the links are gone.
+    let out = run(&git, "/workspace/r", &["status"]);
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn alternates_and_commondir_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    sh(
+        &other,
+        "git init -q -b master . && echo private > p.txt && git add p.txt && git commit -qm private",
+    );
+    let objects = other.join(".git/objects").display().to_string();
+    let (vfs, git) = repository();
+    for (file, text) in [
+        ("objects/info/alternates", objects.clone()),
+        ("objects/info/http-alternates", objects.clone()),
+        ("commondir", other.join(".git").display().to_string()),
+    ] {
+        let path = format!("/workspace/r/.git/{file}");
+        vfs.create_dir_all("/workspace/r/.git/objects/info")
+            .unwrap();
+        vfs.write_file(&path, format!("{text}\n")).unwrap();
+        let head = sh_out(&other, "git rev-parse HEAD");
+        let out = run(&git, "/workspace/r", &["show", head.trim()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status, 128, "{file}: {stderr}");
+        assert!(stderr.contains("refused inside .git"), "{stderr}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("private"));
+        vfs.remove_all(&path).unwrap();
+    }
+}
+
+#[test]
+fn repository_config_runs_no_program_and_reads_no_host_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    support::served_repo(tmp.path());
+    let (_server, port) = support::git_http_with(tmp.path(), true);
+    let marker = tmp.path().join("ran");
+    let script = tmp.path().join("askpass.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho pwned > {}\necho x\n", marker.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (vfs, git) = repository();
+    let url = format!("http://127.0.0.1:{port}/cgi-bin/git/served.git");
+    let config = format!(
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\taskPass = {s}\n\
+         \tsshCommand = {s}\n\tworktree = /\n[credential]\n\thelper = !{s}\n\
+         [include]\n\tpath = {secret}\n[remote \"origin\"]\n\turl = {url}\n\
+         \tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+        s = script.display(),
+        secret = tmp.path().join("served.git/config").display(),
+    );
+    vfs.write_file("/workspace/r/.git/config", &config).unwrap();
+    // The remote answers 401: nothing asks a helper, askpass or a terminal.
+    let out = run(&git, "/workspace/r", &["fetch"]);
+    assert_eq!(out.status, 128, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!marker.exists(), "a program named by the repository ran");
+    // The keys the host ignores stay in the workspace's config, for the container's git,
+    // after an operation that rewrote the host copy's config.
+    let out = run(
+        &git,
+        "/workspace/r",
+        &["remote", "add", "up", "/workspace/up"],
+    );
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let saved = String::from_utf8(vfs.read_file("/workspace/r/.git/config").unwrap()).unwrap();
+    assert!(saved.contains("/workspace/up"), "{saved}");
+    assert!(saved.contains("helper"), "{saved}");
+    assert!(
+        saved.contains("askPass") || saved.contains("askpass"),
+        "{saved}"
+    );
+    // `git config` shows what the host applies: no include was followed.
+    let out = run(&git, "/workspace/r", &["config", "--list"]);
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.contains("remote.origin.url"), "{listed}");
+    assert!(!listed.contains("credential"), "{listed}");
+    assert!(!listed.contains("receivepack"), "{listed}");
+    assert!(!marker.exists());
+}
+
+fn sh_out(dir: &Path, script: &str) -> String {
+    let out = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A server that accepts and never answers: the caller's own stop (its command's deadline,
+/// or a cancel) ends the clone long before the network time limit, and says why.
+#[test]
+fn network_work_stops_with_the_callers_command() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let vfs = workspace();
+    let git = Git::new(vfs.clone()).unwrap();
+    let started = std::time::Instant::now();
+    let stop = move || started.elapsed() > std::time::Duration::from_millis(500);
+    let args: Vec<String> = ["clone", &format!("git://127.0.0.1:{port}/x.git"), "x"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = git.run(
+        &args,
+        &Invocation {
+            cwd: Path::new("/workspace"),
+            env: &HashMap::new(),
+            progress: None,
+            stop: Some(&stop),
+        },
+    );
+    drop(silent);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status, 128, "{err}");
+    assert!(err.contains("stopped"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
     assert!(!vfs.exists("/workspace/x").unwrap());
 }

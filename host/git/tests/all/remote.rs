@@ -18,6 +18,7 @@ fn run(git: &Git, cwd: &str, args: &[&str]) -> Output {
             cwd: Path::new(cwd),
             env: &support::env(1),
             progress: None,
+            stop: None,
         },
     )
 }
@@ -214,6 +215,7 @@ fn clone_within_the_workspace_and_host_paths_refused_by_default() {
         cwd: Path::new("/workspace/first"),
         env: &env,
         progress: None,
+        stop: None,
     };
     git.vfs()
         .write_file("/workspace/first/f.txt", "x\n")
@@ -315,7 +317,18 @@ fn an_http_token_is_sent_by_the_host_and_never_stored() {
     assert!(!vfs.exists("/workspace/denied").unwrap());
     // With it, the clone works, and a fetch uses it too.
     let token = "tok-3141592653589793";
+    // A token with no hosts, or with other hosts, is sent nowhere.
     let git = git.with_http_token(Some(token.into()));
+    for hosts in [vec![], vec!["example.com".to_string()]] {
+        let git = Git::new(vfs.clone())
+            .unwrap()
+            .with_http_token(Some(token.into()))
+            .with_token_hosts(hosts.clone());
+        let out = run(&git, "/workspace", &["clone", "-q", &url, "denied"]);
+        assert_eq!(out.status, 128, "hosts {hosts:?}: the token was sent");
+    }
+    // Listed (over plain http only because it is loopback), it is.
+    let git = git.with_token_hosts(["127.0.0.1".to_string()]);
     ok(run(&git, "/workspace", &["clone", "-q", &url, "copy"]));
     assert_eq!(
         vfs.read_file("/workspace/copy/top.txt").unwrap(),

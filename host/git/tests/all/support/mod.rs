@@ -126,6 +126,7 @@ impl Twin {
                 cwd: &cwd,
                 env,
                 progress: None,
+                stop: None,
             },
         )
     }
