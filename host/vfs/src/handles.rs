@@ -18,6 +18,10 @@ pub const MAX_READ: u64 = 16 << 20;
 /// Buffered bytes of one inode above which they are committed without waiting for a flush.
 const DIRTY_LIMIT: usize = 32 << 20;
 
+/// Buffered bytes of all open files of this `Vfs` above which a write commits its own file's:
+/// many open files must not hold many times [`DIRTY_LIMIT`] in memory.
+const ALL_DIRTY_LIMIT: usize = 256 << 20;
+
 #[derive(Debug)]
 struct Handle {
     ino: Ino,
@@ -178,8 +182,19 @@ impl Vfs {
         if data.is_empty() {
             return Ok(0);
         }
-        let (st, cs, max) = self.read_locked(&mut inner, |tx| {
-            Ok((tx.stat(ino)?, tx.chunk_size, tx.max_file_size))
+        let (st, cs, max, quota, stored) = self.read_locked(&mut inner, |tx| {
+            let quota = crate::schema::meta_get(tx.conn, "quota_bytes")? as u64;
+            let stored = match quota {
+                0 => 0,
+                _ => crate::schema::meta_get(tx.conn, "bytes_stored")? as u64,
+            };
+            Ok((
+                tx.stat(ino)?,
+                tx.chunk_size,
+                tx.max_file_size,
+                quota,
+                stored,
+            ))
         })?;
         let db_size = st.size;
         let size = inner
@@ -194,6 +209,11 @@ impl Vfs {
             .ok_or(VfsError::Invalid("offset overflows"))?;
         if end > max {
             return Err(VfsError::FileTooLarge { limit: max });
+        }
+        // The quota is checked when buffered writes are committed, which may be at a close
+        // whose error nobody sees: a write that grows the file past it fails here instead.
+        if quota > 0 && stored.saturating_add(end.saturating_sub(db_size)) > quota {
+            return Err(VfsError::NoSpace { quota });
         }
         let mut pos = offset;
         while pos < end {
@@ -227,7 +247,15 @@ impl Vfs {
         let file = inner.files.files.entry(ino).or_default();
         file.size = Some(size.max(end));
         file.mtime = Some(crate::util::now_ns());
-        if file.dirty_bytes > DIRTY_LIMIT {
+        let over = file.dirty_bytes > DIRTY_LIMIT
+            || inner
+                .files
+                .files
+                .values()
+                .map(|f| f.dirty_bytes)
+                .sum::<usize>()
+                > ALL_DIRTY_LIMIT;
+        if over {
             self.flush_ino(&mut inner, ino)?;
         }
         Ok(data.len())

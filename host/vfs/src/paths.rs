@@ -68,7 +68,7 @@ impl Tx<'_> {
             None if r.trailing_slash => Err(VfsError::IsDir),
             None => {
                 let (parent, name) = r.for_create()?;
-                Ok(self.create_file(parent, &name, perm, Owner::default())?.ino)
+                Ok(self.create_file(parent, &name, perm, self.owner)?.ino)
             }
         }
     }
@@ -110,7 +110,7 @@ impl Tx<'_> {
             None if r.trailing_slash => Err(VfsError::IsDir),
             None => {
                 let (parent, name) = r.for_create()?;
-                self.create_file(parent, &name, opts.perm, Owner::default())
+                self.create_file(parent, &name, opts.perm, self.owner)
             }
         }
     }
@@ -143,7 +143,7 @@ impl Tx<'_> {
 
     pub(crate) fn path_mkdir(&mut self, path: &[u8], perm: u32) -> Result<Stat> {
         let (parent, name) = self.resolve(path, false)?.for_create()?;
-        self.mkdir(parent, &name, perm, Owner::default())
+        self.mkdir(parent, &name, perm, self.owner)
     }
 
     /// `mkdir -p`, with the rules of `std::fs::create_dir_all` and GNU `mkdir -p`: try the
@@ -315,7 +315,7 @@ impl Tx<'_> {
 
     pub(crate) fn path_symlink(&mut self, target: &[u8], link: &[u8]) -> Result<Stat> {
         let (parent, name) = self.resolve(link, false)?.for_create()?;
-        self.symlink(parent, &name, target, Owner::default())
+        self.symlink(parent, &name, target, self.owner)
     }
 
     pub(crate) fn path_hard_link(&mut self, src: &[u8], dst: &[u8]) -> Result<Stat> {

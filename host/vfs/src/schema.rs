@@ -162,7 +162,12 @@ pub(crate) fn configure(conn: &Connection, full_sync: bool, read_only: bool) -> 
 
 /// Checks that `conn` holds a workspace of a version we can read, creating the schema in an
 /// empty database and migrating an older one.
-pub(crate) fn prepare(conn: &mut Connection, chunk_size: u64, read_only: bool) -> Result<()> {
+pub(crate) fn prepare(
+    conn: &mut Connection,
+    chunk_size: u64,
+    read_only: bool,
+    owner: crate::tx::Owner,
+) -> Result<()> {
     let (app_id, version) = ids(conn)?;
     if app_id == 0 && version == 0 {
         let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
@@ -197,7 +202,7 @@ pub(crate) fn prepare(conn: &mut Connection, chunk_size: u64, read_only: bool) -
     for (from, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         tx.execute_batch(sql)?;
         if from == 0 {
-            initialize(&tx, chunk_size)?;
+            initialize(&tx, chunk_size, owner)?;
         }
     }
     tx.execute_batch(&format!(
@@ -213,8 +218,8 @@ fn ids(conn: &Connection) -> Result<(i32, i64)> {
     Ok((app_id, version))
 }
 
-/// The tree of a new workspace: `/`, `/workspace`, `/tmp`, `/home/user`.
-fn initialize(conn: &Connection, chunk_size: u64) -> Result<()> {
+/// The tree of a new workspace: `/`, `/workspace`, `/tmp`, `/home/user`, owned by `owner`.
+fn initialize(conn: &Connection, chunk_size: u64, owner: crate::tx::Owner) -> Result<()> {
     let now = now_ns();
     for (key, value) in [
         ("rev", 0i64),
@@ -224,6 +229,8 @@ fn initialize(conn: &Connection, chunk_size: u64) -> Result<()> {
         ("max_file_size", crate::DEFAULT_MAX_FILE_SIZE as i64),
         ("changes_floor", 0),
         ("created", now),
+        ("owner_uid", i64::from(owner.uid)),
+        ("owner_gid", i64::from(owner.gid)),
     ] {
         conn.execute(
             "INSERT INTO meta (key, value) VALUES (?1, ?2)",
@@ -233,8 +240,15 @@ fn initialize(conn: &Connection, chunk_size: u64) -> Result<()> {
     let dir = |ino: i64, perm: u32, nlink: i64| {
         conn.execute(
             "INSERT INTO inodes (ino, mode, uid, gid, nlink, size, atime, mtime, ctime)
-             VALUES (?1, ?2, 0, 0, ?3, 0, ?4, ?4, ?4)",
-            (ino, (libc::S_IFDIR | perm) as i64, nlink, now),
+             VALUES (?1, ?2, ?5, ?6, ?3, 0, ?4, ?4, ?4)",
+            (
+                ino,
+                (libc::S_IFDIR | perm) as i64,
+                nlink,
+                now,
+                owner.uid,
+                owner.gid,
+            ),
         )
     };
     let entry = |parent: i64, name: &str, ino: i64| {

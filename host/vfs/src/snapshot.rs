@@ -174,10 +174,11 @@ impl Vfs {
 
     fn fork_into(&self, name: &str, tmp: &Path) -> Result<()> {
         let chunk_size = self.read_tx(|tx| Ok(tx.chunk_size))?;
+        let owner = self.owner()?;
         {
             // Built in rollback-journal mode so that no -wal file is left to rename along.
             let mut conn = Connection::open(tmp)?;
-            schema::prepare(&mut conn, chunk_size, false)?;
+            schema::prepare(&mut conn, chunk_size, false, owner)?;
         }
         let mut inner = self.lock();
         self.flush_dirty(&mut inner)?;

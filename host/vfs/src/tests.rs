@@ -376,6 +376,47 @@ fn quota_and_file_size_limits_name_themselves() {
 }
 
 #[test]
+fn a_buffered_write_past_the_quota_fails_at_the_write() {
+    // A commit at close time may have nobody to report to (a guest's close, FUSE's release):
+    // the write that grows a file past the quota is the one that fails.
+    let vfs = vfs();
+    vfs.set_quota(100_000).unwrap();
+    let st = vfs.write_file("/workspace/h", "").unwrap();
+    let fh = vfs.open_file(st.ino, OpenFlags::READ_WRITE).unwrap();
+    vfs.write(fh, 0, &[7u8; 60_000]).unwrap();
+    let err = vfs.write(fh, 60_000, &[7u8; 60_000]).unwrap_err();
+    assert_eq!(err.errno(), libc::ENOSPC);
+    assert!(err.to_string().contains("quota of 100000 bytes"), "{err}");
+    // Rewriting what is already there still works.
+    vfs.write(fh, 0, &[8u8; 60_000]).unwrap();
+    vfs.release(fh).unwrap();
+    assert_eq!(vfs.read_file("/workspace/h").unwrap(), vec![8u8; 60_000]);
+}
+
+#[test]
+fn buffered_writes_of_many_open_files_are_capped_together() {
+    // Nine files of 30 MiB each, buffered: past 256 MiB in all a write commits its file.
+    let vfs = vfs();
+    let rev = vfs.revision().unwrap();
+    let piece = vec![1u8; 30 << 20];
+    let mut handles = Vec::new();
+    for n in 0..9 {
+        let st = vfs.write_file(format!("/workspace/f{n}"), "").unwrap();
+        let fh = vfs.open_file(st.ino, OpenFlags::READ_WRITE).unwrap();
+        vfs.write(fh, 0, &piece).unwrap();
+        handles.push(fh);
+    }
+    assert!(
+        vfs.revision().unwrap() > rev + 9,
+        "nothing was committed while 270 MiB sat in buffers"
+    );
+    for fh in handles {
+        vfs.release(fh).unwrap();
+    }
+    assert_eq!(vfs.read_file("/workspace/f8").unwrap().len(), 30 << 20);
+}
+
+#[test]
 fn xattrs_round_trip() {
     let vfs = vfs();
     let st = vfs.write_file("/workspace/x", "").unwrap();

@@ -23,6 +23,8 @@ pub struct Owner {
 /// (allocated on the first change); chunks that lose a reference are collected at the end.
 pub(crate) struct Tx<'c> {
     pub(crate) conn: &'c Connection,
+    /// Who owns what the path-level API creates: the workspace's owner.
+    pub(crate) owner: Owner,
     pub(crate) now: i64,
     pub(crate) chunk_size: u64,
     pub(crate) max_file_size: u64,
@@ -66,6 +68,7 @@ impl<'c> Tx<'c> {
     ) -> Tx<'c> {
         Tx {
             conn,
+            owner: Owner::default(),
             now: crate::util::now_ns(),
             chunk_size,
             max_file_size,

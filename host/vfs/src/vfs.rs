@@ -6,7 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use rusqlite::{Connection, OpenFlags as DbFlags};
+use rusqlite::{Connection, OpenFlags as DbFlags, OptionalExtension};
 
 use crate::cache::LookupCache;
 use crate::error::{Result, VfsError};
@@ -14,7 +14,7 @@ use crate::handles::OpenFiles;
 use crate::ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
 use crate::tx::{Owner, Tx};
-use crate::types::{DirEntry, Ino, NAME_MAX, SetAttr, Stat, StatFs};
+use crate::types::{ChangeKind, DirEntry, Ino, NAME_MAX, SetAttr, Stat, StatFs};
 
 /// How to open a workspace file.
 #[derive(Debug, Clone)]
@@ -28,6 +28,9 @@ pub struct VfsOptions {
     pub full_sync: bool,
     /// Chunk size for a new workspace, 64 KiB to 1 MiB. Default: 256 KiB.
     pub chunk_size: u64,
+    /// The owner of a new workspace (see [`Vfs::owner`]). Default: the process's effective
+    /// user and group.
+    pub owner: Option<Owner>,
 }
 
 impl Default for VfsOptions {
@@ -37,8 +40,21 @@ impl Default for VfsOptions {
             read_only: false,
             full_sync: false,
             chunk_size: DEFAULT_CHUNK_SIZE,
+            owner: None,
         }
     }
+}
+
+/// The process's effective user and group: `/proc/self` is owned by them (root where there
+/// is no `/proc`).
+pub fn process_owner() -> Owner {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| Owner {
+            uid: m.uid(),
+            gid: m.gid(),
+        })
+        .unwrap_or_default()
 }
 
 /// Default limit on the size of one file (EFBIG past it): 4 GiB.
@@ -93,7 +109,25 @@ impl Vfs {
                 return Err(VfsError::NotFound);
             }
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent)?;
+                // A new folder for workspaces is the owner's alone.
+                use std::os::unix::fs::DirBuilderExt;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent)?;
+            }
+            // The file is made readable by its owner only (SQLite gives its -wal and -shm
+            // files the same mode), before SQLite opens it.
+            use std::os::unix::fs::OpenOptionsExt;
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+            {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e.into()),
             }
         }
         let flags = if options.read_only {
@@ -120,7 +154,8 @@ impl Vfs {
     ) -> Result<Vfs> {
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
         // Identify the file (and create or migrate the schema) before changing any setting of it.
-        schema::prepare(&mut conn, options.chunk_size, options.read_only)?;
+        let owner = options.owner.unwrap_or_else(process_owner);
+        schema::prepare(&mut conn, options.chunk_size, options.read_only, owner)?;
         schema::configure(&conn, options.full_sync, options.read_only)?;
         let chunk_size = meta_get(&conn, "chunk_size")? as u64;
         let vfs = Vfs {
@@ -174,15 +209,25 @@ impl Vfs {
         cache.get_mut().clear();
         let is_open = |ino: Ino| files.keep_if_open(ino);
         let tx = Transaction::begin(conn, true)?;
-        let (quota, max_file_size) = tx
+        let (quota, max_file_size, owner) = tx
             .conn
             .prepare_cached(
                 "SELECT (SELECT value FROM meta WHERE key = 'quota_bytes'),
-                        (SELECT value FROM meta WHERE key = 'max_file_size')",
+                        (SELECT value FROM meta WHERE key = 'max_file_size'),
+                        (SELECT value FROM meta WHERE key = 'owner_uid'),
+                        (SELECT value FROM meta WHERE key = 'owner_gid')",
             )?
-            .query_row([], |r| Ok((r.get::<_, u64>(0)?, r.get::<_, u64>(1)?)))?;
+            .query_row([], |r| {
+                // Workspaces made before the owner setting have none: root, as then.
+                let owner = Owner {
+                    uid: r.get::<_, Option<u32>>(2)?.unwrap_or(0),
+                    gid: r.get::<_, Option<u32>>(3)?.unwrap_or(0),
+                };
+                Ok((r.get::<_, u64>(0)?, r.get::<_, u64>(1)?, owner))
+            })?;
         let value = {
             let mut t = Tx::new(tx.conn, &is_open, None, self.chunk_size, max_file_size);
+            t.owner = owner;
             let value = f(&mut t)?;
             t.finish()?;
             value
@@ -410,6 +455,46 @@ impl Vfs {
     /// Changes that would exceed it fail with ENOSPC and are not written.
     pub fn set_quota(&self, bytes: u64) -> Result<()> {
         self.write_tx(|tx| meta_set(tx.conn, "quota_bytes", bytes as i64))
+    }
+
+    /// The workspace's owner: who owns the files and directories that the path-level API
+    /// (the tools, the CLI, the isolate, imports) creates. Set when the workspace is made
+    /// ([`VfsOptions::owner`], by default the user that made it).
+    pub fn owner(&self) -> Result<Owner> {
+        self.read_tx(|tx| {
+            let get = |key: &str| -> Result<u32> {
+                Ok(tx
+                    .conn
+                    .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+                    .query_row([key], |r| r.get::<_, u32>(0))
+                    .optional()?
+                    .unwrap_or(0))
+            };
+            Ok(Owner {
+                uid: get("owner_uid")?,
+                gid: get("owner_gid")?,
+            })
+        })
+    }
+
+    /// Makes `owner` the workspace's owner, and gives it every inode the old owner had (so
+    /// that a container running as that user, or a person's `computer mount`, can write
+    /// what the tools made). Logged as one `Reset` change.
+    pub fn set_owner(&self, owner: Owner) -> Result<()> {
+        let old = self.owner()?;
+        self.write_tx(|tx| {
+            meta_set(tx.conn, "owner_uid", i64::from(owner.uid))?;
+            meta_set(tx.conn, "owner_gid", i64::from(owner.gid))?;
+            tx.conn.execute(
+                "UPDATE inodes SET uid = ?1 WHERE uid = ?2",
+                (owner.uid, old.uid),
+            )?;
+            tx.conn.execute(
+                "UPDATE inodes SET gid = ?1 WHERE gid = ?2",
+                (owner.gid, old.gid),
+            )?;
+            tx.log(ChangeKind::Reset, Some(b"/".to_vec()))
+        })
     }
 
     /// Sets the largest allowed file size (EFBIG past it).
