@@ -62,3 +62,63 @@ pub(crate) fn store(dir: &Path, path: &Path, component: &Component) -> std::io::
     }
     std::fs::rename(&tmp, path)
 }
+
+/// Bytes of compiled artifacts the disk cache keeps; past it, the least recently written go.
+pub const MAX_CACHE_BYTES: u64 = 2 << 30;
+
+/// Removes the oldest artifacts of `dir` until what is left is at most three quarters of
+/// `max` (when it holds more than `max`).
+pub(crate) fn trim(dir: &Path, max: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            Some((meta.modified().ok()?, meta.len(), e.path()))
+        })
+        .collect();
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    if total <= max {
+        return;
+    }
+    files.sort();
+    for (_, len, path) in files {
+        if total <= max / 4 * 3 {
+            break;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            total -= len;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_disk_cache_is_trimmed_oldest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in 0..8 {
+            let path = dir.path().join(format!("{n}.cwasm"));
+            std::fs::write(&path, vec![0u8; 1000]).unwrap();
+            let when = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(n * 100);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        }
+        std::fs::write(dir.path().join("other.txt"), vec![0u8; 100_000]).unwrap();
+        super::trim(dir.path(), 4000);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["5.cwasm", "6.cwasm", "7.cwasm", "other.txt"]);
+    }
+}

@@ -57,6 +57,10 @@ pub struct Program {
     pub hash: [u8; 32],
 }
 
+/// Compiled components kept in memory; past it, those not running are dropped (a guest can
+/// make and run components without end).
+pub const MAX_PROGRAMS: usize = 64;
+
 /// The native stack a guest may use (deep recursion in a guest stops here with a named
 /// error). Guests run on the caller's thread, so this must fit in the 2 MiB that Rust gives
 /// spawned threads, with room for the host's own frames.
@@ -69,6 +73,17 @@ pub struct Isolate {
     config: IsolateConfig,
     programs: Mutex<HashMap<[u8; 32], Arc<Program>>>,
     ticker_stop: Arc<AtomicBool>,
+    /// Runs in progress (the pooling allocator has room for `max_instances`).
+    running: std::sync::atomic::AtomicU32,
+}
+
+/// A run's place among the instances alive at once; given back when dropped.
+pub(crate) struct Slot<'a>(&'a std::sync::atomic::AtomicU32);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl std::fmt::Debug for Isolate {
@@ -123,7 +138,21 @@ impl Isolate {
             config,
             programs: Mutex::new(HashMap::new()),
             ticker_stop,
+            running: std::sync::atomic::AtomicU32::new(0),
         })
+    }
+
+    /// The limit on runs at once.
+    pub(crate) fn max_instances(&self) -> u32 {
+        self.config.max_instances
+    }
+
+    /// A place for one more run, or `None` when `max_instances` are running (with the pooling
+    /// allocator, whose slots they are; without it nothing is counted against the limit).
+    pub(crate) fn slot(&self) -> Option<Slot<'_>> {
+        let n = self.running.fetch_add(1, Ordering::AcqRel);
+        let slot = Slot(&self.running);
+        (!self.config.pooling || n < self.config.max_instances).then_some(slot)
     }
 
     /// Compiles a component (or takes it from the memory or disk cache) and links it.
@@ -153,10 +182,12 @@ impl Isolate {
             ))
         })?;
         let program = Arc::new(Program { pre, hash });
-        self.programs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(hash, Arc::clone(&program));
+        let mut programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
+        if programs.len() >= MAX_PROGRAMS {
+            // Guests can make components without end: keep the ones in use.
+            programs.retain(|_, p| Arc::strong_count(p) > 1);
+        }
+        programs.insert(hash, Arc::clone(&program));
         Ok(program)
     }
 
@@ -184,6 +215,7 @@ impl Isolate {
         if let Some((dir, path)) = cached {
             // A cache that cannot be written only costs time later.
             let _ = crate::cache::store(dir, &path, &component);
+            crate::cache::trim(dir, crate::cache::MAX_CACHE_BYTES);
         }
         Ok(component)
     }

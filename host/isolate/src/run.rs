@@ -84,13 +84,15 @@ pub struct RunOutcome {
 impl RunOutcome {
     /// The exit code a shell would report: the guest's own, 124 after a timeout (as
     /// `timeout(1)`), 137 for memory (as an OOM kill), 141 for output (as SIGPIPE), 134 for a
-    /// trap (as an abort), 130 when cancelled (as Ctrl-C).
+    /// trap (as an abort), 130 when cancelled (as Ctrl-C), 75 when too many isolates run at
+    /// once (`EX_TEMPFAIL`: try again).
     pub fn exit_code(&self) -> i32 {
         match &self.status {
             RunStatus::Exited(code) => *code,
             RunStatus::Limit(LimitHit::Timeout(_)) => 124,
             RunStatus::Limit(LimitHit::Memory(_)) => 137,
             RunStatus::Limit(LimitHit::Output(_)) => 141,
+            RunStatus::Limit(LimitHit::Instances(_)) => 75,
             RunStatus::Trapped(_) => 134,
             RunStatus::Cancelled => 130,
         }
@@ -121,6 +123,15 @@ impl Isolate {
     /// it through `spawn_blocking`).
     pub fn run(&self, program: &Program, vfs: Arc<Vfs>, req: RunRequest) -> RunOutcome {
         let started = Instant::now();
+        let Some(_slot) = self.slot() else {
+            let limit = LimitHit::Instances(self.max_instances());
+            return RunOutcome {
+                stderr: format!("{limit}\n").into_bytes(),
+                status: RunStatus::Limit(limit),
+                stdout: Vec::new(),
+                elapsed: started.elapsed(),
+            };
+        };
         let result = RUNTIME.with(|rt| match rt {
             Ok(rt) => rt.block_on(self.run_async(program, vfs, req)),
             Err(e) => (
@@ -163,10 +174,7 @@ impl Isolate {
             wasi: wasi.build(),
             table: wasmtime::component::ResourceTable::new(),
             fs: WasiFsCtx::new(vfs),
-            limiter: MemoryLimiter {
-                limit: limits.memory,
-                hit: false,
-            },
+            limiter: MemoryLimiter::new(limits.memory),
             host: HostCtx {
                 exec: req.exec,
                 git: req.git,

@@ -176,3 +176,80 @@ fn invalid_binaries_get_clear_errors() {
     assert!(err.to_string().starts_with("invalid component:"), "{err}");
     next_run_works();
 }
+
+/// More runs at once than the pool holds: the one past the limit ends at once with the limit
+/// named (exit 75), instead of failing to instantiate as a crash; the others are unharmed.
+#[test]
+fn too_many_isolates_at_once_is_a_named_limit() {
+    let small = Arc::new(
+        computer_isolate::Isolate::new(computer_isolate::IsolateConfig {
+            cache_dir: None,
+            max_instances: 1,
+            max_memory: 256 << 20,
+            ..computer_isolate::IsolateConfig::default()
+        })
+        .unwrap(),
+    );
+    let program = small.load(computer_components::HOSTILE_LOOP).unwrap();
+    let busy = {
+        let (small, program) = (Arc::clone(&small), Arc::clone(&program));
+        std::thread::spawn(move || {
+            let limits = Limits {
+                timeout: Duration::from_millis(1500),
+                ..Limits::default()
+            };
+            let vfs = Arc::new(Vfs::in_memory().unwrap());
+            small.run(&program, vfs, limited(limits))
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let hello = small.load(computer_components::HELLO).unwrap();
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    let out = small.run(&hello, Arc::clone(&vfs), RunRequest::default());
+    assert_eq!(out.status, RunStatus::Limit(LimitHit::Instances(1)));
+    assert_eq!(out.exit_code(), 75);
+    assert!(
+        text(&out.stderr).contains("max_instances"),
+        "{}",
+        text(&out.stderr)
+    );
+    let first = busy.join().unwrap();
+    assert!(matches!(
+        first.status,
+        RunStatus::Limit(LimitHit::Timeout(_))
+    ));
+    // Its slot is free again.
+    let out = small.run(&hello, vfs, RunRequest::default());
+    assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
+}
+
+/// `wasi:sockets` is linked (guests built by componentize-py import it) but grants nothing:
+/// a connection to a real listener on loopback, a listening socket and a name lookup all
+/// fail, and the listener sees no connection.
+#[test]
+pub fn hostile_socket() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    let out = run_on(
+        &vfs,
+        computer_components::HOSTILE_SOCKET,
+        &[&addr],
+        RunRequest::default(),
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status,
+        RunStatus::Exited(0),
+        "{stdout}{}",
+        text(&out.stderr)
+    );
+    for line in ["connect: refused", "listen: refused", "lookup: refused"] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    assert!(
+        listener.accept().is_err(),
+        "the guest reached a host socket"
+    );
+}

@@ -70,6 +70,6 @@ mod tests_by_program {
     pub use crate::examples::{fs_bench, hello};
     pub use crate::guests::{fs_escape, host_exec, host_workspace, stdio_env};
     pub use crate::hostile::{
-        hostile_loop, hostile_memory, hostile_output, hostile_sleep, trap_panic,
+        hostile_loop, hostile_memory, hostile_output, hostile_sleep, hostile_socket, trap_panic,
     };
 }
