@@ -35,6 +35,9 @@ pub struct Limits {
     pub output_bytes: usize,
     /// Size of the writable `/tmp` (a tmpfs; the rest of the root is read-only).
     pub tmp_bytes: u64,
+    /// Copy mode: the most one download of the container's changes may hold (the archive the
+    /// engine sends is the container's to shape, so it is not trusted to be small).
+    pub copy_back_bytes: u64,
 }
 
 impl Default for Limits {
@@ -47,6 +50,7 @@ impl Default for Limits {
             max_timeout: Duration::from_secs(3600),
             output_bytes: 4 << 20,
             tmp_bytes: 1 << 30,
+            copy_back_bytes: 4 << 30,
         }
     }
 }

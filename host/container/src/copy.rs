@@ -303,7 +303,9 @@ fn read_archive(
         let content = match header.entry_type() {
             tar::EntryType::Directory => Content::Dir,
             tar::EntryType::Regular | tar::EntryType::Continuous => {
-                let mut data = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0));
+                // The header's size is the container's word: it reserves no more than a
+                // piece, and the read ends where the (size-capped) download does.
+                let mut data = Vec::with_capacity(entry.size().min(PIECE as u64) as usize);
                 entry.read_to_end(&mut data).map_err(bad)?;
                 Content::File(data)
             }
@@ -750,6 +752,8 @@ impl Sandbox {
             .docker
             .download_from_container(&self.id, Some(options));
         let mut file = tempfile::tempfile().map_err(io("make a temporary file"))?;
+        let limit = self.config.limits.copy_back_bytes;
+        let mut received: u64 = 0;
         while let Some(piece) = stream.next().await {
             let piece = match piece {
                 Ok(piece) => piece,
@@ -758,6 +762,14 @@ impl Sandbox {
                 }) => return Ok(None),
                 Err(e) => return Err(docker(format!("download {}", path.display()))(e)),
             };
+            received = received.saturating_add(piece.len() as u64);
+            if received > limit {
+                return Err(ContainerError::Copy(format!(
+                    "the archive of {} from the container is over the copy-back limit of {limit} \
+                     bytes (Limits::copy_back_bytes); its changes stay in the container",
+                    path.display()
+                )));
+            }
             file.write_all(&piece).map_err(io("spool a download"))?;
         }
         file.rewind().map_err(io("spool a download"))?;

@@ -20,6 +20,8 @@ pub(crate) const LABEL: &str = "computer.backend";
 pub(crate) const OWNER: &str = "computer.owner";
 /// Label: the boot of that process (pids repeat across boots).
 pub(crate) const BOOT: &str = "computer.boot";
+/// Label: the machine of that process (an engine may serve several).
+pub(crate) const HOST: &str = "computer.host";
 
 /// A connection to the Docker engine.
 #[derive(Debug, Clone)]
@@ -161,9 +163,20 @@ impl Engine {
             .await
             .map_err(docker("list containers"))?;
         let boot = procs::boot_id();
+        let host = procs::host_id();
         let mut removed = 0;
         for container in list {
             let labels = container.labels.unwrap_or_default();
+            // Another machine's containers are its own to clean, whatever their boot says
+            // (one without the label is judged by its boot alone: it is ours only if that
+            // is this boot).
+            let ours = match labels.get(HOST) {
+                Some(h) => *h == host,
+                None => labels.get(BOOT) == Some(&boot),
+            };
+            if !ours {
+                continue;
+            }
             let owner_alive = labels.get(BOOT) == Some(&boot)
                 && labels
                     .get(OWNER)

@@ -199,6 +199,25 @@ fn has_interpreter(elf: &[u8]) -> bool {
     })
 }
 
+/// The keyring debootstrap checks the packages' signatures with (`given`, else Debian's):
+/// without one it would take whatever the mirror, or anyone on the way, sends.
+fn keyring(image: &str, given: Option<std::ffi::OsString>) -> Result<std::path::PathBuf> {
+    let keyring = given
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "/usr/share/keyrings/debian-archive-keyring.gpg".into());
+    if !keyring.is_file() {
+        return Err(image_error(
+            image,
+            format!(
+                "no Debian archive keyring at {} to check the packages with: install it \
+                 (apt-get install debian-archive-keyring) or set COMPUTER_DEBIAN_KEYRING",
+                keyring.display()
+            ),
+        ));
+    }
+    Ok(keyring)
+}
+
 /// Debian bookworm from debootstrap, trimmed, imported.
 pub(crate) async fn build_debian(
     docker: &Docker,
@@ -214,8 +233,10 @@ pub(crate) async fn build_debian(
         .tempdir_in("/var/tmp")
         .map_err(io("make a scratch directory in /var/tmp"))?;
     let root = scratch.path().join("rootfs");
+    let keyring = keyring(image, std::env::var_os("COMPUTER_DEBIAN_KEYRING"))?;
     let mut command = tokio::process::Command::new("debootstrap");
     command
+        .arg(format!("--keyring={}", keyring.display()))
         .arg("--variant=minbase")
         .arg(format!("--include={}", packages.join(",")))
         .arg("bookworm")
@@ -339,6 +360,15 @@ fn trim(root: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::split_tag;
+
+    #[test]
+    fn debootstrap_never_runs_without_a_keyring() {
+        let err = super::keyring("img", Some("/nonexistent/keyring.gpg".into()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no Debian archive keyring"), "{err}");
+        assert!(err.contains("COMPUTER_DEBIAN_KEYRING"), "{err}");
+    }
 
     #[test]
     fn dynamic_executables_are_told_from_static_ones() {

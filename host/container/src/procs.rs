@@ -217,6 +217,17 @@ pub(crate) fn alive(pid: u32) -> bool {
 }
 
 /// This boot's id: pids are only comparable within one boot.
+/// This machine, as far as a shared engine can tell it from another: the machine id and
+/// the host name.
+pub(crate) fn host_id() -> String {
+    let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string());
+    let machine = read("/etc/machine-id")
+        .or_else(|_| read("/var/lib/dbus/machine-id"))
+        .unwrap_or_default();
+    let name = read("/proc/sys/kernel/hostname").unwrap_or_default();
+    format!("{machine}/{name}")
+}
+
 pub(crate) fn boot_id() -> String {
     std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())

@@ -22,7 +22,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::config::{ContainerConfig, Transfer};
 use crate::copy::CopyState;
-use crate::engine::{BOOT, Engine, LABEL, OWNER};
+use crate::engine::{BOOT, Engine, HOST, LABEL, OWNER};
 use crate::error::{ContainerError, Result, docker, io};
 use crate::procs;
 
@@ -127,8 +127,48 @@ impl Drop for Running<'_> {
 
 /// Makes `root` a shared mount (bind-mounted on itself first if it is not a mount point), so
 /// that mounts made under it later reach containers that bind it with `rslave`.
+/// Whether a container `user` (`uid[:gid]` or a name) is root, as the mount's own user is.
+fn runs_as_root(user: Option<&str>) -> bool {
+    match user {
+        None => true,
+        Some(u) => matches!(u.split(':').next(), Some("" | "0" | "root")),
+    }
+}
+
+/// Makes `root` a directory only this process's user can enter, or refuses one that another
+/// user made (or a link): mount points below it are made and served as root, so a directory
+/// another user controls could send them elsewhere or let that user into a workspace.
+pub(crate) fn private_root(root: &Path) -> Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(root) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(io(format!("create {}", root.display()))(e)),
+    }
+    let meta = std::fs::symlink_metadata(root).map_err(io(format!("stat {}", root.display())))?;
+    let me = computer_vfs::process_owner().uid;
+    if !meta.file_type().is_dir() || meta.uid() != me {
+        return Err(ContainerError::Mount(format!(
+            "the mount root {} is {} owned by uid {}, not a directory of uid {me}: refusing to \
+             mount workspaces there (remove it, or set ContainerConfig::mount_root)",
+            root.display(),
+            if meta.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "a path"
+            },
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o700))
+            .map_err(io(format!("chmod {}", root.display())))?;
+    }
+    Ok(())
+}
+
 fn make_shared(root: &Path) -> Result<()> {
-    std::fs::create_dir_all(root).map_err(io(format!("create {}", root.display())))?;
+    private_root(root)?;
     // The last line for a mount point is what is mounted there now.
     let mounted = computer_fuse::mounts()
         .into_iter()
@@ -202,7 +242,13 @@ impl Sandbox {
             let _ = computer_fuse::clean_stale(&mount_dir);
             std::fs::create_dir_all(&mount_dir)
                 .map_err(io(format!("create {}", mount_dir.display())))?;
-            let mount = Mount::new(Arc::clone(&vfs), &mount_dir, &MountOptions::default())
+            // Users other than the one who mounted (root) may reach the mount only when the
+            // container runs as one; the private mount root keeps other host users out.
+            let options = MountOptions {
+                allow_other: !runs_as_root(config.user.as_deref()),
+                ..MountOptions::default()
+            };
+            let mount = Mount::new(Arc::clone(&vfs), &mount_dir, &options)
                 .map_err(|e| ContainerError::Mount(e.to_string()))?;
             Some(mount)
         } else {
@@ -241,6 +287,7 @@ impl Sandbox {
             (LABEL.to_string(), "container".to_string()),
             (OWNER.to_string(), std::process::id().to_string()),
             (BOOT.to_string(), procs::boot_id()),
+            (HOST.to_string(), procs::host_id()),
         ]);
         let body = ContainerCreateBody {
             image: Some(config.image.clone()),
@@ -771,4 +818,55 @@ fn keep(kept: &mut Vec<u8>, dropped: &mut u64, data: &[u8], limit: usize) {
     let take = room.min(data.len());
     kept.extend_from_slice(&data[..take]);
     *dropped += (data.len() - take) as u64;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+
+    use super::{private_root, runs_as_root};
+
+    #[test]
+    fn the_mount_root_is_private_or_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fresh = tmp.path().join("fresh");
+        private_root(&fresh).unwrap();
+        assert_eq!(std::fs::metadata(&fresh).unwrap().mode() & 0o777, 0o700);
+        // One of ours left open to others is closed again.
+        std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o777)).unwrap();
+        private_root(&fresh).unwrap();
+        assert_eq!(std::fs::metadata(&fresh).unwrap().mode() & 0o777, 0o700);
+        // A link planted where the root should be is refused, not followed.
+        let link = tmp.path().join("link");
+        symlink(tmp.path(), &link).unwrap();
+        let err = private_root(&link).unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        // So is a directory another user made (where this test may chown).
+        let theirs = tmp.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        if std::process::Command::new("chown")
+            .args(["65534:65534", &theirs.display().to_string()])
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let err = private_root(&theirs).unwrap_err().to_string();
+            assert!(err.contains("owned by uid 65534"), "{err}");
+        }
+    }
+
+    #[test]
+    fn which_users_are_root() {
+        for root in [
+            None,
+            Some("0"),
+            Some("0:0"),
+            Some("root"),
+            Some("root:root"),
+        ] {
+            assert!(runs_as_root(root), "{root:?}");
+        }
+        for other in [Some("1000"), Some("65534:65534"), Some("nobody")] {
+            assert!(!runs_as_root(other), "{other:?}");
+        }
+    }
 }

@@ -3,8 +3,9 @@
 //! isolate and the tools, with nothing copied.
 //!
 //! - [`Mount::new`] serves a VFS directory (by default `/workspace`) at a host directory,
-//!   with worker threads, `allow_other` (so a container's non-root user can reach it) and a
-//!   watchdog: a small process whose standard input is a pipe from this one, which unmounts
+//!   with worker threads, the kernel checking permission bits against the files' owners
+//!   (`default_permissions`), `allow_other` only when asked (a container's non-root user
+//!   needs it; by default only the user who mounted can reach the mount), and a watchdog: a small process whose standard input is a pipe from this one, which unmounts
 //!   when that pipe closes, so a killed process leaves no dead mount. (fusermount3's own
 //!   `auto_unmount` left mounts behind on this kernel and hung fuser's unmount.)
 //! - Every FUSE operation is one call of the VFS's inode API: lookup, getattr, setattr,
@@ -12,7 +13,8 @@
 //!   rmdir, rename (with `RENAME_NOREPLACE` and `RENAME_EXCHANGE`), link, symlink, readlink,
 //!   statfs, xattrs, fallocate. POSIX and BSD locks are the kernel's own (local to the host).
 //!   Devices, FIFOs and sockets cannot be made (EPERM): the store holds files, directories
-//!   and symlinks. Permission bits are kept but not enforced (the workspace is the agent's).
+//!   and symlinks. Permission bits and owners are enforced by the kernel; new files made
+//!   through the mount belong to the caller.
 //! - Coherence: the kernel trusts attributes and entries for a short TTL (1 s), drops a
 //!   file's cached pages on each open, and an invalidator thread reads the VFS change log
 //!   every 100 ms and tells the kernel to forget what others changed. [`Mount::sync`] does
@@ -43,7 +45,8 @@ use crate::invalidate::Invalidator;
 pub struct MountOptions {
     /// The VFS directory shown at the mount point.
     pub root: PathBuf,
-    /// Let every user reach the mount (`allow_other`), not only its owner.
+    /// Let every user reach the mount (`allow_other`), not only the one who mounted it; the
+    /// kernel still checks each file's permission bits. Default: false.
     pub allow_other: bool,
     /// Unmount when this process dies, however it dies (a watchdog process runs `umount -l`
     /// when this one is gone; [`clean_stale`] also removes a dead mount).
@@ -65,7 +68,7 @@ impl Default for MountOptions {
     fn default() -> MountOptions {
         MountOptions {
             root: PathBuf::from("/workspace"),
-            allow_other: true,
+            allow_other: false,
             auto_unmount: true,
             read_only: false,
             threads: 2,
@@ -116,6 +119,7 @@ impl Mount {
             MountOption::NoDev,
             MountOption::NoSuid,
             MountOption::NoAtime,
+            MountOption::DefaultPermissions,
             if options.read_only {
                 MountOption::RO
             } else {

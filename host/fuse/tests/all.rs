@@ -498,3 +498,139 @@ fn git_clones_and_checks_a_repository_on_the_mount() {
         assert!(git(&clone, &["status", "--porcelain"]).is_empty());
     }
 }
+
+/// A second local user for the multi-user tests (made with `useradd` once), or `None` with
+/// the reason printed where the test is not root outside CI.
+fn intruder() -> Option<String> {
+    const NAME: &str = "computer-intruder";
+    let have = std::process::Command::new("id")
+        .arg(NAME)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        let made = std::process::Command::new("useradd")
+            .args(["--no-create-home", "--shell", "/bin/false", NAME])
+            .output();
+        let ok = made.as_ref().is_ok_and(|o| o.status.success())
+            || std::process::Command::new("id")
+                .arg(NAME)
+                .output()
+                .is_ok_and(|o| o.status.success());
+        if !ok {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI needs useradd for the multi-user tests: {made:?}"
+            );
+            println!("skipped: cannot add a second user here: {made:?}");
+            return None;
+        }
+    }
+    Some(NAME.to_string())
+}
+
+/// Runs `sh -c script` as `user` (setpriv, no supplementary groups); its exit status.
+fn as_user(user: &str, script: &str) -> std::process::Output {
+    std::process::Command::new("setpriv")
+        .args([
+            &format!("--reuid={user}"),
+            &format!("--regid={user}"),
+            "--clear-groups",
+            "sh",
+            "-c",
+            script,
+        ])
+        .output()
+        .unwrap()
+}
+
+mod hostile {
+    use super::*;
+
+    /// Another local user: kept out of a mount without `allow_other` entirely, and held to
+    /// each file's permission bits with it (the kernel checks them: `default_permissions`).
+    #[test]
+    fn another_local_user_cannot_use_the_workspace() {
+        let Some(user) = intruder() else { return };
+        for allow_other in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+            let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
+            vfs.write_file("/workspace/private.txt", "secret\n")
+                .unwrap();
+            vfs.write_file("/workspace/public.txt", "public\n").unwrap();
+            let chmod = |path: &str, perm: u32| {
+                let st = vfs.stat(path).unwrap();
+                let attr = computer_vfs::SetAttr {
+                    perm: Some(perm),
+                    ..Default::default()
+                };
+                vfs.setattr(st.ino, &attr).unwrap();
+            };
+            chmod("/workspace/private.txt", 0o600);
+            chmod("/workspace/public.txt", 0o644);
+            let mountpoint = dir.path().join("mnt");
+            fs::create_dir(&mountpoint).unwrap();
+            let options = MountOptions {
+                allow_other,
+                ..MountOptions::default()
+            };
+            let mount = match Mount::new(Arc::clone(&vfs), &mountpoint, &options) {
+                Ok(m) => m,
+                Err(e) => {
+                    assert!(std::env::var_os("CI").is_none(), "CI needs FUSE: {e}");
+                    println!("skipped: cannot mount FUSE here: {e}");
+                    return;
+                }
+            };
+            let m = mountpoint.display();
+            let read_private = as_user(&user, &format!("cat {m}/private.txt"));
+            assert!(!read_private.status.success(), "allow_other {allow_other}");
+            assert!(!String::from_utf8_lossy(&read_private.stdout).contains("secret"));
+            let write = as_user(&user, &format!("echo x >> {m}/public.txt"));
+            assert!(!write.status.success(), "allow_other {allow_other}");
+            let create = as_user(&user, &format!("echo x > {m}/new.txt"));
+            assert!(!create.status.success(), "allow_other {allow_other}");
+            let read_public = as_user(&user, &format!("cat {m}/public.txt"));
+            assert_eq!(
+                read_public.status.success(),
+                allow_other,
+                "without allow_other no other user gets in at all"
+            );
+            assert_eq!(vfs.read_file("/workspace/public.txt").unwrap(), b"public\n");
+            assert!(!vfs.exists("/workspace/new.txt").unwrap());
+            // The owner still reads and writes everything.
+            fs::write(mountpoint.join("mine.txt"), "mine").unwrap();
+            assert_eq!(
+                fs::read_to_string(mountpoint.join("private.txt")).unwrap(),
+                "secret\n"
+            );
+            if allow_other {
+                // Made the workspace's owner, that user writes what the tools made (and
+                // what it makes is its own).
+                let id = |flag: &str| -> u32 {
+                    let out = std::process::Command::new("id")
+                        .args([flag, &user])
+                        .output()
+                        .unwrap();
+                    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+                };
+                let owner = computer_vfs::Owner {
+                    uid: id("-u"),
+                    gid: id("-g"),
+                };
+                vfs.set_owner(owner).unwrap();
+                mount.sync().unwrap();
+                let write = as_user(&user, &format!("echo theirs >> {m}/public.txt"));
+                assert!(write.status.success(), "{write:?}");
+                let create = as_user(&user, &format!("echo new > {m}/new.txt"));
+                assert!(create.status.success(), "{create:?}");
+                assert_eq!(
+                    vfs.read_file("/workspace/public.txt").unwrap(),
+                    b"public\ntheirs\n"
+                );
+                assert_eq!(vfs.stat("/workspace/new.txt").unwrap().uid, owner.uid);
+            }
+            mount.unmount().unwrap();
+        }
+    }
+}
