@@ -50,10 +50,17 @@ impl RunOptions {
         if !(self.timeout > 0.0 && self.timeout.is_finite()) {
             return Err(anyhow!("--timeout must be a positive number of seconds"));
         }
+        let timeout = Duration::try_from_secs_f64(self.timeout)
+            .map_err(|_| anyhow!("--timeout {}: too large a number of seconds", self.timeout))?;
+        let mib = |value: u64, flag: &str| {
+            value
+                .checked_mul(1 << 20)
+                .ok_or_else(|| anyhow!("{flag} {value}: too large a number of MiB"))
+        };
         Ok(Limits {
-            timeout: Duration::from_secs_f64(self.timeout),
-            memory: self.memory_limit << 20,
-            output: self.output_limit << 20,
+            timeout,
+            memory: mib(self.memory_limit, "--memory-limit")?,
+            output: mib(self.output_limit, "--output-limit")?,
         })
     }
 

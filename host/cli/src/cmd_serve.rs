@@ -17,9 +17,22 @@ pub struct ServeArgs {
     /// Folder holding the workspaces, one `ID.db` file each.
     #[arg(long, default_value = ".computer/workspaces", value_name = "DIR")]
     data_dir: PathBuf,
-    /// Bearer token that every request must carry (required beyond loopback).
+    /// Bearer token that every request must carry (required beyond loopback). Prefer the
+    /// environment or --token-file: a command line is visible to every local user in `ps`.
+    /// Without one, a random token is made and kept in DATA_DIR/token (mode 0600).
     #[arg(long, env = "COMPUTER_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Read the bearer token from this file (its first line).
+    #[arg(long, value_name = "FILE", conflicts_with = "token")]
+    token_file: Option<PathBuf>,
+    /// A web origin (scheme://host:port) whose pages may call the server, such as a local
+    /// MCP inspector; may be repeated. Requests from any other page are refused.
+    #[arg(long = "allow-origin", value_name = "URL")]
+    allow_origins: Vec<String>,
+    /// A bucket the bucket routes may import from, export to or push to, with the server's
+    /// own credentials; may be repeated; `*` allows any. None by default.
+    #[arg(long = "allow-bucket", value_name = "NAME")]
+    allow_buckets: Vec<String>,
     /// Offer only what does not change workspaces (read, ls, find, grep; file reads).
     #[arg(long)]
     read_only: bool,
@@ -29,10 +42,34 @@ pub struct ServeArgs {
     /// Largest request body (and file read), in bytes.
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     max_body: usize,
+    /// Workspaces the server may hold; creating one more is refused.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_workspaces: usize,
+    /// The size quota of each new workspace, in MiB (0: none).
+    #[arg(long, default_value_t = 10 << 10, value_name = "MIB")]
+    workspace_quota: u64,
+    /// Commands running at once across all workspaces; one more waits up to 30 s, then is
+    /// refused (503).
+    #[arg(long, default_value_t = 32, value_name = "N")]
+    max_execs: usize,
+    /// Connections open at once; one more waits until another closes.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    max_connections: usize,
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    header_timeout: f64,
+    /// The longest `timeout` an exec may ask for, in seconds.
+    #[arg(long, default_value_t = 3600.0, value_name = "SECONDS")]
+    max_exec_timeout: f64,
 }
 
 /// Serves until Ctrl-C or SIGTERM.
-pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
+    if let Some(file) = &args.token_file {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("read the token file {}", file.display()))?;
+        args.token = Some(text.lines().next().unwrap_or("").trim().to_string());
+    }
     if args.token.as_deref() == Some("") {
         anyhow::bail!("the token is empty: give a secret, or no --token/COMPUTER_TOKEN at all");
     }
@@ -45,6 +82,23 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     config.read_only = args.read_only;
     config.idle = Duration::from_secs(args.idle_timeout);
     config.max_body = args.max_body;
+    config.max_workspaces = args.max_workspaces;
+    config.default_quota = args
+        .workspace_quota
+        .checked_mul(1 << 20)
+        .context("--workspace-quota: too large a number of MiB")?;
+    config.max_concurrent_execs = args.max_execs;
+    config.max_connections = args.max_connections;
+    config.header_timeout = Duration::try_from_secs_f64(args.header_timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .context("--header-timeout: a positive number of seconds")?;
+    config.limits.max_exec_timeout = Duration::try_from_secs_f64(args.max_exec_timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .context("--max-exec-timeout: a positive number of seconds")?;
+    config.allow_origins = args.allow_origins;
+    config.allow_buckets = args.allow_buckets;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

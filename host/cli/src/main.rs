@@ -15,6 +15,7 @@ mod cmd_run;
 mod cmd_serve;
 mod cmd_sh;
 mod cmd_snapshot;
+mod cmd_token;
 mod cmd_transfer;
 mod format;
 mod interactive;
@@ -87,6 +88,34 @@ enum Command {
     /// The container backend's image: `computer image build`.
     #[command(subcommand)]
     Image(cmd_image::ImageCommand),
+    /// Tokens of `computer serve` scoped to some workspaces: create, list, revoke.
+    #[command(subcommand)]
+    Token(cmd_token::TokenCommand),
+    /// The workspace's owner (who owns the files the tools, the CLI and the isolate make):
+    /// print it, or set it (`UID[:GID]`) and give it every file of the old owner.
+    Owner {
+        /// The new owner, `UID[:GID]` (the group defaults to the uid).
+        owner: Option<String>,
+    },
+}
+
+/// `computer owner [UID[:GID]]`.
+fn owner_command(ws: &Workspace, owner: Option<String>) -> anyhow::Result<ExitCode> {
+    let vfs = ws.vfs();
+    if let Some(text) = owner {
+        let bad = || anyhow::anyhow!("{text:?}: expected UID or UID:GID (numbers)");
+        let (uid, gid) = match text.split_once(':') {
+            Some((u, g)) => (u.parse().map_err(|_| bad())?, g.parse().map_err(|_| bad())?),
+            None => {
+                let uid = text.parse().map_err(|_| bad())?;
+                (uid, uid)
+            }
+        };
+        vfs.set_owner(computer::vfs::Owner { uid, gid })?;
+    }
+    let owner = vfs.owner()?;
+    println!("{}:{}", owner.uid, owner.gid);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn open_workspace(memory: bool, path: &std::path::Path) -> anyhow::Result<Workspace> {
@@ -102,6 +131,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => return cmd_serve::serve(args),
         Command::Umount(args) => return cmd_mount::umount(args),
         Command::Image(cmd) => return cmd_image::run(cmd),
+        Command::Token(cmd) => return cmd_token::run(cmd),
         other => other,
     };
     let ws = open_workspace(cli.memory, &cli.workspace)?;
@@ -137,6 +167,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => cmd_serve::serve(args),
         Command::Umount(args) => cmd_mount::umount(args),
         Command::Image(cmd) => cmd_image::run(cmd),
+        Command::Token(cmd) => cmd_token::run(cmd),
+        Command::Owner { owner } => owner_command(&ws, owner),
     }
 }
 

@@ -5,7 +5,7 @@ use computer::{Backend, ExecOutput, ExecRequest, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{CallContext, ToolError, Toolkit};
+use crate::{CallContext, ToolError, ToolLimits, Toolkit};
 
 /// `exec`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -47,7 +47,8 @@ Output is capped; the result says when it was cut or which limit stopped the com
 impl ExecArgs {
     /// The request these arguments ask for, on `ws` (a relative cwd resolves against
     /// `/workspace`).
-    pub fn request(self, ws: &Workspace) -> Result<ExecRequest, ToolError> {
+    /// A `timeout` above `limits.max_exec_timeout` is refused.
+    pub fn request(self, ws: &Workspace, limits: &ToolLimits) -> Result<ExecRequest, ToolError> {
         let invalid = |reason: String| ToolError::InvalidArgs {
             tool: "exec".into(),
             reason,
@@ -78,9 +79,16 @@ impl ExecArgs {
                     "timeout {t}: must be a positive number of seconds"
                 )));
             }
-            let mut limits = req.limits;
-            limits.timeout = std::time::Duration::from_secs_f64(t);
-            req = req.limits(limits);
+            let max = limits.max_exec_timeout;
+            if t > max.as_secs_f64() {
+                return Err(ToolError::Limit(format!(
+                    "timeout {t} s is over the limit of {} s (the server's max_exec_timeout)",
+                    max.as_secs_f64()
+                )));
+            }
+            let mut run_limits = req.limits;
+            run_limits.timeout = std::time::Duration::from_secs_f64(t);
+            req = req.limits(run_limits);
         }
         Ok(req)
     }
@@ -92,7 +100,7 @@ pub(crate) fn exec(
     context: CallContext,
 ) -> Result<String, ToolError> {
     let background = args.background == Some(true);
-    let mut req = args.request(&kit.ws)?;
+    let mut req = args.request(&kit.ws, &kit.limits)?;
     if background {
         let job = kit.ws.spawn(req)?;
         return Ok(format!(
@@ -104,6 +112,7 @@ pub(crate) fn exec(
     if let Some(cancel) = context.cancel {
         req.cancel = cancel;
     }
+    let _slot = kit.exec_slots.as_ref().map(|s| s.acquire()).transpose()?;
     let out = kit.ws.exec_streaming(req, context.on_output)?;
     Ok(render(&out, kit.limits.exec_output))
 }

@@ -103,6 +103,15 @@ pub fn read(kit: &Toolkit, a: ReadArgs) -> Result<Vec<Content>, ToolError> {
             path.display()
         )));
     }
+    if stat.size > kit.limits.read_bytes {
+        return Err(ToolError::Limit(format!(
+            "{} has {} bytes, over the read limit of {} bytes: read parts of it with exec \
+             (head -c, tail -n, sed -n 'A,Bp')",
+            path.display(),
+            stat.size,
+            kit.limits.read_bytes
+        )));
+    }
     let data = kit.ws.fs().read_file(&path).map_err(at(&path))?;
     if let Some(mime) = image_mime(&data)
         && data.len() <= MAX_IMAGE_BYTES
@@ -147,7 +156,7 @@ fn read_text(
         )));
     }
     let limit = a.limit.unwrap_or(kit.limits.read_lines).max(1);
-    let end = (start - 1 + limit).min(lines.len());
+    let end = (start - 1).saturating_add(limit).min(lines.len());
     let width = end.to_string().len().max(6);
     let mut out = String::new();
     for (k, line) in lines[start - 1..end].iter().enumerate() {
@@ -274,7 +283,7 @@ pub fn delete(kit: &Toolkit, a: DeleteArgs) -> Result<String, ToolError> {
 pub fn page(items: Vec<String>, offset: Option<usize>, limit: usize, what: &str) -> String {
     let total = items.len();
     let start = offset.unwrap_or(0).min(total);
-    let end = (start + limit.max(1)).min(total);
+    let end = start.saturating_add(limit.max(1)).min(total);
     let mut out: String = items[start..end].iter().map(|i| format!("{i}\n")).collect();
     if total == 0 {
         out.push_str(&format!("(no {what})\n"));

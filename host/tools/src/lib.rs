@@ -15,10 +15,10 @@ pub mod http;
 mod jobs;
 pub mod mcp;
 mod search;
+mod slots;
 
 use computer::Workspace;
 use computer::isolate::{CancelToken, OutputSink};
-use computer::vfs::AuditEntry;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -28,6 +28,7 @@ pub use exec::ExecArgs;
 pub use fs::{DeleteArgs, LsArgs, ReadArgs, WriteArgs};
 pub use jobs::JobArgs;
 pub use search::{FindArgs, GrepArgs};
+pub use slots::{ExecSlot, ExecSlots};
 
 /// Limits on what one tool call may read, write or return.
 #[derive(Debug, Clone)]
@@ -42,6 +43,10 @@ pub struct ToolLimits {
     pub results: usize,
     /// Bytes of each output stream `exec` returns.
     pub exec_output: usize,
+    /// Largest file `read` loads, in bytes (beyond it, `exec` with `head`/`sed -n`).
+    pub read_bytes: u64,
+    /// Longest `timeout` an `exec` may ask for.
+    pub max_exec_timeout: std::time::Duration,
 }
 
 impl Default for ToolLimits {
@@ -52,6 +57,8 @@ impl Default for ToolLimits {
             write_bytes: 10 << 20,
             results: 500,
             exec_output: 64 << 10,
+            read_bytes: 64 << 20,
+            max_exec_timeout: std::time::Duration::from_secs(3600),
         }
     }
 }
@@ -76,6 +83,9 @@ pub enum ToolError {
     /// A limit was hit; the text says which.
     #[error("{0}")]
     Limit(String),
+    /// The server is running as many commands as it may; the text says which limit.
+    #[error("{0}")]
+    Busy(String),
     /// A path the call needs does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -154,6 +164,7 @@ pub struct Toolkit {
     read_only: bool,
     limits: ToolLimits,
     origin: &'static str,
+    exec_slots: Option<std::sync::Arc<ExecSlots>>,
 }
 
 impl Toolkit {
@@ -164,7 +175,15 @@ impl Toolkit {
             read_only: false,
             limits: ToolLimits::default(),
             origin: "library",
+            exec_slots: None,
         }
+    }
+
+    /// `exec` takes one of `slots` while its command runs (a server's limit on commands at
+    /// once); by default there is no such limit.
+    pub fn with_exec_slots(mut self, slots: std::sync::Arc<ExecSlots>) -> Toolkit {
+        self.exec_slots = Some(slots);
+        self
     }
 
     /// Names the server that takes the calls (`mcp`, `mcp-http`, `http`) in the audit log.
@@ -223,27 +242,13 @@ impl Toolkit {
         args: Value,
         context: CallContext,
     ) -> Result<Vec<Content>, ToolError> {
-        let started = std::time::SystemTime::now();
-        let clock = std::time::Instant::now();
-        let recorded_args = audit::shorten(&args).to_string();
+        let call = audit::Call::start(self.origin, name, &args);
         let result = self.dispatch(name, args, context);
-        let entry = AuditEntry {
-            id: 0,
-            started: audit::nanos_since_epoch(started),
-            duration: i64::try_from(clock.elapsed().as_nanos()).unwrap_or(i64::MAX),
-            origin: self.origin.to_string(),
-            tool: name.to_string(),
-            args: recorded_args,
-            summary: audit::summary(&result),
-            error: result.as_ref().err().map(ToString::to_string),
-        };
-        // A read-only workspace cannot keep a log; elsewhere a failed record must not fail
-        // the call the agent made, but it is said.
-        if !self.ws.fs().is_read_only()
-            && let Err(e) = self.ws.fs().record_audit(&entry)
-        {
-            eprintln!("computer-tools: could not record {name} in the audit log: {e}");
-        }
+        call.finish(
+            &self.ws,
+            audit::summary(&result),
+            result.as_ref().err().map(ToString::to_string),
+        );
         result
     }
 

@@ -530,3 +530,74 @@ fn an_agents_exec_reaches_native_programs_through_the_container() {
     );
     assert_eq!(out, "exit status 0\n--- stdout ---\n0\n");
 }
+
+/// Numbers and sizes from an agent: none panics, each limit is named.
+mod hostile {
+    use super::*;
+
+    #[test]
+    fn huge_numbers_are_refused_not_panics() {
+        let k = kit();
+        call(
+            &k,
+            "write",
+            json!({"path": "a.txt", "content": "1\n2\n3\n"}),
+        );
+        // A timeout past the limit (and one past what a Duration holds).
+        for t in [1e20, 3601.0, f64::MAX] {
+            let err = fails(&k, "exec", json!({"command": "true", "timeout": t}));
+            assert!(err.contains("max_exec_timeout"), "{t}: {err}");
+        }
+        // Paging that would overflow.
+        let out = call(
+            &k,
+            "read",
+            json!({"path": "a.txt", "offset": 2, "limit": u64::MAX}),
+        );
+        assert!(out.contains("2\t2") && out.contains("3\t3"), "{out}");
+        for tool in ["ls", "find", "grep"] {
+            let args = match tool {
+                "grep" => json!({"pattern": "1", "offset": u64::MAX, "limit": u64::MAX}),
+                "find" => json!({"pattern": "*", "offset": u64::MAX, "limit": u64::MAX}),
+                _ => json!({"offset": u64::MAX, "limit": u64::MAX}),
+            };
+            k.call(tool, args).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_file_past_the_read_limit_is_refused_by_name() {
+        let limits = ToolLimits {
+            read_bytes: 1000,
+            ..ToolLimits::default()
+        };
+        let k = kit().with_limits(limits);
+        call(
+            &k,
+            "write",
+            json!({"path": "big.txt", "content": "x".repeat(5000)}),
+        );
+        let err = fails(&k, "read", json!({"path": "big.txt"}));
+        assert!(err.contains("read limit of 1000 bytes"), "{err}");
+    }
+
+    /// A quota the guest's shell writes past: the write fails and says so (it used to end
+    /// with status 0 and the data silently gone, the commit failing at a close).
+    #[test]
+    fn a_write_past_the_quota_fails_in_the_shell() {
+        let k = kit();
+        k.workspace().fs().set_quota(200_000).unwrap();
+        let out = call(
+            &k,
+            "exec",
+            json!({"command": "head -c 1000000 /dev/zero > big.bin; echo status $?", "backend": "isolate"}),
+        );
+        assert!(!out.contains("status 0"), "{out}");
+        assert!(
+            out.contains("No space left") || out.contains("quota"),
+            "{out}"
+        );
+        let st = k.workspace().fs().stat("/workspace/big.bin");
+        assert!(st.map(|s| s.size < 1_000_000).unwrap_or(true));
+    }
+}

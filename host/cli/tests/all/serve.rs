@@ -174,6 +174,7 @@ fn http_api_workspaces_files_exec_tools_and_log() {
     let r = s
         .authed(s.client.post(s.url("/v1/workspaces/alpha/exec")))
         .header("accept", "text/event-stream")
+        .header("content-type", "application/json")
         .body(json!({"command": "echo one; echo two >&2; echo three"}).to_string())
         .send()
         .unwrap();
@@ -233,17 +234,52 @@ fn http_api_workspaces_files_exec_tools_and_log() {
         StatusCode::OK,
     );
     assert_eq!(r["is_error"], true);
+    // Every call is in the log: the file routes, each exec, the tools.
     let log = json_of(s.get("/v1/workspaces/alpha/log"), StatusCode::OK);
     let entries = log["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 2, "{log}");
-    assert_eq!(entries[0]["tool"], "grep");
-    assert_eq!(entries[0]["origin"], "http");
+    let tools: Vec<&str> = entries
+        .iter()
+        .map(|e| e["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "files.write",
+            "files.read",
+            "exec",
+            "exec",
+            "exec",
+            "grep",
+            "edit"
+        ],
+        "{log}"
+    );
+    assert!(entries.iter().all(|e| e["origin"] == "http"), "{log}");
     assert!(
-        entries[1]["error"].as_str().unwrap().contains("not found"),
+        entries[1]["args"].as_str().unwrap().contains("src/a.txt"),
         "{log}"
     );
     assert!(
-        entries[1]["args"].as_str().unwrap().contains("absent"),
+        entries[2]["args"].as_str().unwrap().contains("exit 3")
+            && entries[2]["summary"]
+                .as_str()
+                .unwrap()
+                .contains("\"status\":3"),
+        "{log}"
+    );
+    assert!(
+        entries[4]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("time limit"),
+        "{log}"
+    );
+    assert!(
+        entries[6]["error"].as_str().unwrap().contains("not found"),
+        "{log}"
+    );
+    assert!(
+        entries[6]["args"].as_str().unwrap().contains("absent"),
         "{log}"
     );
     let tools = json_of(s.get("/v1/tools"), StatusCode::OK);
@@ -391,6 +427,7 @@ fn http_api_refuses_bad_requests_without_harm() {
     // Malformed JSON, unknown fields, an oversized body.
     let r = s
         .authed(s.client.post(s.url("/v1/workspaces/good/exec")))
+        .header("content-type", "application/json")
         .body("{\"command\": ")
         .send()
         .unwrap();
@@ -454,7 +491,12 @@ fn http_api_refuses_bad_requests_without_harm() {
                 "delete" => continue, // covered above; would delete the fixture
                 other => panic!("unexpected method {other}"),
             };
-            let r = s.authed(req).body("{}").send().unwrap();
+            let r = s
+                .authed(req)
+                .header("content-type", "application/json")
+                .body("{}")
+                .send()
+                .unwrap();
             let status = r.status();
             let text = r.text().unwrap();
             assert!(
@@ -579,8 +621,9 @@ fn fifty_concurrent_clients_on_fifty_workspaces() {
         );
         let r = s.get(&format!("/v1/workspaces/w{n}/files/workspace/round2.txt"));
         assert_eq!(r.text().unwrap(), format!("client {n} round 2\n"));
+        // Per round a write, a read, an exec and a tool call; then the read above.
         let log = json_of(s.get(&format!("/v1/workspaces/w{n}/log")), StatusCode::OK);
-        assert_eq!(log["entries"].as_array().unwrap().len(), 3);
+        assert_eq!(log["entries"].as_array().unwrap().len(), 13);
     }
     s.assert_healthy();
 }
@@ -608,7 +651,11 @@ fn mcp_over_streamable_http_with_the_official_python_client() {
     let r = s.get("/v1/workspaces/bystander/files/workspace/notes/a.txt");
     assert_eq!(r.text().unwrap(), "bystander");
     let log = json_of(s.get("/v1/workspaces/bystander/log"), StatusCode::OK);
-    assert!(log["entries"].as_array().unwrap().is_empty());
+    let entries = log["entries"].as_array().unwrap();
+    assert!(
+        entries.iter().all(|e| e["origin"] == "http"),
+        "only this test's own file calls: {log}"
+    );
     // A wrong token is refused before MCP sees the request.
     let r = s
         .client
@@ -703,6 +750,7 @@ fn a_streamed_exec_stops_when_its_client_goes_away() {
     let mut r = s
         .authed(s.client.post(s.url("/v1/workspaces/quit/exec")))
         .header("accept", "text/event-stream")
+        .header("content-type", "application/json")
         .body(
             json!({"command": "echo first; sleep 1; echo tick; sleep 1; echo done > marker"})
                 .to_string(),
@@ -730,7 +778,7 @@ fn buckets_import_export_push_and_pull_over_http() {
     // Credentials and endpoint are the server's, from its environment; callers name only
     // s3:// addresses.
     let s = Server::start_with_env(
-        &[],
+        &["--allow-bucket", "served"],
         &[
             ("AWS_ENDPOINT_URL", &moto.endpoint),
             ("AWS_ALLOW_HTTP", "true"),
@@ -877,4 +925,307 @@ fn buckets_import_export_push_and_pull_over_http() {
         StatusCode::BAD_REQUEST,
     );
     assert!(msg.contains("bogus"), "{msg}");
+    // A bucket the operator did not list is refused, though the credentials reach it.
+    moto.create_bucket("private");
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces/src/bucket/export",
+            &json!({"url": "s3://private/x", "src": "/workspace/data"}),
+        ),
+        StatusCode::FORBIDDEN,
+    );
+    assert!(msg.contains("--allow-bucket private"), "{msg}");
+    drop(s);
+    // A read-only server exports, but does not delete.
+    let s = Server::start_with_env(
+        &["--allow-bucket", "served", "--read-only"],
+        &[
+            ("AWS_ENDPOINT_URL", &moto.endpoint),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_ACCESS_KEY_ID", "test"),
+            ("AWS_SECRET_ACCESS_KEY", "test"),
+            ("AWS_REGION", "us-east-1"),
+        ],
+    );
+    let r = s.post(
+        "/v1/workspaces/nothing/bucket/export",
+        &json!({"url": "s3://served/seed", "src": "/workspace", "delete": true}),
+    );
+    assert_eq!(r.status(), StatusCode::FORBIDDEN, "{}", r.text().unwrap());
+}
+
+/// What a web page in the user's browser could send: a form's `text/plain` POST, a request
+/// through a rebound host name, a cross-site `Origin`. Each is refused before any route runs,
+/// with or without the right token.
+#[test]
+fn hostile_web_pages_cannot_drive_the_server() {
+    let s = Server::start(&["--allow-origin", "http://localhost:6274"]);
+    s.create("w");
+    let exec = s.url("/v1/workspaces/w/exec");
+    let body = json!({ "command": "echo pwned > /workspace/pwned" }).to_string();
+    for authed in [false, true] {
+        let with = |r: RequestBuilder| if authed { r.bearer_auth(TOKEN) } else { r };
+        for content_type in [
+            "text/plain",
+            "text/plain;charset=UTF-8",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+        ] {
+            let r = with(s.client.post(&exec))
+                .header("content-type", content_type)
+                .body(body.clone())
+                .send()
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::FORBIDDEN, "{content_type}");
+            assert!(r.text().unwrap().contains("Content-Type"));
+        }
+        let r = with(s.client.post(&exec))
+            .header("content-type", "application/json")
+            .header("origin", "http://evil.example")
+            .body(body.clone())
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        assert!(r.text().unwrap().contains("--allow-origin"));
+        let r = with(s.client.get(s.url("/v1/workspaces")))
+            .header("host", "evil.example:8420")
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        assert!(r.text().unwrap().contains("Host"));
+        // MCP checks Origin too.
+        let r = with(s.client.post(s.url("/v1/workspaces/w/mcp")))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("origin", "null")
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    }
+    let r = s.get("/v1/workspaces/w/files/workspace/pwned");
+    assert_eq!(r.status(), StatusCode::NOT_FOUND, "a page ran a command");
+    // The allowed origin, and a lower-case scheme, get through.
+    let r = s
+        .client
+        .get(s.url("/v1/workspaces"))
+        .header("authorization", format!("bearer {TOKEN}"))
+        .header("origin", "http://localhost:6274")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+}
+
+/// Without a token given, the server makes one, keeps it in a 0600 file and requires it.
+#[test]
+fn a_server_started_without_a_token_makes_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&data)
+        .env_remove("COMPUTER_TOKEN")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut printed = String::new();
+    let base = loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "{printed}");
+        printed.push_str(&line);
+        if let Some(addr) = line.trim().strip_prefix("computer serve: listening on ") {
+            break addr.to_string();
+        }
+    };
+    let file = data.join("token");
+    let token = std::fs::read_to_string(&file).unwrap().trim().to_string();
+    assert_eq!(token.len(), 64);
+    assert!(
+        printed.contains(&token),
+        "the new token is printed once: {printed}"
+    );
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let client = Client::new();
+    let r = client.get(format!("{base}/v1/workspaces")).send().unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    let r = client
+        .get(format!("{base}/v1/workspaces"))
+        .bearer_auth(&token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().unwrap());
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A client that trickles its headers to hold a connection open is cut off at the header
+/// time limit; the server goes on answering others.
+#[test]
+fn a_slow_client_is_cut_off() {
+    let mut s = Server::start(&["--header-timeout", "1"]);
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let mut slow = TcpStream::connect(&addr).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(slow, "GET /v1/health HTTP/1.1\r\nHost: {addr}\r\n").unwrap();
+    let started = std::time::Instant::now();
+    let mut buf = Vec::new();
+    // The server closes the connection (with or without a 408) instead of waiting.
+    let _ = slow.read_to_end(&mut buf);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the half-sent request held the connection for {:?}",
+        started.elapsed()
+    );
+    s.assert_healthy();
+}
+
+/// A token scoped to one workspace reaches that one only, and a read-only one changes
+/// nothing; revoked, it is refused. Made with `computer token` and over `/v1/tokens`.
+#[test]
+fn scoped_tokens_reach_only_their_workspaces() {
+    let s = Server::start(&[]);
+    s.create("mine");
+    s.create("theirs");
+    s.put(
+        "/v1/workspaces/theirs/files/workspace/secret.txt",
+        "theirs\n",
+    );
+    let data = s.dir.path().join("data");
+    let cli_token = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_computer"))
+            .arg("token")
+            .args(args)
+            .arg("--data-dir")
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let rw = cli_token(&["create", "--for", "mine"]);
+    let ro = cli_token(&["create", "--for", "mine", "--read-only"]);
+    let with = |token: &str, req: RequestBuilder| req.bearer_auth(token);
+    let get = |token: &str, path: &str| with(token, s.client.get(s.url(path))).send().unwrap();
+    let post = |token: &str, path: &str, body: Value| {
+        with(token, s.client.post(s.url(path)))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .unwrap()
+    };
+
+    // Read-write, on its own workspace: files and exec work.
+    let r = with(
+        &rw,
+        s.client
+            .put(s.url("/v1/workspaces/mine/files/workspace/a.txt")),
+    )
+    .body("a\n")
+    .send()
+    .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().unwrap());
+    let out = json_of(
+        post(
+            &rw,
+            "/v1/workspaces/mine/exec",
+            json!({"command": "cat a.txt"}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(out["stdout"], "a\n");
+    // Elsewhere: nothing, not even the list of workspaces or the tokens.
+    for path in [
+        "/v1/workspaces/theirs/files/workspace/secret.txt",
+        "/v1/workspaces/theirs/log",
+        "/v1/workspaces",
+        "/v1/tokens",
+    ] {
+        let r = get(&rw, path);
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path}");
+        assert!(!r.text().unwrap().contains("theirs\n"));
+    }
+    let r = post(
+        &rw,
+        "/v1/workspaces/theirs/exec",
+        json!({"command": "cat secret.txt"}),
+    );
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = post(&rw, "/v1/workspaces", json!({"id": "new"}));
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    // An encoded id does not slip past the scope.
+    let r = get(&rw, "/v1/workspaces/%74heirs/files/workspace/secret.txt");
+    assert_ne!(r.status(), StatusCode::OK);
+
+    // Read-only: reads work; writes, exec and writing tools do not.
+    let r = get(&ro, "/v1/workspaces/mine/files/workspace/a.txt");
+    assert_eq!(r.text().unwrap(), "a\n");
+    let r = with(
+        &ro,
+        s.client
+            .put(s.url("/v1/workspaces/mine/files/workspace/a.txt")),
+    )
+    .body("changed")
+    .send()
+    .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = post(&ro, "/v1/workspaces/mine/exec", json!({"command": "true"}));
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = json_of(
+        post(
+            &ro,
+            "/v1/workspaces/mine/tools/write",
+            json!({"path": "a.txt", "content": "x"}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["is_error"], true, "{r}");
+    let r = json_of(
+        post(
+            &ro,
+            "/v1/workspaces/mine/tools/read",
+            json!({"path": "a.txt"}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["is_error"], false, "{r}");
+    let r = s.get("/v1/workspaces/mine/files/workspace/a.txt");
+    assert_eq!(r.text().unwrap(), "a\n");
+
+    // The admin's API: make one, list them (no secrets), revoke.
+    let made = json_of(
+        s.post(
+            "/v1/tokens",
+            &json!({"workspaces": ["theirs"], "read_only": true}),
+        ),
+        StatusCode::CREATED,
+    );
+    let theirs = made["token"].as_str().unwrap().to_string();
+    let r = get(&theirs, "/v1/workspaces/theirs/files/workspace/secret.txt");
+    assert_eq!(r.text().unwrap(), "theirs\n");
+    let listed = json_of(s.get("/v1/tokens"), StatusCode::OK);
+    assert_eq!(listed["tokens"].as_array().unwrap().len(), 3, "{listed}");
+    assert!(!listed.to_string().contains(&theirs));
+    assert!(!listed.to_string().contains(&rw));
+    let r = post(&rw, "/v1/tokens", json!({"workspaces": ["*"]}));
+    assert_eq!(
+        r.status(),
+        StatusCode::FORBIDDEN,
+        "a scoped token made a token"
+    );
+    let id = rw.split('_').nth(1).unwrap().to_string();
+    cli_token(&["revoke", &id]);
+    assert_eq!(
+        get(&rw, "/v1/workspaces/mine/files/workspace/a.txt").status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let file = std::fs::read_to_string(data.join("tokens.json")).unwrap();
+    assert!(!file.contains(&ro), "the tokens file holds a token");
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -18,8 +18,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
-use super::AppState;
 use super::error::ApiError;
+use super::{Access, AppState};
+use crate::audit::Call;
 use crate::{Content, ExecArgs};
 
 pub(super) type Shared = State<Arc<AppState>>;
@@ -48,6 +49,39 @@ pub(super) fn json_body<T: DeserializeOwned>(b: Result<Bytes, BytesRejection>) -
         &bytes
     };
     serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))
+}
+
+/// The body parsed as `T`, and as the JSON value the audit log records.
+pub(super) fn json_body_logged<T: DeserializeOwned>(
+    b: Result<Bytes, BytesRejection>,
+) -> ApiResult<(T, Value)> {
+    let raw: Value = json_body(b)?;
+    let parsed = serde_json::from_value(raw.clone())
+        .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+    Ok((parsed, raw))
+}
+
+/// Runs `f` on workspace `id` and records it in that workspace's audit log as `tool` called
+/// over HTTP with `args` (the summary from `f`'s success, else its error).
+pub(super) fn logged<T>(
+    state: &AppState,
+    id: &str,
+    tool: &str,
+    args: Value,
+    f: impl FnOnce(&Workspace) -> ApiResult<(T, String)>,
+) -> ApiResult<T> {
+    let ws = state.registry.get(id)?;
+    let call = Call::start("http", tool, &args);
+    match f(&ws) {
+        Ok((value, summary)) => {
+            call.finish(&ws, summary, None);
+            Ok(value)
+        }
+        Err(e) => {
+            call.finish(&ws, String::new(), Some(e.message.clone()));
+            Err(e)
+        }
+    }
 }
 
 pub(super) fn json_response(status: StatusCode, value: &impl Serialize) -> Response {
@@ -203,25 +237,30 @@ pub(super) async fn read_file(
 ) -> ApiResult {
     let path = fs_path(&tail);
     let data = blocking(move || {
-        let ws = state.registry.get(&id)?;
-        let st = ws.fs().stat(&path).map_err(|e| ApiError::fs(&path, &e))?;
-        if st.kind == FileType::Dir {
-            return Err(ApiError::bad_request(format!(
-                "{path}: is a directory (use /ls)"
-            )));
-        }
-        if st.size > state.config.max_body as u64 {
-            return Err(ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "{path}: {} bytes, above the response limit of {} bytes",
-                    st.size, state.config.max_body
-                ),
-            ));
-        }
-        ws.fs()
-            .read_file(&path)
-            .map_err(|e| ApiError::fs(&path, &e))
+        let args = json!({ "path": path });
+        logged(&state, &id, "files.read", args, |ws| {
+            let st = ws.fs().stat(&path).map_err(|e| ApiError::fs(&path, &e))?;
+            if st.kind == FileType::Dir {
+                return Err(ApiError::bad_request(format!(
+                    "{path}: is a directory (use /ls)"
+                )));
+            }
+            if st.size > state.config.max_body as u64 {
+                return Err(ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "{path}: {} bytes, above the response limit of {} bytes",
+                        st.size, state.config.max_body
+                    ),
+                ));
+            }
+            let data = ws
+                .fs()
+                .read_file(&path)
+                .map_err(|e| ApiError::fs(&path, &e))?;
+            let summary = format!("read {} bytes", data.len());
+            Ok((data, summary))
+        })
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "application/octet-stream")], data).into_response())
@@ -236,17 +275,22 @@ pub(super) async fn write_file(
     let path = fs_path(&tail);
     blocking(move || {
         refuse_if_read_only(&state)?;
-        let ws = state.registry.get(&id)?;
-        if let Some(parent) = std::path::Path::new(&path).parent() {
-            ws.fs()
-                .create_dir_all(parent)
+        let args = json!({ "path": path, "bytes": data.len() });
+        logged(&state, &id, "files.write", args, |ws| {
+            if let Some(parent) = std::path::Path::new(&path).parent() {
+                ws.fs()
+                    .create_dir_all(parent)
+                    .map_err(|e| ApiError::fs(&path, &e))?;
+            }
+            let st = ws
+                .fs()
+                .write_file(&path, &data)
                 .map_err(|e| ApiError::fs(&path, &e))?;
-        }
-        let st = ws
-            .fs()
-            .write_file(&path, &data)
-            .map_err(|e| ApiError::fs(&path, &e))?;
-        ok(&stat_json(&path, &st))
+            Ok((
+                ok(&stat_json(&path, &st))?,
+                format!("wrote {} bytes", data.len()),
+            ))
+        })
     })
     .await
 }
@@ -265,7 +309,7 @@ pub(super) async fn delete_file(
 ) -> ApiResult {
     let path = fs_path(&tail);
     blocking(move || {
-        let kit = state.toolkit(&id, "http")?;
+        let kit = state.toolkit(&id, "http", &super::Access::Admin)?;
         kit.call("delete", json!({ "path": path, "recursive": q.recursive }))?;
         Ok(StatusCode::NO_CONTENT.into_response())
     })
@@ -364,36 +408,86 @@ pub(super) async fn exec(
     headers: HeaderMap,
     b: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let args: ExecArgs = json_body(b)?;
+    let (args, raw): (ExecArgs, Value) = json_body_logged(b)?;
     refuse_if_read_only(&state)?;
     let ws = {
         let state = Arc::clone(&state);
         blocking(move || state.registry.get(&id)).await?
     };
     let background = args.background == Some(true);
-    let req = args.request(&ws)?;
+    let call = Call::start("http", "exec", &raw);
+    let req = match args.request(&ws, &state.config.limits) {
+        Ok(req) => req,
+        Err(e) => {
+            call.finish(&ws, String::new(), Some(e.to_string()));
+            return Err(e.into());
+        }
+    };
     if background {
-        let job = ws
-            .spawn(req)
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+        let job = ws.spawn(req);
+        let job = match job {
+            Ok(job) => job,
+            Err(e) => {
+                call.finish(&ws, String::new(), Some(e.to_string()));
+                return Err(ApiError::internal(e.to_string()));
+            }
+        };
+        call.finish(&ws, format!("started job {}", job.id()), None);
         return ok(&json!({ "job": job.id(), "command": job.command() }));
     }
     let streaming = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/event-stream"));
+    let slots = Arc::clone(&state.exec_slots);
     if !streaming {
-        let out =
-            blocking(move || ws.exec(req).map_err(|e| ApiError::internal(e.to_string()))).await?;
+        let out = blocking(move || {
+            let _slot = match slots.acquire() {
+                Ok(slot) => slot,
+                Err(e) => {
+                    call.finish(&ws, String::new(), Some(e.to_string()));
+                    return Err(e.into());
+                }
+            };
+            let out = ws.exec(req);
+            finish_exec(call, &ws, &out);
+            out.map_err(|e| ApiError::internal(e.to_string()))
+        })
+        .await?;
         let mut result = exit_json(&out);
         result["stdout"] = Value::String(String::from_utf8_lossy(&out.stdout).into_owned());
         result["stderr"] = Value::String(String::from_utf8_lossy(&out.stderr).into_owned());
         return ok(&result);
     }
-    Ok(exec_events(ws, req).into_response())
+    // Streamed, the wait for a place happens before any event: a refusal is a plain error.
+    let slot = {
+        let slots = Arc::clone(&slots);
+        blocking(move || slots.acquire().map_err(ApiError::from)).await
+    };
+    let slot = match slot {
+        Ok(slot) => slot,
+        Err(e) => {
+            call.finish(&ws, String::new(), Some(e.message.clone()));
+            return Err(e);
+        }
+    };
+    Ok(exec_events(ws, req, call, slot).into_response())
 }
 
-fn exec_events(ws: Workspace, req: computer::ExecRequest) -> impl IntoResponse {
+/// Records an exec's end in the audit log.
+fn finish_exec(call: Call, ws: &Workspace, out: &Result<ExecOutput, computer::Error>) {
+    match out {
+        Ok(out) => call.finish(ws, exit_json(out).to_string(), None),
+        Err(e) => call.finish(ws, String::new(), Some(e.to_string())),
+    }
+}
+
+fn exec_events(
+    ws: Workspace,
+    req: computer::ExecRequest,
+    call: Call,
+    slot: crate::ExecSlot,
+) -> impl IntoResponse {
     // Unbounded, because the sink runs inside the isolate's own runtime and may not block;
     // what it can hold is bounded by the exec's output limit.
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
@@ -414,7 +508,10 @@ fn exec_events(ws: Workspace, req: computer::ExecRequest) -> impl IntoResponse {
         }
     });
     tokio::task::spawn_blocking(move || {
-        let end = match ws.exec_streaming(req, Some(sink)) {
+        let out = ws.exec_streaming(req, Some(sink));
+        drop(slot);
+        finish_exec(call, &ws, &out);
+        let end = match out {
             Ok(out) => Event::default()
                 .event("exit")
                 .data(exit_json(&out).to_string()),
@@ -436,11 +533,12 @@ fn exec_events(ws: Workspace, req: computer::ExecRequest) -> impl IntoResponse {
 pub(super) async fn call_tool(
     state: Shared,
     Path((id, name)): Path<(String, String)>,
+    Extension(access): Extension<Access>,
     b: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let args: Value = json_body(b)?;
     blocking(move || {
-        let kit = state.toolkit(&id, "http")?;
+        let kit = state.toolkit(&id, "http", &access)?;
         let (content, is_error) = match kit.call_content(&name, args) {
             Ok(parts) => (parts, false),
             Err(crate::ToolError::UnknownTool(n)) => {
@@ -493,4 +591,83 @@ pub(super) async fn audit_log(
         ok(&json!({ "entries": entries }))
     })
     .await
+}
+
+/// `GET /v1/tokens`: the scoped tokens (never the tokens themselves).
+pub(super) async fn list_tokens(state: Shared, Extension(access): Extension<Access>) -> ApiResult {
+    admin_only(&access)?;
+    let tokens = blocking(move || {
+        state
+            .tokens
+            .list()
+            .map_err(|e| ApiError::internal(format!("read the tokens: {e}")))
+    })
+    .await?;
+    ok(&json!({ "tokens": tokens }))
+}
+
+/// `POST /v1/tokens` body: what the new token may do.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CreateToken {
+    /// The workspace ids it reaches (`*`: all).
+    workspaces: Vec<String>,
+    /// Only reads.
+    #[serde(default)]
+    read_only: bool,
+}
+
+/// `POST /v1/tokens`: a new scoped token, shown in this answer only.
+pub(super) async fn create_token(
+    state: Shared,
+    Extension(access): Extension<Access>,
+    b: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    admin_only(&access)?;
+    let args: CreateToken = json_body(b)?;
+    let scope = super::Scope {
+        workspaces: args.workspaces,
+        read_only: args.read_only,
+    };
+    let (token, info) = blocking(move || {
+        state
+            .tokens
+            .create(scope)
+            .map_err(|e| ApiError::bad_request(e.to_string()))
+    })
+    .await?;
+    Ok(json_response(
+        StatusCode::CREATED,
+        &json!({ "token": token, "info": info }),
+    ))
+}
+
+/// `DELETE /v1/tokens/{token}`: revokes a scoped token by its id.
+pub(super) async fn revoke_token(
+    state: Shared,
+    Extension(access): Extension<Access>,
+    Path(id): Path<String>,
+) -> ApiResult {
+    admin_only(&access)?;
+    let found = blocking(move || {
+        state
+            .tokens
+            .revoke(&id)
+            .map_err(|e| ApiError::internal(format!("revoke: {e}")))
+    })
+    .await?;
+    if !found {
+        return Err(ApiError::not_found("no such token"));
+    }
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+fn admin_only(access: &Access) -> ApiResult<()> {
+    match access {
+        Access::Admin => Ok(()),
+        Access::Scoped(_) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "tokens are managed with the server's own token",
+        )),
+    }
 }

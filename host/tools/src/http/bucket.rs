@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::api::{ApiResult, Shared, blocking, json_body, ok, refuse_if_read_only};
+use super::api::{ApiResult, Shared, blocking, json_body_logged, logged, ok, refuse_if_read_only};
 use super::error::ApiError;
 
 fn root() -> String {
@@ -93,9 +93,22 @@ fn api_error(e: BucketError) -> ApiError {
     ApiError::new(status, e.to_string())
 }
 
-/// The address and a store for it, configured from the server's environment.
-fn open(url: &str) -> ApiResult<(BucketUrl, Arc<dyn ObjectStore>)> {
+/// The address and a store for it, configured from the server's environment; only for the
+/// buckets the operator listed (`--allow-bucket`): the server's credentials may reach more.
+fn open(state: &AppState, url: &str) -> ApiResult<(BucketUrl, Arc<dyn ObjectStore>)> {
+    let shown = url;
     let url = BucketUrl::parse(url).map_err(api_error)?;
+    let allowed = &state.config.allow_buckets;
+    if !allowed.iter().any(|b| b == "*" || *b == url.bucket) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "{shown}: bucket '{}' is not allowed on this server (start it with \
+                 --allow-bucket {})",
+                url.bucket, url.bucket
+            ),
+        ));
+    }
     let store = computer_bucket::open_store(&url).map_err(api_error)?;
     Ok((url, store))
 }
@@ -133,13 +146,17 @@ pub(super) async fn import(
     b: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     refuse_if_read_only(&state)?;
-    let args: BucketImport = json_body(b)?;
+    let (args, raw): (BucketImport, _) = json_body_logged(b)?;
     let stats = run(move |rt| {
-        let ws = state.registry.get(&id)?;
-        let (url, store) = open(&args.url)?;
-        let dest = FsPath::new(&args.dest);
-        rt.block_on(computer_bucket::import(store, &url, &ws, dest, &mut |_| {}))
-            .map_err(api_error)
+        logged(&state, &id, "bucket.import", raw, |ws| {
+            let (url, store) = open(&state, &args.url)?;
+            let dest = FsPath::new(&args.dest);
+            let stats = rt
+                .block_on(computer_bucket::import(store, &url, ws, dest, &mut |_| {}))
+                .map_err(api_error)?;
+            let summary = stats_json(&stats).to_string();
+            Ok((stats, summary))
+        })
     })
     .await?;
     ok(&stats_json(&stats))
@@ -150,20 +167,28 @@ pub(super) async fn export(
     Path(id): Path<String>,
     b: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let args: BucketExport = json_body(b)?;
+    let (args, raw): (BucketExport, _) = json_body_logged(b)?;
+    if args.delete {
+        // Deleting objects is a change, if not to the workspace.
+        refuse_if_read_only(&state)?;
+    }
     let stats = run(move |rt| {
-        let ws = state.registry.get(&id)?;
-        let (url, store) = open(&args.url)?;
-        let src = FsPath::new(&args.src);
-        rt.block_on(computer_bucket::export(
-            store,
-            &url,
-            &ws,
-            src,
-            args.delete,
-            &mut |_| {},
-        ))
-        .map_err(api_error)
+        logged(&state, &id, "bucket.export", raw, |ws| {
+            let (url, store) = open(&state, &args.url)?;
+            let src = FsPath::new(&args.src);
+            let stats = rt
+                .block_on(computer_bucket::export(
+                    store,
+                    &url,
+                    ws,
+                    src,
+                    args.delete,
+                    &mut |_| {},
+                ))
+                .map_err(api_error)?;
+            let summary = stats_json(&stats).to_string();
+            Ok((stats, summary))
+        })
     })
     .await?;
     ok(&stats_json(&stats))
@@ -176,12 +201,16 @@ pub(super) async fn push(
 ) -> ApiResult {
     // A push may take the snapshot, which changes the workspace.
     refuse_if_read_only(&state)?;
-    let args: BucketPush = json_body(b)?;
+    let (args, raw): (BucketPush, _) = json_body_logged(b)?;
     let stats = run(move |rt| {
-        let ws = state.registry.get(&id)?;
-        let (url, store) = open(&args.url)?;
-        rt.block_on(computer_bucket::push(store, &url, &ws, &args.snapshot))
-            .map_err(api_error)
+        logged(&state, &id, "bucket.push", raw, |ws| {
+            let (url, store) = open(&state, &args.url)?;
+            let stats = rt
+                .block_on(computer_bucket::push(store, &url, ws, &args.snapshot))
+                .map_err(api_error)?;
+            let summary = push_json(&stats).to_string();
+            Ok((stats, summary))
+        })
     })
     .await?;
     ok(&push_json(&stats))
@@ -191,13 +220,13 @@ pub(super) async fn push(
 pub(super) async fn pull(state: Arc<AppState>, id: String, pull: PullSnapshot) -> ApiResult<Value> {
     run(move |rt| {
         let reservation = state.registry.reserve(&id)?;
-        let (url, store) = open(&pull.url)?;
+        let (url, store) = open(&state, &pull.url)?;
         let path = reservation.path().to_path_buf();
         let ws = rt
             .block_on(computer_bucket::pull(store, &url, &pull.snapshot, &path))
             .map_err(api_error)?;
         let usage = ws.fs().statfs().map_err(|e| ApiError::fs("/", &e))?;
-        reservation.finish(ws);
+        reservation.finish(ws)?;
         Ok(json!({
             "url": pull.url,
             "snapshot": pull.snapshot,

@@ -65,6 +65,7 @@ impl From<ToolError> for ApiError {
             ToolError::InvalidArgs { .. } => StatusCode::BAD_REQUEST,
             ToolError::ReadOnly(_) => StatusCode::FORBIDDEN,
             ToolError::Limit(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ToolError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ToolError::NotFound(_) => StatusCode::NOT_FOUND,
             ToolError::Failed(_) => StatusCode::UNPROCESSABLE_ENTITY,
         };

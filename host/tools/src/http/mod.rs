@@ -7,14 +7,18 @@
 //! - MCP over streamable HTTP at `/v1/workspaces/{id}/mcp` (rmcp's server, one per process;
 //!   each request carries the toolkit of the workspace its path names).
 //!
-//! Every route but `/v1/health` and `/v1/openapi.json` needs `Authorization: Bearer TOKEN`
-//! when a token is set; without one the server refuses to listen beyond loopback.
+//! Every route but `/v1/health` and `/v1/openapi.json` needs `Authorization: Bearer TOKEN`.
+//! [`serve`] makes a random token when none is given (kept in `DATA_DIR/token`, mode 0600)
+//! and refuses to listen beyond loopback without one given. Every route checks `Host`,
+//! `Origin` and `Content-Type` first ([`guard`]), so web pages cannot use the server.
 
 mod api;
 mod bucket;
 mod error;
+mod guard;
 mod openapi;
 mod registry;
+mod tokens;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -32,6 +36,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 pub use error::ApiError;
 pub use registry::{Registry, WorkspaceInfo, check_id};
+pub use tokens::{Scope, TokenInfo, TokenStore};
 
 use crate::mcp::McpServer;
 use crate::{ToolLimits, Toolkit};
@@ -53,10 +58,30 @@ pub struct ServerConfig {
     pub max_body: usize,
     /// A workspace unused this long is closed (its file stays).
     pub idle: Duration,
+    /// Web origins (`http://localhost:6274`) whose pages may call the server; requests with
+    /// any other `Origin` are refused.
+    pub allow_origins: Vec<String>,
+    /// Buckets (`s3://NAME/...`) the bucket routes may name; `*` allows any. None by default.
+    pub allow_buckets: Vec<String>,
+    /// Workspaces the server may hold; creating one more is refused.
+    pub max_workspaces: usize,
+    /// The size quota each new workspace gets, in bytes (0: none).
+    pub default_quota: u64,
+    /// Commands (`exec`, over the JSON API and the tools) running at once; one more waits
+    /// for [`ServerConfig::exec_queue_timeout`], then is refused.
+    pub max_concurrent_execs: usize,
+    /// How long a command waits for a free place before it is refused.
+    pub exec_queue_timeout: Duration,
+    /// Connections open at once; one more waits to be accepted until another closes.
+    pub max_connections: usize,
+    /// How long a client may take to send a request's headers (one that trickles them to
+    /// hold a connection open is cut off).
+    pub header_timeout: Duration,
 }
 
 impl ServerConfig {
-    /// Defaults: 127.0.0.1:8420, no token, 16 MiB bodies, workspaces closed after 5 minutes.
+    /// Defaults: 127.0.0.1:8420, no token, 16 MiB bodies, workspaces closed after 5 minutes,
+    /// at most 1000 workspaces of 10 GiB each, 32 commands at once.
     pub fn new(data_dir: impl Into<PathBuf>) -> ServerConfig {
         ServerConfig {
             data_dir: data_dir.into(),
@@ -66,6 +91,14 @@ impl ServerConfig {
             limits: ToolLimits::default(),
             max_body: 16 << 20,
             idle: Duration::from_secs(300),
+            allow_origins: Vec::new(),
+            allow_buckets: Vec::new(),
+            max_workspaces: 1000,
+            default_quota: 10 << 30,
+            max_concurrent_execs: 32,
+            exec_queue_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -77,16 +110,43 @@ pub(crate) struct AppState {
     config: ServerConfig,
     registry: Registry,
     mcp: McpService,
+    /// Places for commands running at once, shared by every route and tool call.
+    exec_slots: Arc<crate::ExecSlots>,
+    /// The scoped tokens of the data directory.
+    tokens: TokenStore,
+}
+
+/// Who is calling, as the bearer token says.
+#[derive(Debug, Clone)]
+pub(crate) enum Access {
+    /// The server's own token (or a server without one): everything.
+    Admin,
+    /// A scoped token.
+    Scoped(Scope),
+}
+
+impl Access {
+    /// Whether only reads are allowed.
+    pub(crate) fn read_only(&self) -> bool {
+        matches!(self, Access::Scoped(s) if s.read_only)
+    }
 }
 
 impl AppState {
-    /// The toolkit of workspace `id`, for calls that come in through `origin`.
-    fn toolkit(&self, id: &str, origin: &'static str) -> Result<Toolkit, ApiError> {
+    /// The toolkit of workspace `id`, for calls that come in through `origin` (read-only for
+    /// a read-only caller).
+    fn toolkit(
+        &self,
+        id: &str,
+        origin: &'static str,
+        access: &Access,
+    ) -> Result<Toolkit, ApiError> {
         let ws = self.registry.get(id)?;
         let kit = Toolkit::new(ws)
             .with_origin(origin)
-            .with_limits(self.config.limits.clone());
-        Ok(if self.config.read_only {
+            .with_limits(self.config.limits.clone())
+            .with_exec_slots(Arc::clone(&self.exec_slots));
+        Ok(if self.config.read_only || access.read_only() {
             kit.read_only()
         } else {
             kit
@@ -96,7 +156,8 @@ impl AppState {
 
 /// The server's routes over `config` (the registry is created here; nothing listens yet).
 pub fn router(config: ServerConfig) -> std::io::Result<Router> {
-    let registry = Registry::new(&config.data_dir, config.idle)?;
+    let registry = Registry::new(&config.data_dir, config.idle)?
+        .with_limits(config.max_workspaces, config.default_quota);
     let mut mcp_config =
         StreamableHttpServerConfig::default().with_max_request_body_bytes(config.max_body);
     if !config.listen.ip().is_loopback() {
@@ -109,10 +170,14 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
         mcp_config,
     );
     let max_body = config.max_body;
+    let exec_slots = crate::ExecSlots::new(config.max_concurrent_execs, config.exec_queue_timeout);
+    let tokens = TokenStore::new(&config.data_dir);
     let state = Arc::new(AppState {
         config,
         registry,
         mcp,
+        exec_slots,
+        tokens,
     });
     spawn_idle_sweeper(&state);
     let ws = "/v1/workspaces/{id}";
@@ -142,31 +207,45 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
         .route(&format!("{ws}/bucket/export"), post(bucket::export))
         .route(&format!("{ws}/bucket/push"), post(bucket::push))
         .route(&format!("{ws}/mcp"), any(mcp_endpoint))
+        .route("/v1/tokens", get(api::list_tokens).post(api::create_token))
+        .route(
+            "/v1/tokens/{token}",
+            axum::routing::delete(api::revoke_token),
+        )
         .route_layer(middleware::from_fn_with_state(Arc::clone(&state), auth));
     Ok(Router::new()
         .route("/v1/health", get(api::health))
         .route("/v1/openapi.json", get(api::openapi))
         .merge(protected)
         .fallback(|| async { ApiError::not_found("no such route (see /v1/openapi.json)") })
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            guard::guard,
+        ))
         .layer(middleware::map_response(json_errors))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(state))
 }
 
 /// Listens on `config.listen` and serves until `shutdown` completes. Refuses an address
-/// beyond loopback without a token.
+/// beyond loopback without a token; on loopback without one, uses the token kept in
+/// `DATA_DIR/token` (made at random, mode 0600, the first time).
 pub async fn serve(
-    config: ServerConfig,
+    mut config: ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
     if config.token.is_none() && !config.listen.ip().is_loopback() {
         return Err(format!(
-            "refusing to listen on {} without a token: set COMPUTER_TOKEN (or --token), or \
-             listen on 127.0.0.1",
+            "refusing to listen on {} without a token: set COMPUTER_TOKEN (or --token-file), \
+             or listen on 127.0.0.1",
             config.listen
         ));
     }
+    if config.token.is_none() {
+        config.token = Some(default_token(&config.data_dir)?);
+    }
     let listen = config.listen;
+    let connections = (config.max_connections, config.header_timeout);
     let app = router(config).map_err(|e| format!("cannot use the data directory: {e}"))?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -176,37 +255,177 @@ pub async fn serve(
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     // Scripts and tests wait for this line (and read the port from it when it was 0).
     eprintln!("computer serve: listening on http://{local}");
-    // Streamed answers (server-sent events) are many small writes: without TCP_NODELAY each
-    // waits for the client's delayed ACK (~40 ms).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| format!("server failed: {e}"))
+    accept(listener, app, connections, shutdown).await;
+    Ok(())
 }
 
-/// Checks `Authorization: Bearer TOKEN` when a token is set.
-async fn auth(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    if let Some(token) = &state.config.token {
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        let Some(given) = given else {
-            return ApiError::new(StatusCode::UNAUTHORIZED, "missing bearer token").into_response();
+/// Serves connections from `listener` with `app` until `shutdown`, then lets the open ones
+/// finish. Each connection has `header_timeout` for each request's headers, and at most
+/// `max_connections` are open at once (one more waits to be accepted).
+async fn accept(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    (max_connections, header_timeout): (usize, Duration),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let places = Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
+    tokio::pin!(shutdown);
+    loop {
+        let place = tokio::select! {
+            place = Arc::clone(&places).acquire_owned() => place,
+            () = &mut shutdown => break,
         };
-        if !same_secret(given.as_bytes(), token.as_bytes()) {
-            return ApiError::new(StatusCode::UNAUTHORIZED, "wrong bearer token").into_response();
-        }
+        let Ok(place) = place else { break };
+        let (tcp, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // Out of descriptors, say: wait a moment rather than spin.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Streamed answers (server-sent events) are many small writes: without TCP_NODELAY
+        // each waits for the client's delayed ACK (~40 ms).
+        let _ = tcp.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .serve_connection(hyper_util::rt::TokioIo::new(tcp), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(place);
+        });
     }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// The token in `data_dir/token`, made (32 random hex digits, mode 0600) if missing.
+fn default_token(data_dir: &std::path::Path) -> Result<String, String> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let path = data_dir.join("token");
+    let fail = |e: std::io::Error| format!("cannot use the token file {}: {e}", path.display());
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(data_dir)
+            .map_err(fail)?;
+    }
+    match std::fs::read_to_string(&path) {
+        Ok(text) if !text.trim().is_empty() => {
+            eprintln!(
+                "computer serve: using the token in {} (send it as Authorization: Bearer)",
+                path.display()
+            );
+            return Ok(text.trim().to_string());
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(fail(e)),
+    }
+    let token = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    let _ = std::fs::remove_file(&path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(fail)?;
+    writeln!(file, "{token}").map_err(fail)?;
+    eprintln!(
+        "computer serve: no token was given; made one, kept in {} (mode 0600):\n{token}",
+        path.display()
+    );
+    Ok(token)
+}
+
+/// Checks `Authorization: Bearer TOKEN` when a token is set (the scheme in any case): the
+/// server's token may do everything; a scoped token only what its scope allows, on the
+/// workspaces it names. The caller's [`Access`] goes to the handlers.
+async fn auth(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
+    let access = match &state.config.token {
+        None => Access::Admin,
+        Some(token) => {
+            let given = request
+                .headers()
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| {
+                    let (scheme, rest) = v.split_once(' ')?;
+                    scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+                });
+            let Some(given) = given else {
+                return ApiError::new(StatusCode::UNAUTHORIZED, "missing bearer token")
+                    .into_response();
+            };
+            if same_secret(given.as_bytes(), token.as_bytes()) {
+                Access::Admin
+            } else {
+                let given = given.to_string();
+                let state = Arc::clone(&state);
+                let scope = tokio::task::spawn_blocking(move || state.tokens.check(&given))
+                    .await
+                    .ok()
+                    .flatten();
+                let Some(scope) = scope else {
+                    return ApiError::new(StatusCode::UNAUTHORIZED, "wrong bearer token")
+                        .into_response();
+                };
+                if let Err(why) = allowed(&scope, request.method(), request.uri().path()) {
+                    return ApiError::new(StatusCode::FORBIDDEN, why).into_response();
+                }
+                Access::Scoped(scope)
+            }
+        }
+    };
+    request.extensions_mut().insert(access);
     next.run(request).await
 }
 
+/// Whether a scoped token may call `method path`: only routes of a workspace in its scope
+/// (and the tool list), and with a read-only scope only reads (GET, and the tool and MCP
+/// routes, whose toolkit is then read-only).
+fn allowed(scope: &Scope, method: &axum::http::Method, path: &str) -> Result<(), String> {
+    if path == "/v1/tools" && method == axum::http::Method::GET {
+        return Ok(());
+    }
+    let Some(rest) = path.strip_prefix("/v1/workspaces/") else {
+        return Err(format!(
+            "this token reaches only workspace routes of {:?}: {path} needs the server's token",
+            scope.workspaces
+        ));
+    };
+    let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    if !scope.reaches(id) {
+        return Err(format!("this token does not reach workspace {id:?}"));
+    }
+    let reads = matches!(*method, axum::http::Method::GET | axum::http::Method::HEAD)
+        || tail.starts_with("tools/")
+        || tail == "mcp";
+    if scope.read_only && !reads {
+        return Err(format!(
+            "this token is read-only: {method} {path} would change {id:?}"
+        ));
+    }
+    Ok(())
+}
+
 /// Compares without stopping at the first difference, so timing does not reveal the token.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -217,9 +436,17 @@ async fn mcp_endpoint(
     Path(id): Path<String>,
     mut request: Request,
 ) -> Response {
+    let access = request
+        .extensions()
+        .get::<Access>()
+        .cloned()
+        .unwrap_or(Access::Scoped(Scope {
+            workspaces: Vec::new(),
+            read_only: true,
+        }));
     let kit = {
         let state = Arc::clone(&state);
-        tokio::task::spawn_blocking(move || state.toolkit(&id, "mcp-http")).await
+        tokio::task::spawn_blocking(move || state.toolkit(&id, "mcp-http", &access)).await
     };
     let kit = match kit {
         Ok(Ok(kit)) => kit,

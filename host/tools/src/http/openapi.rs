@@ -6,7 +6,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use super::api::{CreateSnapshot, CreateWorkspace};
+use super::api::{CreateSnapshot, CreateToken, CreateWorkspace};
 use super::bucket::{BucketExport, BucketImport, BucketPush};
 use super::registry::WorkspaceInfo;
 use crate::ExecArgs;
@@ -250,6 +250,30 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
             "Pushes a snapshot (taken now if missing) to an `s3://` prefix as content-addressed chunks, uploading only those the bucket lacks. `POST /v1/workspaces` with `pull` restores one.",
             Body::Json(schema::<BucketPush>(g), true),
             Reply::Json(200, object()),
+        ),
+        op(
+            "get",
+            "/v1/tokens",
+            "listTokens",
+            "The tokens scoped to some workspaces (ids and scopes, never the tokens). The server's own token only.",
+            Body::None,
+            Reply::Json(200, object()),
+        ),
+        op(
+            "post",
+            "/v1/tokens",
+            "createToken",
+            "Makes a token that reaches only the given workspaces, read-only or read-write; the answer is the only place it is shown. The server's own token only.",
+            Body::Json(schema::<CreateToken>(g), true),
+            Reply::Json(201, object()),
+        ),
+        op(
+            "delete",
+            "/v1/tokens/{token}",
+            "revokeToken",
+            "Revokes a scoped token by its id. The server's own token only.",
+            Body::None,
+            Reply::Empty,
         ),
         op(
             "post",

@@ -30,6 +30,8 @@ pub struct Registry {
     idle: Duration,
     started: Instant,
     state: Mutex<State>,
+    max_workspaces: usize,
+    default_quota: u64,
 }
 
 /// What the registry's lock guards.
@@ -56,10 +58,11 @@ impl Reservation<'_> {
     }
 
     /// The file is made: `ws` (opened on it) becomes workspace `id`.
-    pub fn finish(self, ws: Workspace) -> Workspace {
+    pub fn finish(self, ws: Workspace) -> Result<Workspace, ApiError> {
+        self.registry.new_workspace(&self.id, &ws)?;
         let mut state = self.registry.lock();
         state.pending.remove(&self.id);
-        self.registry.hold(&mut state.open, &self.id, ws)
+        Ok(self.registry.hold(&mut state.open, &self.id, ws))
     }
 }
 
@@ -84,13 +87,39 @@ impl Registry {
     /// Workspaces under `dir` (created if missing), closed after `idle` without use.
     pub fn new(dir: impl Into<PathBuf>, idle: Duration) -> std::io::Result<Registry> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir)?;
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&dir)?;
+        }
         Ok(Registry {
             dir,
             idle,
             started: Instant::now(),
             state: Mutex::default(),
+            max_workspaces: usize::MAX,
+            default_quota: 0,
         })
+    }
+
+    /// At most `max_workspaces` workspaces (creating one more is refused), each made with a
+    /// size quota of `default_quota` bytes (0: none).
+    pub fn with_limits(mut self, max_workspaces: usize, default_quota: u64) -> Registry {
+        self.max_workspaces = max_workspaces;
+        self.default_quota = default_quota;
+        self
+    }
+
+    /// Gives a new workspace the default quota.
+    fn new_workspace(&self, id: &str, ws: &Workspace) -> Result<(), ApiError> {
+        if self.default_quota > 0 {
+            ws.fs()
+                .set_quota(self.default_quota)
+                .map_err(|e| ApiError::internal(format!("set the quota of {id:?}: {e}")))?;
+        }
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -157,6 +186,7 @@ impl Registry {
         let path = self.free_path(&state, id)?;
         let ws = Workspace::open(&path)
             .map_err(|e| ApiError::internal(format!("create workspace {id:?}: {e}")))?;
+        self.new_workspace(id, &ws)?;
         Ok(self.hold(&mut state.open, id, ws))
     }
 
@@ -180,7 +210,31 @@ impl Registry {
         if state.open.contains_key(id) || path.exists() {
             return Err(ApiError::conflict(format!("workspace {id:?} exists")));
         }
+        if self.max_workspaces != usize::MAX {
+            let held = self.count_files() + state.pending.len();
+            if held >= self.max_workspaces {
+                return Err(ApiError::new(
+                    axum::http::StatusCode::INSUFFICIENT_STORAGE,
+                    format!(
+                        "this server holds {held} workspaces, its limit (--max-workspaces {}); \
+                         delete one first",
+                        self.max_workspaces
+                    ),
+                ));
+            }
+        }
         Ok(path)
+    }
+
+    /// Workspace files in the data directory.
+    fn count_files(&self) -> usize {
+        std::fs::read_dir(&self.dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| workspace_id(&e.path()).is_some())
+                    .count()
+            })
+            .unwrap_or(0)
     }
 
     /// Deletes workspace `id` and its file. Calls still running on it finish on the open
