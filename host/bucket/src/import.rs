@@ -112,8 +112,11 @@ async fn download(
     let mut mode = None;
     let mut attempt = 0;
     loop {
+        // Every piece must be of the version listed: an object replaced between two
+        // requests would otherwise be stitched from two versions.
         let options = GetOptions {
             range: (offset > 0).then_some(GetRange::Offset(offset)),
+            if_match: meta.e_tag.clone(),
             ..Default::default()
         };
         // object_store itself retries a failed request with backoff.
@@ -153,6 +156,16 @@ async fn download(
                 .write_at(staged, offset, &piece)
                 .map_err(at(staged))?;
             offset += piece.len() as u64;
+        }
+        if offset > meta.size {
+            return Err(BucketError::Store {
+                what: format!("download {key}"),
+                error: object_store::Error::Generic {
+                    store: "S3",
+                    source: format!("got {offset} bytes of an object listed as {}", meta.size)
+                        .into(),
+                },
+            });
         }
         match broke {
             None if offset == meta.size => break,

@@ -358,8 +358,13 @@ fn raw_put(moto: &Moto, path: &str, body: &[u8]) {
 }
 
 /// A TCP proxy to moto that cuts the first response longer than `cut_after` bytes midway (as
-/// a failing network or server would), and forwards everything else.
-fn cutting_proxy(moto: &Moto, cut_after: usize) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+/// a failing network or server would), calling `on_cut` first, and forwards everything else.
+fn cutting_proxy(
+    moto: &Moto,
+    cut_after: usize,
+    on_cut: impl Fn() + Send + Sync + 'static,
+) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let on_cut = Arc::new(on_cut);
     use std::io::{Read, Write};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -380,6 +385,7 @@ fn cutting_proxy(moto: &Moto, cut_after: usize) -> (String, Arc<std::sync::atomi
                 let _ = std::io::copy(&mut c_read, &mut s_write);
             });
             let (armed, cuts) = (Arc::clone(&armed), Arc::clone(&cuts));
+            let on_cut = Arc::clone(&on_cut);
             std::thread::spawn(move || {
                 let (mut s_read, mut c_write) = (server, client);
                 let mut sent = 0usize;
@@ -391,6 +397,7 @@ fn cutting_proxy(moto: &Moto, cut_after: usize) -> (String, Arc<std::sync::atomi
                     };
                     if sent + n > cut_after && armed.swap(false, Ordering::SeqCst) {
                         let _ = c_write.write_all(&buf[..cut_after - sent]);
+                        on_cut();
                         cuts.fetch_add(1, Ordering::SeqCst);
                         let _ = c_write.shutdown(std::net::Shutdown::Both);
                         let _ = s_read.shutdown(std::net::Shutdown::Both);
@@ -415,7 +422,7 @@ fn a_download_cut_midway_resumes_and_the_import_is_whole() {
     runtime()
         .block_on(direct.put(&ObjectPath::from("big.bin"), PutPayload::from(big.clone())))
         .unwrap();
-    let (endpoint, cuts) = cutting_proxy(moto, 3 << 20);
+    let (endpoint, cuts) = cutting_proxy(moto, 3 << 20, || {});
     let url = BucketUrl::parse("s3://flaky").unwrap();
     let mut cfg = config(moto);
     cfg.endpoint = Some(endpoint);
@@ -429,6 +436,37 @@ fn a_download_cut_midway_resumes_and_the_import_is_whole() {
     );
     assert_eq!(stats.transferred, 1);
     assert_eq!(ws.fs().read_file("/workspace/flaky/big.bin").unwrap(), big);
+}
+
+/// An object replaced while its download is cut: the resumed request asks for the version
+/// first listed (`If-Match`), so the import fails whole instead of stitching two versions.
+#[test]
+fn a_download_resumed_after_a_change_is_not_stitched() {
+    let Some(moto) = moto::shared() else { return };
+    let (_, direct) = bucket(moto, "changing", "");
+    let old: Vec<u8> = vec![b'o'; 8 << 20];
+    runtime()
+        .block_on(direct.put(&ObjectPath::from("f.bin"), PutPayload::from(old.clone())))
+        .unwrap();
+    let replace = {
+        let direct = Arc::clone(&direct);
+        move || {
+            let new = vec![b'n'; 8 << 20];
+            runtime()
+                .block_on(direct.put(&ObjectPath::from("f.bin"), PutPayload::from(new)))
+                .unwrap();
+        }
+    };
+    let (endpoint, cuts) = cutting_proxy(moto, 3 << 20, replace);
+    let url = BucketUrl::parse("s3://changing").unwrap();
+    let mut cfg = config(moto);
+    cfg.endpoint = Some(endpoint);
+    let store = computer_bucket::open_store_with(&url, &cfg).unwrap();
+    let ws = Workspace::in_memory().unwrap();
+    let result = import(&store, &url, &ws, "/workspace/changing");
+    assert_eq!(cuts.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(result.is_err(), "two versions were stitched into one file");
+    assert!(!ws.fs().exists("/workspace/changing/f.bin").unwrap());
 }
 
 /// Every entry of a workspace: path → (kind, mode, content or link target).
