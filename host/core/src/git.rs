@@ -27,6 +27,9 @@ pub struct GitOptions {
     pub token_hosts: Vec<String>,
     /// The time limit of one clone or fetch.
     pub network_timeout: Duration,
+    /// A PEM file of certificates trusted for https remotes beside the usual roots.
+    /// Default: `COMPUTER_CA_FILE` of the host's environment.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Default for GitOptions {
@@ -40,6 +43,9 @@ impl Default for GitOptions {
                 .map(str::to_string)
                 .collect(),
             network_timeout: computer_git::DEFAULT_NETWORK_TIMEOUT,
+            ca_file: std::env::var_os("COMPUTER_CA_FILE")
+                .filter(|f| !f.is_empty())
+                .map(PathBuf::from),
         }
     }
 }
@@ -72,6 +78,12 @@ impl Workspace {
             .with_http_token(options.http_token)
             .with_token_hosts(options.token_hosts)
             .with_network_timeout(options.network_timeout);
+        let git = match &options.ca_file {
+            Some(file) => git
+                .with_ca_file(file)
+                .map_err(|e| Error::Invalid(format!("git: {e} (COMPUTER_CA_FILE)")))?,
+            None => git,
+        };
         let git = Arc::new(git);
         *slot = Some(Arc::clone(&git));
         Ok(git)

@@ -352,7 +352,7 @@ fn network_push(
     inv: &Invocation<'_>,
 ) -> Result<Vec<Outcome>> {
     let limit = session.git.network_timeout();
-    let auth = session.git.auth_header(url);
+    let http = crate::cmd_remote::is_http(url).then(|| session.git.http_options(url));
     let host_git = repo.path().to_path_buf();
     let env = session.env.clone();
     let url_owned = url.to_string();
@@ -384,11 +384,7 @@ fn network_push(
             },
         )
         .map_err(|e| fail(&e))?;
-        if let Some(header) = auth {
-            let options = gix::protocol::transport::client::blocking_io::http::Options {
-                extra_headers: vec![header],
-                ..Default::default()
-            };
+        if let Some(options) = http {
             transport.configure(&options).map_err(|e| fail(&e))?;
         }
         let remote_refs = {

@@ -179,7 +179,7 @@ impl Git {
             std::fs::remove_dir_all(&root)?;
         }
         crate::repo::private_dir(&root)?;
-        let overrides = self.http_overrides(source);
+        let http = is_http(source).then(|| self.http_options(source));
         let (source, url) = (source.to_string(), options.url.clone());
         let (depth, branch) = (options.depth, options.branch.clone());
         let limit = self.network_timeout();
@@ -197,9 +197,11 @@ impl Git {
             .map_err(|e| {
                 GitError::Failed(format!("repository '{url}' is not valid: {}", chain(&e)))
             })?
-            .with_in_memory_config_overrides(overrides)
-            .configure_connection(|connection| {
+            .configure_connection(move |connection| {
                 connection.set_credentials(crate::repo::no_credentials);
+                if let Some(http) = &http {
+                    connection.set_transport_options(Box::new(http.clone()));
+                }
                 Ok(())
             });
             if let Some(depth) = depth {
@@ -284,6 +286,12 @@ impl Git {
     }
 }
 
+/// Whether `url` is fetched over HTTP(S) (where the host's HTTP options apply).
+pub(crate) fn is_http(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
 /// A fetch or push failure as git reports it.
 pub(crate) fn network_error(url: &str, err: &dyn std::error::Error) -> GitError {
     GitError::Network(format!("unable to access '{url}': {}", chain(err)))
@@ -357,19 +365,11 @@ fn fetch_remote(
     let name = name.to_string();
     let limit = git.network_timeout();
     let (host_git, env, shown) = (repo.path().to_path_buf(), session_env.clone(), url.clone());
-    let overrides = git.http_overrides(&effective);
+    let http = is_http(&effective).then(|| git.http_options(&effective));
     let work = move |item: gix::progress::tree::Item,
                      interrupt: &std::sync::atomic::AtomicBool|
           -> Result<Vec<String>> {
-        let mut repo = crate::repo::open_repo(&host_git, &env)?;
-        if !overrides.is_empty() {
-            let mut config = repo.config_snapshot_mut();
-            config.append_config(
-                overrides.iter().map(String::as_str),
-                gix::config::Source::Api,
-            )?;
-            config.commit()?;
-        }
+        let repo = crate::repo::open_repo(&host_git, &env)?;
         let remote = if effective != url {
             let remote = repo.find_remote(name.as_str())?;
             let refspecs: Vec<String> = remote
@@ -385,9 +385,12 @@ fn fetch_remote(
             repo.find_remote(name.as_str())?
         };
         let fetch = || -> gix::Result<_> {
-            let connection = remote
+            let mut connection = remote
                 .connect(gix::remote::Direction::Fetch)?
                 .with_credentials(crate::repo::no_credentials);
+            if let Some(http) = http {
+                connection.set_transport_options(Box::new(http));
+            }
             let prepared = connection.prepare_fetch(gix::progress::Discard, Default::default())?;
             prepared.receive(item, interrupt)
         };

@@ -27,6 +27,8 @@ struct Settings {
     http_token: Option<String>,
     token_hosts: Vec<String>,
     network_timeout: Duration,
+    /// Certificates trusted beside the usual roots (`COMPUTER_CA_FILE`).
+    extra_roots: Vec<reqwest::Certificate>,
 }
 
 impl Default for Settings {
@@ -36,6 +38,7 @@ impl Default for Settings {
             http_token: None,
             token_hosts: Vec::new(),
             network_timeout: DEFAULT_NETWORK_TIMEOUT,
+            extra_roots: Vec::new(),
         }
     }
 }
@@ -128,6 +131,23 @@ impl Git {
         self
     }
 
+    /// Trusts the certificates of the PEM file `path` for https remotes, beside the usual
+    /// roots (a host setting: `COMPUTER_CA_FILE`; a TLS server on loopback in tests).
+    pub fn with_ca_file(mut self, path: &Path) -> Result<Git> {
+        let pem = std::fs::read(path)
+            .map_err(|e| GitError::failed(format!("CA file {}", path.display()), e))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| GitError::failed(format!("CA file {}", path.display()), e))?;
+        if certs.is_empty() {
+            return Err(GitError::Failed(format!(
+                "CA file {}: no certificate in it",
+                path.display()
+            )));
+        }
+        self.settings.extra_roots = certs;
+        Ok(self)
+    }
+
     /// The time limit of one clone or fetch (default [`DEFAULT_NETWORK_TIMEOUT`]).
     pub fn with_network_timeout(mut self, limit: Duration) -> Git {
         self.settings.network_timeout = limit;
@@ -171,12 +191,29 @@ impl Git {
         Some(format!("Authorization: Basic {basic}"))
     }
 
-    /// In-memory configuration for a fetch from `url`: the token as an extra HTTP header.
-    pub(crate) fn http_overrides(&self, url: &str) -> Vec<String> {
-        self.auth_header(url)
-            .map(|h| format!("http.extraHeader={h}"))
-            .into_iter()
-            .collect()
+    /// The HTTP options of a connection to `url`: the token as a header (where it may go),
+    /// the extra trusted roots. They replace what the repository's config would say (its
+    /// proxies, headers and certificate files are the guest's, not the host's).
+    pub(crate) fn http_options(
+        &self,
+        url: &str,
+    ) -> gix::protocol::transport::client::blocking_io::http::Options {
+        use gix::protocol::transport::client::blocking_io::http;
+        let mut options = http::Options {
+            extra_headers: self.auth_header(url).into_iter().collect(),
+            ..Default::default()
+        };
+        if !self.settings.extra_roots.is_empty() {
+            let roots = self.settings.extra_roots.clone();
+            let backend = http::reqwest::Options {
+                configure_client: Some(Box::new(move |builder| {
+                    Ok(builder.tls_certs_merge(roots.iter().cloned()))
+                })),
+                configure_request: None,
+            };
+            options.backend = Some(std::sync::Arc::new(std::sync::Mutex::new(backend)));
+        }
+        options
     }
 
     /// The workspace.

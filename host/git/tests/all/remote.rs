@@ -370,6 +370,37 @@ fn an_http_token_is_sent_by_the_host_and_never_stored() {
     }
 }
 
+/// An https remote with a certificate of its own: refused until its CA is trusted
+/// (`Git::with_ca_file`, `COMPUTER_CA_FILE`); then the token goes to it over TLS.
+#[test]
+fn https_with_a_trusted_ca_file_and_a_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    support::served_repo(tmp.path());
+    let (_server, port, cert) = support::git_https_with(tmp.path(), true);
+    let url = format!("https://127.0.0.1:{port}/cgi-bin/git/served.git");
+    let (vfs, git) = workspace();
+    let git = git
+        .with_http_token(Some("tok-over-tls".into()))
+        .with_token_hosts(["127.0.0.1".to_string()]);
+    let out = run(&git, "/workspace", &["clone", "-q", &url, "untrusted"]);
+    assert_eq!(out.status, 128, "a certificate nobody trusts was accepted");
+    assert!(!vfs.exists("/workspace/untrusted").unwrap());
+    let git = git.with_ca_file(&cert).unwrap();
+    ok(run(&git, "/workspace", &["clone", "-q", &url, "copy"]));
+    assert_eq!(
+        vfs.read_file("/workspace/copy/top.txt").unwrap(),
+        b"top\ntwo\n"
+    );
+    ok(run(&git, "/workspace/copy", &["fetch"]));
+    // A file that holds no certificate is a clear error.
+    let err = Git::new(vfs.clone())
+        .unwrap()
+        .with_ca_file(&tmp.path().join("served.git/HEAD"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("CA file"), "{err}");
+}
+
 /// `git push` over `git://` and smart HTTP: the real git on the server side sees our commits,
 /// its `fsck` passes, non-fast-forward pushes are refused unless forced, new branches get an
 /// upstream with `-u`.

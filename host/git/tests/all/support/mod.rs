@@ -337,22 +337,7 @@ pub fn git_http(base: &Path) -> (Server, u16) {
 /// Like [`git_http`]; with `auth`, requests without HTTP basic credentials for the user
 /// `x-access-token` get 401.
 pub fn git_http_with(base: &Path, auth: bool) -> (Server, u16) {
-    let site = base.join("site");
-    let cgi = site.join("cgi-bin");
-    std::fs::create_dir_all(&cgi).unwrap();
-    let exec_path = exec_path().display().to_string();
-    let script = cgi.join("git");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\n{}export GIT_PROJECT_ROOT={} GIT_HTTP_EXPORT_ALL=1\nexport GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' GIT_CONFIG_KEY_1=http.receivepack GIT_CONFIG_VALUE_1=true\n# python's CGI server drops the Git-Protocol header; speak v2 as real hosts do.\nexport GIT_PROTOCOL=version=2\nexec {exec_path}/git-http-backend\n",
-            if auth { "[ \"$REMOTE_USER\" = x-access-token ] || { printf 'Status: 401 Unauthorized\\r\\nWWW-Authenticate: Basic realm=\"git\"\\r\\n\\r\\n'; exit 0; }\n" } else { "" },
-            base.display()
-        ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let site = cgi_site(base, auth);
     let port = free_port();
     let child = Command::new("python3")
         .args([
@@ -372,6 +357,130 @@ pub fn git_http_with(base: &Path, auth: bool) -> (Server, u16) {
         .expect("python3 http.server starts");
     wait_for(port);
     (Server(child), port)
+}
+
+/// The folder python's CGI server serves: `cgi-bin/git`, running `git http-backend` on the
+/// repositories below `base` (asking for basic auth when `auth`).
+fn cgi_site(base: &Path, auth: bool) -> PathBuf {
+    let site = base.join("site");
+    let cgi = site.join("cgi-bin");
+    std::fs::create_dir_all(&cgi).unwrap();
+    let exec_path = exec_path().display().to_string();
+    let script = cgi.join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n{}export GIT_PROJECT_ROOT={} GIT_HTTP_EXPORT_ALL=1\nexport GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' GIT_CONFIG_KEY_1=http.receivepack GIT_CONFIG_VALUE_1=true\n# python's CGI server drops the Git-Protocol header; speak v2 as real hosts do.\nexport GIT_PROTOCOL=version=2\nexec {exec_path}/git-http-backend\n",
+            if auth { "[ \"$REMOTE_USER\" = x-access-token ] || { printf 'Status: 401 Unauthorized\\r\\nWWW-Authenticate: Basic realm=\"git\"\\r\\n\\r\\n'; exit 0; }\n" } else { "" },
+            base.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    site
+}
+
+/// The smart HTTP server of [`git_http_with`] over TLS, with a certificate for 127.0.0.1
+/// signed by a CA made here (openssl); returns the server, its port and the CA's PEM file.
+pub fn git_https_with(base: &Path, auth: bool) -> (Server, u16, PathBuf) {
+    let site = cgi_site(base, auth);
+    // A CA of the test's own, and the server's certificate signed by it (webpki refuses a
+    // CA certificate used as the server's).
+    let (ca, cert, key) = (
+        base.join("ca.pem"),
+        base.join("cert.pem"),
+        base.join("key.pem"),
+    );
+    std::fs::write(
+        base.join("leaf.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(base)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=test CA",
+        "-keyout",
+        "ca-key.pem",
+        "-out",
+        "ca.pem",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "leaf.csr",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca-key.pem",
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        "leaf.ext",
+        "-out",
+        "cert.pem",
+    ]);
+    let port = free_port();
+    let script = format!(
+        "import http.server, ssl\n\
+         class Handler(http.server.CGIHTTPRequestHandler):\n\
+         \x20   have_fork = False  # a forked CGI would write past TLS\n\
+         \x20   def finish(self):\n\
+         \x20       super().finish()\n\
+         \x20       try:\n\
+         \x20           self.connection.unwrap()  # close_notify: the body ends with the connection\n\
+         \x20       except Exception:\n\
+         \x20           pass\n\
+         server = http.server.HTTPServer(('127.0.0.1', {port}), Handler)\n\
+         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n\
+         context.load_cert_chain({cert:?}, {key:?})\n\
+         server.socket = context.wrap_socket(server.socket, server_side=True)\n\
+         server.serve_forever()\n",
+        cert = cert.display().to_string(),
+        key = key.display().to_string(),
+    );
+    let child = Command::new("python3")
+        .args(["-W", "ignore", "-c", &script])
+        .current_dir(&site)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 starts");
+    wait_for(port);
+    (Server(child), port, ca)
 }
 
 /// Where git keeps its helper programs.
