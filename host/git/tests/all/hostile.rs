@@ -11,7 +11,7 @@ use std::sync::Arc;
 use computer_git::{Git, Invocation, Output};
 use computer_vfs::Vfs;
 
-use crate::support::{self, sh};
+use crate::support::{self, run, sh};
 
 /// Writes an object with `git hash-object --literally` (no validation) and returns its id.
 fn object(repo: &Path, kind: &str, data: &[u8]) -> String {
@@ -152,19 +152,6 @@ fn a_blob_beyond_the_file_size_limit_fails_the_clone_cleanly() {
     assert_eq!(out.status, 128, "{err}");
     assert!(err.contains("File too large"), "{err}");
     assert!(!vfs.exists("/workspace/x").unwrap());
-}
-
-fn run(git: &Git, cwd: &str, args: &[&str]) -> Output {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    git.run(
-        &args,
-        &Invocation {
-            cwd: Path::new(cwd),
-            env: &support::env(1),
-            progress: None,
-            stop: None,
-        },
-    )
 }
 
 /// A workspace with an empty repository at /workspace/r.

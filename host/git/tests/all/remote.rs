@@ -8,20 +8,7 @@ use std::sync::Arc;
 use computer_git::{Git, Invocation, Output};
 use computer_vfs::Vfs;
 
-use crate::support::{self, real_git, sh};
-
-fn run(git: &Git, cwd: &str, args: &[&str]) -> Output {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    git.run(
-        &args,
-        &Invocation {
-            cwd: Path::new(cwd),
-            env: &support::env(1),
-            progress: None,
-            stop: None,
-        },
-    )
-}
+use crate::support::{self, real_git, run, sh};
 
 fn ok(out: Output) -> String {
     assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));

@@ -17,6 +17,7 @@ mod bucket;
 mod error;
 mod guard;
 mod openapi;
+mod private;
 mod registry;
 mod tokens;
 
@@ -306,20 +307,11 @@ async fn accept(
     graceful.shutdown().await;
 }
 
-/// The token in `data_dir/token`, made (32 random hex digits, mode 0600) if missing.
+/// The token in `data_dir/token`, made (64 random hex digits, mode 0600) if missing.
 fn default_token(data_dir: &std::path::Path) -> Result<String, String> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
     let path = data_dir.join("token");
     let fail = |e: std::io::Error| format!("cannot use the token file {}: {e}", path.display());
-    {
-        use std::os::unix::fs::DirBuilderExt as _;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(data_dir)
-            .map_err(fail)?;
-    }
+    private::dir(data_dir).map_err(fail)?;
     match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => {
             eprintln!(
@@ -337,15 +329,7 @@ fn default_token(data_dir: &std::path::Path) -> Result<String, String> {
         uuid::Uuid::new_v4().simple(),
         uuid::Uuid::new_v4().simple()
     );
-    let _ = std::fs::remove_file(&path);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(fail)?;
-    writeln!(file, "{token}").map_err(fail)?;
+    private::write(&path, format!("{token}\n").as_bytes()).map_err(fail)?;
     eprintln!(
         "computer serve: no token was given; made one, kept in {} (mode 0600):\n{token}",
         path.display()

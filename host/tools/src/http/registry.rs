@@ -87,13 +87,7 @@ impl Registry {
     /// Workspaces under `dir` (created if missing), closed after `idle` without use.
     pub fn new(dir: impl Into<PathBuf>, idle: Duration) -> std::io::Result<Registry> {
         let dir = dir.into();
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&dir)?;
-        }
+        super::private::dir(&dir)?;
         Ok(Registry {
             dir,
             idle,

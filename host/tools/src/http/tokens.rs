@@ -160,31 +160,9 @@ impl TokenStore {
 
     /// Writes the file anew (0600, to a new name then renamed over, never through a link).
     fn save(&self, tokens: &[TokenInfo]) -> std::io::Result<()> {
-        use std::io::Write as _;
-        use std::os::unix::fs::OpenOptionsExt as _;
-        if let Some(dir) = self.path.parent() {
-            use std::os::unix::fs::DirBuilderExt as _;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)?;
-        }
         let mut text = serde_json::to_string_pretty(tokens).map_err(std::io::Error::other)?;
         text.push('\n');
-        let temp = self
-            .path
-            .with_extension(format!("json.{}", std::process::id()));
-        let _ = std::fs::remove_file(&temp);
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&temp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&temp, &self.path)?;
+        super::private::write(&self.path, text.as_bytes())?;
         // The cache is stale now whatever the clock's resolution.
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).0 = None;
         Ok(())

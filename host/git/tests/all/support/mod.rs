@@ -55,6 +55,21 @@ pub fn real_git(dir: &Path, args: &[&str], env: &HashMap<String, String>) -> Out
     }
 }
 
+/// `git ARGS` run by computer-git in workspace directory `cwd`, with the fixed identity of
+/// step 1.
+pub fn run(git: &Git, cwd: &str, args: &[&str]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    git.run(
+        &args,
+        &Invocation {
+            cwd: Path::new(cwd),
+            env: &env(1),
+            progress: None,
+            stop: None,
+        },
+    )
+}
+
 /// Runs a command line on the host with the real git (for setting up servers).
 pub fn sh(dir: &Path, script: &str) {
     let out = Command::new("sh")
