@@ -229,6 +229,19 @@ impl Sandbox {
         vfs: Arc<Vfs>,
         config: &ContainerConfig,
     ) -> Result<Sandbox> {
+        // Commands run as the workspace's owner when no user is set: its files are that
+        // user's, and the kernel checks their modes (a root without capabilities could not
+        // write another owner's files).
+        let mut config = config.clone();
+        if config.user.is_none() {
+            let owner = vfs
+                .owner()
+                .map_err(|e| ContainerError::Mount(format!("the workspace's owner: {e}")))?;
+            if owner.uid != 0 {
+                config.user = Some(format!("{}:{}", owner.uid, owner.gid));
+            }
+        }
+        let config = &config;
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let name = format!(
             "computer-{}-{}",

@@ -418,6 +418,36 @@ fn a_non_root_user_works_with_the_workspace_in_both_modes() {
     }
 }
 
+/// With no user set, commands run as the workspace's owner (the kernel checks modes over the
+/// mount, and a root without capabilities could not write another owner's files).
+#[test]
+fn commands_run_as_the_workspace_owner_by_default() {
+    let Some(engine) = engine() else { return };
+    let (vfs, _dir) = workspace();
+    vfs.set_owner(computer_vfs::Owner {
+        uid: 65534,
+        gid: 65534,
+    })
+    .unwrap();
+    vfs.write_file("/workspace/made.txt", "by the tools\n")
+        .unwrap();
+    let sandbox = runtime()
+        .block_on(Sandbox::start(
+            &engine,
+            Arc::clone(&vfs),
+            &config(BUSYBOX, Limits::default()),
+        ))
+        .unwrap();
+    let out = sh(&sandbox, "id -u; echo more >> made.txt");
+    assert_eq!(out.status, 0, "{out:?}");
+    assert_eq!(text(&out.stdout), "65534\n");
+    assert_eq!(
+        vfs.read_file("/workspace/made.txt").unwrap(),
+        b"by the tools\nmore\n"
+    );
+    runtime().block_on(sandbox.stop());
+}
+
 /// A TCP address that forwards to the local engine's socket: the engine reached as one on
 /// another machine is (plain HTTP), so that neither FUSE nor this host's `/proc` is used.
 fn engine_over_tcp() -> String {

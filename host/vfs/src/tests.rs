@@ -395,25 +395,28 @@ fn a_buffered_write_past_the_quota_fails_at_the_write() {
 
 #[test]
 fn buffered_writes_of_many_open_files_are_capped_together() {
-    // Nine files of 30 MiB each, buffered: past 256 MiB in all a write commits its file.
+    // Twelve files of 12 MiB each, written through open handles only (a path-level call
+    // would commit every buffer first), each below the one-file limit: past the limit of
+    // all buffers together, a write commits its own file.
     let vfs = vfs();
-    let rev = vfs.revision().unwrap();
-    let piece = vec![1u8; 30 << 20];
+    let piece = vec![1u8; 12 << 20];
     let mut handles = Vec::new();
-    for n in 0..9 {
+    for n in 0..12 {
         let st = vfs.write_file(format!("/workspace/f{n}"), "").unwrap();
-        let fh = vfs.open_file(st.ino, OpenFlags::READ_WRITE).unwrap();
-        vfs.write(fh, 0, &piece).unwrap();
-        handles.push(fh);
+        handles.push(vfs.open_file(st.ino, OpenFlags::READ_WRITE).unwrap());
+    }
+    let rev = vfs.revision().unwrap();
+    for fh in &handles {
+        vfs.write(*fh, 0, &piece).unwrap();
     }
     assert!(
-        vfs.revision().unwrap() > rev + 9,
-        "nothing was committed while 270 MiB sat in buffers"
+        vfs.revision().unwrap() > rev,
+        "nothing was committed while 144 MiB sat in buffers"
     );
     for fh in handles {
         vfs.release(fh).unwrap();
     }
-    assert_eq!(vfs.read_file("/workspace/f8").unwrap().len(), 30 << 20);
+    assert_eq!(vfs.read_file("/workspace/f11").unwrap().len(), 12 << 20);
 }
 
 #[test]
