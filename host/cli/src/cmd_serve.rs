@@ -48,10 +48,13 @@ pub struct ServeArgs {
     /// The size quota of each new workspace, in MiB (0: none).
     #[arg(long, default_value_t = 10 << 10, value_name = "MIB")]
     workspace_quota: u64,
-    /// Commands running at once across all workspaces; one more waits up to 30 s, then is
+    /// Commands running at once across all workspaces; one more waits (--exec-wait), then is
     /// refused (503).
     #[arg(long, default_value_t = 32, value_name = "N")]
     max_execs: usize,
+    /// Seconds a command waits for a place among --max-execs before it is refused.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    exec_wait: f64,
     /// Connections open at once; one more waits until another closes.
     #[arg(long, default_value_t = 1024, value_name = "N")]
     max_connections: usize,
@@ -88,6 +91,8 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
         .checked_mul(1 << 20)
         .context("--workspace-quota: too large a number of MiB")?;
     config.max_concurrent_execs = args.max_execs;
+    config.exec_queue_timeout =
+        Duration::try_from_secs_f64(args.exec_wait).context("--exec-wait: a number of seconds")?;
     config.max_connections = args.max_connections;
     config.header_timeout = Duration::try_from_secs_f64(args.header_timeout)
         .ok()

@@ -399,3 +399,33 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_goes_only_to_listed_hosts_over_tls_or_loopback() {
+        let vfs = Arc::new(Vfs::in_memory().unwrap());
+        let git = Git::new(Arc::clone(&vfs))
+            .unwrap()
+            .with_http_token(Some("t".into()))
+            .with_token_hosts(["Example.com".to_string(), "127.0.0.1".to_string()]);
+        assert!(git.auth_header("https://example.com/r.git").is_some());
+        assert!(git.auth_header("https://EXAMPLE.com:8443/r.git").is_some());
+        assert!(git.auth_header("http://127.0.0.1:9/r.git").is_some());
+        // Clear text beyond loopback, other hosts, look-alikes and other schemes: never.
+        for url in [
+            "http://example.com/r.git",
+            "https://example.com.evil.net/r.git",
+            "https://evil.net/example.com/r.git",
+            "https://user@evil.net/r.git",
+            "git://example.com/r.git",
+            "ssh://example.com/r.git",
+        ] {
+            assert!(git.auth_header(url).is_none(), "{url}");
+        }
+        let unlisted = Git::new(vfs).unwrap().with_http_token(Some("t".into()));
+        assert!(unlisted.auth_header("https://example.com/r.git").is_none());
+    }
+}

@@ -420,6 +420,22 @@ fn buffered_writes_of_many_open_files_are_capped_together() {
 }
 
 #[test]
+fn a_new_workspace_file_and_its_folder_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new/ws.db");
+    let vfs = Vfs::open(&path).unwrap();
+    vfs.write_file("/workspace/a", "a").unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(&dir.path().join("new")), 0o700);
+    let wal = dir.path().join("new/ws.db-wal");
+    if wal.exists() {
+        assert_eq!(mode(&wal), 0o600);
+    }
+}
+
+#[test]
 fn xattrs_round_trip() {
     let vfs = vfs();
     let st = vfs.write_file("/workspace/x", "").unwrap();

@@ -1229,3 +1229,53 @@ fn scoped_tokens_reach_only_their_workspaces() {
     let file = std::fs::read_to_string(data.join("tokens.json")).unwrap();
     assert!(!file.contains(&ro), "the tokens file holds a token");
 }
+
+/// The server's caps, each named in its refusal: workspaces, the quota of a new one, and
+/// commands at once.
+#[test]
+fn server_caps_are_named_when_hit() {
+    let s = Server::start(&[
+        "--max-workspaces",
+        "2",
+        "--workspace-quota",
+        "1",
+        "--max-execs",
+        "1",
+        "--exec-wait",
+        "0.5",
+    ]);
+    s.create("one");
+    s.create("two");
+    let msg = error_of(
+        s.post("/v1/workspaces", &json!({"id": "three"})),
+        StatusCode::INSUFFICIENT_STORAGE,
+    );
+    assert!(msg.contains("--max-workspaces 2"), "{msg}");
+    // 1 MiB per workspace: a 2 MiB file does not fit, and nothing of it is kept.
+    let varied: Vec<u8> = (0..2u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
+    let r = s.put("/v1/workspaces/one/files/workspace/big", varied);
+    let msg = error_of(r, StatusCode::INSUFFICIENT_STORAGE);
+    assert!(msg.contains("quota"), "{msg}");
+    // One command at a time: the second waits half a second, then is refused.
+    std::thread::scope(|scope| {
+        let slow = scope.spawn(|| {
+            s.post(
+                "/v1/workspaces/one/exec",
+                &json!({"command": "sleep 3; echo done"}),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(800));
+        let msg = error_of(
+            s.post("/v1/workspaces/two/exec", &json!({"command": "echo hi"})),
+            StatusCode::SERVICE_UNAVAILABLE,
+        );
+        assert!(msg.contains("max_concurrent_execs"), "{msg}");
+        let out = json_of(slow.join().unwrap(), StatusCode::OK);
+        assert_eq!(out["stdout"], "done\n");
+    });
+    let out = json_of(
+        s.post("/v1/workspaces/two/exec", &json!({"command": "echo hi"})),
+        StatusCode::OK,
+    );
+    assert_eq!(out["stdout"], "hi\n");
+}
