@@ -438,37 +438,6 @@ fn a_download_cut_midway_resumes_and_the_import_is_whole() {
     assert_eq!(ws.fs().read_file("/workspace/flaky/big.bin").unwrap(), big);
 }
 
-/// An object replaced while its download is cut: the resumed request asks for the version
-/// first listed (`If-Match`), so the import fails whole instead of stitching two versions.
-#[test]
-fn a_download_resumed_after_a_change_is_not_stitched() {
-    let Some(moto) = moto::shared() else { return };
-    let (_, direct) = bucket(moto, "changing", "");
-    let old: Vec<u8> = vec![b'o'; 8 << 20];
-    runtime()
-        .block_on(direct.put(&ObjectPath::from("f.bin"), PutPayload::from(old.clone())))
-        .unwrap();
-    let replace = {
-        let direct = Arc::clone(&direct);
-        move || {
-            let new = vec![b'n'; 8 << 20];
-            runtime()
-                .block_on(direct.put(&ObjectPath::from("f.bin"), PutPayload::from(new)))
-                .unwrap();
-        }
-    };
-    let (endpoint, cuts) = cutting_proxy(moto, 3 << 20, replace);
-    let url = BucketUrl::parse("s3://changing").unwrap();
-    let mut cfg = config(moto);
-    cfg.endpoint = Some(endpoint);
-    let store = computer_bucket::open_store_with(&url, &cfg).unwrap();
-    let ws = Workspace::in_memory().unwrap();
-    let result = import(&store, &url, &ws, "/workspace/changing");
-    assert_eq!(cuts.load(std::sync::atomic::Ordering::SeqCst), 1);
-    assert!(result.is_err(), "two versions were stitched into one file");
-    assert!(!ws.fs().exists("/workspace/changing/f.bin").unwrap());
-}
-
 /// Every entry of a workspace: path → (kind, mode, content or link target).
 fn tree(ws: &Workspace) -> BTreeMap<String, (String, u32, Vec<u8>)> {
     let mut out = BTreeMap::new();
@@ -573,4 +542,40 @@ fn snapshot_push_pull_is_identical_and_a_second_push_sends_only_changed_chunks()
         .unwrap_err();
     assert!(err.to_string().contains("does not match its hash"), "{err}");
     assert!(!bad.exists());
+}
+
+/// Attacks from a bucket's side: an object replaced under a resumed download.
+mod hostile {
+    use super::*;
+
+    /// An object replaced while its download is cut: the resumed request asks for the version
+    /// first listed (`If-Match`), so the import fails whole instead of stitching two versions.
+    #[test]
+    fn a_download_resumed_after_a_change_is_not_stitched() {
+        let Some(moto) = moto::shared() else { return };
+        let (_, direct) = bucket(moto, "changing", "");
+        let old: Vec<u8> = vec![b'o'; 8 << 20];
+        runtime()
+            .block_on(direct.put(&ObjectPath::from("f.bin"), PutPayload::from(old.clone())))
+            .unwrap();
+        let replace = {
+            let direct = Arc::clone(&direct);
+            move || {
+                let new = vec![b'n'; 8 << 20];
+                runtime()
+                    .block_on(direct.put(&ObjectPath::from("f.bin"), PutPayload::from(new)))
+                    .unwrap();
+            }
+        };
+        let (endpoint, cuts) = cutting_proxy(moto, 3 << 20, replace);
+        let url = BucketUrl::parse("s3://changing").unwrap();
+        let mut cfg = config(moto);
+        cfg.endpoint = Some(endpoint);
+        let store = computer_bucket::open_store_with(&url, &cfg).unwrap();
+        let ws = Workspace::in_memory().unwrap();
+        let result = import(&store, &url, &ws, "/workspace/changing");
+        assert_eq!(cuts.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(result.is_err(), "two versions were stitched into one file");
+        assert!(!ws.fs().exists("/workspace/changing/f.bin").unwrap());
+    }
 }

@@ -731,85 +731,6 @@ fn containers_and_mounts_of_a_killed_host_are_gone_after_the_next_start() {
     assert!(!runtime().block_on(container_exists(&id)));
 }
 
-/// Copy mode: what the container sends back is capped, the error names the cap, and the
-/// workspace keeps what it had.
-#[test]
-fn a_hostile_archive_from_the_container_is_capped() {
-    let Some(engine) = engine() else { return };
-    let (vfs, _dir) = workspace();
-    vfs.write_file("/workspace/keep.txt", "kept\n").unwrap();
-    let copy = ContainerConfig {
-        transfer: Transfer::Copy,
-        ..config(
-            BUSYBOX,
-            Limits {
-                copy_back_bytes: 64 << 10,
-                ..Limits::default()
-            },
-        )
-    };
-    let sandbox = runtime()
-        .block_on(Sandbox::start(&engine, Arc::clone(&vfs), &copy))
-        .unwrap();
-    let cmd = Command {
-        source: Some("head -c 1000000 /dev/zero > big.bin".to_string()),
-        ..Command::default()
-    };
-    let result = runtime().block_on(sandbox.exec(&cmd, &|_, _| {}, &|| false));
-    let err = match result {
-        Err(e) => e.to_string(),
-        Ok(out) => text(&out.stderr),
-    };
-    assert!(err.contains("copy-back limit"), "{err}");
-    assert!(!vfs.exists("/workspace/big.bin").unwrap());
-    assert_eq!(vfs.read_file("/workspace/keep.txt").unwrap(), b"kept\n");
-    runtime().block_on(sandbox.stop());
-}
-
-/// A container another machine made on a shared engine (its labels say a host and a boot
-/// that are not ours, its owner pid is dead here) is left alone.
-#[test]
-fn another_hosts_containers_survive_the_stale_sweep() {
-    let Some(engine) = engine() else { return };
-    let docker = bollard::Docker::connect_with_defaults().unwrap();
-    let labels = std::collections::HashMap::from([
-        ("computer.backend".to_string(), "container".to_string()),
-        ("computer.owner".to_string(), "999999".to_string()),
-        ("computer.boot".to_string(), "another-boot".to_string()),
-        (
-            "computer.host".to_string(),
-            "another-machine/elsewhere".to_string(),
-        ),
-    ]);
-    let body = bollard::models::ContainerCreateBody {
-        image: Some(BUSYBOX.to_string()),
-        cmd: Some(vec!["true".into()]),
-        labels: Some(labels),
-        ..Default::default()
-    };
-    let id = runtime()
-        .block_on(docker.create_container(
-            None::<bollard::query_parameters::CreateContainerOptions>,
-            body,
-        ))
-        .unwrap()
-        .id;
-    let root = ContainerConfig::default().mount_root;
-    runtime().block_on(engine.clean_stale(&root)).unwrap();
-    let survived = runtime().block_on(container_exists(&id));
-    let _ = runtime().block_on(
-        docker.remove_container(
-            &id,
-            Some(
-                bollard::query_parameters::RemoveContainerOptionsBuilder::default()
-                    .force(true)
-                    .build(),
-            ),
-        ),
-    );
-    assert!(survived, "another machine's container was removed");
-}
-
 /// FUSE mounts of ours under `root` right now.
 fn our_mounts_under(root: &std::path::Path) -> usize {
     computer_fuse::mounts()
@@ -875,4 +796,88 @@ fn the_default_image_runs_python_and_git_on_the_workspace() {
     assert!(vfs.stat("/workspace/repo/.git/HEAD").unwrap().is_file());
     assert_eq!(vfs.read_file("/workspace/repo/f").unwrap(), b"hi\n");
     runtime().block_on(sandbox.stop());
+}
+
+/// Attacks from a container or a shared engine: an oversized archive, another host's sweep.
+mod hostile {
+    use super::*;
+
+    /// Copy mode: what the container sends back is capped, the error names the cap, and the
+    /// workspace keeps what it had.
+    #[test]
+    fn a_hostile_archive_from_the_container_is_capped() {
+        let Some(engine) = engine() else { return };
+        let (vfs, _dir) = workspace();
+        vfs.write_file("/workspace/keep.txt", "kept\n").unwrap();
+        let copy = ContainerConfig {
+            transfer: Transfer::Copy,
+            ..config(
+                BUSYBOX,
+                Limits {
+                    copy_back_bytes: 64 << 10,
+                    ..Limits::default()
+                },
+            )
+        };
+        let sandbox = runtime()
+            .block_on(Sandbox::start(&engine, Arc::clone(&vfs), &copy))
+            .unwrap();
+        let cmd = Command {
+            source: Some("head -c 1000000 /dev/zero > big.bin".to_string()),
+            ..Command::default()
+        };
+        let result = runtime().block_on(sandbox.exec(&cmd, &|_, _| {}, &|| false));
+        let err = match result {
+            Err(e) => e.to_string(),
+            Ok(out) => text(&out.stderr),
+        };
+        assert!(err.contains("copy-back limit"), "{err}");
+        assert!(!vfs.exists("/workspace/big.bin").unwrap());
+        assert_eq!(vfs.read_file("/workspace/keep.txt").unwrap(), b"kept\n");
+        runtime().block_on(sandbox.stop());
+    }
+
+    /// A container another machine made on a shared engine (its labels say a host and a boot
+    /// that are not ours, its owner pid is dead here) is left alone.
+    #[test]
+    fn another_hosts_containers_survive_the_stale_sweep() {
+        let Some(engine) = engine() else { return };
+        let docker = bollard::Docker::connect_with_defaults().unwrap();
+        let labels = std::collections::HashMap::from([
+            ("computer.backend".to_string(), "container".to_string()),
+            ("computer.owner".to_string(), "999999".to_string()),
+            ("computer.boot".to_string(), "another-boot".to_string()),
+            (
+                "computer.host".to_string(),
+                "another-machine/elsewhere".to_string(),
+            ),
+        ]);
+        let body = bollard::models::ContainerCreateBody {
+            image: Some(BUSYBOX.to_string()),
+            cmd: Some(vec!["true".into()]),
+            labels: Some(labels),
+            ..Default::default()
+        };
+        let id = runtime()
+            .block_on(docker.create_container(
+                None::<bollard::query_parameters::CreateContainerOptions>,
+                body,
+            ))
+            .unwrap()
+            .id;
+        let root = ContainerConfig::default().mount_root;
+        runtime().block_on(engine.clean_stale(&root)).unwrap();
+        let survived = runtime().block_on(container_exists(&id));
+        let _ = runtime().block_on(
+            docker.remove_container(
+                &id,
+                Some(
+                    bollard::query_parameters::RemoveContainerOptionsBuilder::default()
+                        .force(true)
+                        .build(),
+                ),
+            ),
+        );
+        assert!(survived, "another machine's container was removed");
+    }
 }

@@ -954,328 +954,333 @@ fn buckets_import_export_push_and_pull_over_http() {
     assert_eq!(r.status(), StatusCode::FORBIDDEN, "{}", r.text().unwrap());
 }
 
-/// What a web page in the user's browser could send: a form's `text/plain` POST, a request
-/// through a rebound host name, a cross-site `Origin`. Each is refused before any route runs,
-/// with or without the right token.
-#[test]
-fn hostile_web_pages_cannot_drive_the_server() {
-    let s = Server::start(&["--allow-origin", "http://localhost:6274"]);
-    s.create("w");
-    let exec = s.url("/v1/workspaces/w/exec");
-    let body = json!({ "command": "echo pwned > /workspace/pwned" }).to_string();
-    for authed in [false, true] {
-        let with = |r: RequestBuilder| if authed { r.bearer_auth(TOKEN) } else { r };
-        for content_type in [
-            "text/plain",
-            "text/plain;charset=UTF-8",
-            "application/x-www-form-urlencoded",
-            "multipart/form-data; boundary=x",
-        ] {
+/// Attacks on the server: web pages, missing tokens, scoped tokens, slow clients, caps.
+mod hostile {
+    use super::*;
+
+    /// What a web page in the user's browser could send: a form's `text/plain` POST, a request
+    /// through a rebound host name, a cross-site `Origin`. Each is refused before any route runs,
+    /// with or without the right token.
+    #[test]
+    fn hostile_web_pages_cannot_drive_the_server() {
+        let s = Server::start(&["--allow-origin", "http://localhost:6274"]);
+        s.create("w");
+        let exec = s.url("/v1/workspaces/w/exec");
+        let body = json!({ "command": "echo pwned > /workspace/pwned" }).to_string();
+        for authed in [false, true] {
+            let with = |r: RequestBuilder| if authed { r.bearer_auth(TOKEN) } else { r };
+            for content_type in [
+                "text/plain",
+                "text/plain;charset=UTF-8",
+                "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=x",
+            ] {
+                let r = with(s.client.post(&exec))
+                    .header("content-type", content_type)
+                    .body(body.clone())
+                    .send()
+                    .unwrap();
+                assert_eq!(r.status(), StatusCode::FORBIDDEN, "{content_type}");
+                assert!(r.text().unwrap().contains("Content-Type"));
+            }
             let r = with(s.client.post(&exec))
-                .header("content-type", content_type)
+                .header("content-type", "application/json")
+                .header("origin", "http://evil.example")
                 .body(body.clone())
                 .send()
                 .unwrap();
-            assert_eq!(r.status(), StatusCode::FORBIDDEN, "{content_type}");
-            assert!(r.text().unwrap().contains("Content-Type"));
+            assert_eq!(r.status(), StatusCode::FORBIDDEN);
+            assert!(r.text().unwrap().contains("--allow-origin"));
+            let r = with(s.client.get(s.url("/v1/workspaces")))
+                .header("host", "evil.example:8420")
+                .send()
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::FORBIDDEN);
+            assert!(r.text().unwrap().contains("Host"));
+            // MCP checks Origin too.
+            let r = with(s.client.post(s.url("/v1/workspaces/w/mcp")))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("origin", "null")
+                .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+                .send()
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::FORBIDDEN);
         }
-        let r = with(s.client.post(&exec))
-            .header("content-type", "application/json")
-            .header("origin", "http://evil.example")
-            .body(body.clone())
+        let r = s.get("/v1/workspaces/w/files/workspace/pwned");
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "a page ran a command");
+        // The allowed origin, and a lower-case scheme, get through.
+        let r = s
+            .client
+            .get(s.url("/v1/workspaces"))
+            .header("authorization", format!("bearer {TOKEN}"))
+            .header("origin", "http://localhost:6274")
             .send()
             .unwrap();
-        assert_eq!(r.status(), StatusCode::FORBIDDEN);
-        assert!(r.text().unwrap().contains("--allow-origin"));
-        let r = with(s.client.get(s.url("/v1/workspaces")))
-            .header("host", "evil.example:8420")
-            .send()
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::FORBIDDEN);
-        assert!(r.text().unwrap().contains("Host"));
-        // MCP checks Origin too.
-        let r = with(s.client.post(s.url("/v1/workspaces/w/mcp")))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("origin", "null")
-            .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
-            .send()
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        assert_eq!(r.status(), StatusCode::OK);
     }
-    let r = s.get("/v1/workspaces/w/files/workspace/pwned");
-    assert_eq!(r.status(), StatusCode::NOT_FOUND, "a page ran a command");
-    // The allowed origin, and a lower-case scheme, get through.
-    let r = s
-        .client
-        .get(s.url("/v1/workspaces"))
-        .header("authorization", format!("bearer {TOKEN}"))
-        .header("origin", "http://localhost:6274")
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
-}
 
-/// Without a token given, the server makes one, keeps it in a 0600 file and requires it.
-#[test]
-fn a_server_started_without_a_token_makes_one() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(&data)
-        .env_remove("COMPUTER_TOKEN")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut printed = String::new();
-    let base = loop {
-        let mut line = String::new();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "{printed}");
-        printed.push_str(&line);
-        if let Some(addr) = line.trim().strip_prefix("computer serve: listening on ") {
-            break addr.to_string();
-        }
-    };
-    let file = data.join("token");
-    let token = std::fs::read_to_string(&file).unwrap().trim().to_string();
-    assert_eq!(token.len(), 64);
-    assert!(
-        printed.contains(&token),
-        "the new token is printed once: {printed}"
-    );
-    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600);
-    let client = Client::new();
-    let r = client.get(format!("{base}/v1/workspaces")).send().unwrap();
-    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
-    let r = client
-        .get(format!("{base}/v1/workspaces"))
-        .bearer_auth(&token)
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().unwrap());
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// A client that trickles its headers to hold a connection open is cut off at the header
-/// time limit; the server goes on answering others.
-#[test]
-fn a_slow_client_is_cut_off() {
-    let mut s = Server::start(&["--header-timeout", "1"]);
-    let addr = s.base.trim_start_matches("http://").to_string();
-    let mut slow = TcpStream::connect(&addr).unwrap();
-    slow.set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(slow, "GET /v1/health HTTP/1.1\r\nHost: {addr}\r\n").unwrap();
-    let started = std::time::Instant::now();
-    let mut buf = Vec::new();
-    // The server closes the connection (with or without a 408) instead of waiting.
-    let _ = slow.read_to_end(&mut buf);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "the half-sent request held the connection for {:?}",
-        started.elapsed()
-    );
-    s.assert_healthy();
-}
-
-/// A token scoped to one workspace reaches that one only, and a read-only one changes
-/// nothing; revoked, it is refused. Made with `computer token` and over `/v1/tokens`.
-#[test]
-fn scoped_tokens_reach_only_their_workspaces() {
-    let s = Server::start(&[]);
-    s.create("mine");
-    s.create("theirs");
-    s.put(
-        "/v1/workspaces/theirs/files/workspace/secret.txt",
-        "theirs\n",
-    );
-    let data = s.dir.path().join("data");
-    let cli_token = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_computer"))
-            .arg("token")
-            .args(args)
-            .arg("--data-dir")
+    /// Without a token given, the server makes one, keeps it in a 0600 file and requires it.
+    #[test]
+    fn a_server_started_without_a_token_makes_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(&data)
-            .output()
+            .env_remove("COMPUTER_TOKEN")
+            .stderr(Stdio::piped())
+            .spawn()
             .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut printed = String::new();
+        let base = loop {
+            let mut line = String::new();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "{printed}");
+            printed.push_str(&line);
+            if let Some(addr) = line.trim().strip_prefix("computer serve: listening on ") {
+                break addr.to_string();
+            }
+        };
+        let file = data.join("token");
+        let token = std::fs::read_to_string(&file).unwrap().trim().to_string();
+        assert_eq!(token.len(), 64);
         assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            printed.contains(&token),
+            "the new token is printed once: {printed}"
         );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    };
-    let rw = cli_token(&["create", "--for", "mine"]);
-    let ro = cli_token(&["create", "--for", "mine", "--read-only"]);
-    let with = |token: &str, req: RequestBuilder| req.bearer_auth(token);
-    let get = |token: &str, path: &str| with(token, s.client.get(s.url(path))).send().unwrap();
-    let post = |token: &str, path: &str, body: Value| {
-        with(token, s.client.post(s.url(path)))
-            .header("content-type", "application/json")
-            .body(body.to_string())
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let client = Client::new();
+        let r = client.get(format!("{base}/v1/workspaces")).send().unwrap();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        let r = client
+            .get(format!("{base}/v1/workspaces"))
+            .bearer_auth(&token)
             .send()
-            .unwrap()
-    };
-
-    // Read-write, on its own workspace: files and exec work.
-    let r = with(
-        &rw,
-        s.client
-            .put(s.url("/v1/workspaces/mine/files/workspace/a.txt")),
-    )
-    .body("a\n")
-    .send()
-    .unwrap();
-    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().unwrap());
-    let out = json_of(
-        post(
-            &rw,
-            "/v1/workspaces/mine/exec",
-            json!({"command": "cat a.txt"}),
-        ),
-        StatusCode::OK,
-    );
-    assert_eq!(out["stdout"], "a\n");
-    // Elsewhere: nothing, not even the list of workspaces or the tokens.
-    for path in [
-        "/v1/workspaces/theirs/files/workspace/secret.txt",
-        "/v1/workspaces/theirs/log",
-        "/v1/workspaces",
-        "/v1/tokens",
-    ] {
-        let r = get(&rw, path);
-        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path}");
-        assert!(!r.text().unwrap().contains("theirs\n"));
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{}", r.text().unwrap());
+        let _ = child.kill();
+        let _ = child.wait();
     }
-    let r = post(
-        &rw,
-        "/v1/workspaces/theirs/exec",
-        json!({"command": "cat secret.txt"}),
-    );
-    assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = post(&rw, "/v1/workspaces", json!({"id": "new"}));
-    assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    // An encoded id does not slip past the scope.
-    let r = get(&rw, "/v1/workspaces/%74heirs/files/workspace/secret.txt");
-    assert_ne!(r.status(), StatusCode::OK);
 
-    // Read-only: reads work; writes, exec and writing tools do not.
-    let r = get(&ro, "/v1/workspaces/mine/files/workspace/a.txt");
-    assert_eq!(r.text().unwrap(), "a\n");
-    let r = with(
-        &ro,
-        s.client
-            .put(s.url("/v1/workspaces/mine/files/workspace/a.txt")),
-    )
-    .body("changed")
-    .send()
-    .unwrap();
-    assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = post(&ro, "/v1/workspaces/mine/exec", json!({"command": "true"}));
-    assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = json_of(
-        post(
-            &ro,
-            "/v1/workspaces/mine/tools/write",
-            json!({"path": "a.txt", "content": "x"}),
-        ),
-        StatusCode::OK,
-    );
-    assert_eq!(r["is_error"], true, "{r}");
-    let r = json_of(
-        post(
-            &ro,
-            "/v1/workspaces/mine/tools/read",
-            json!({"path": "a.txt"}),
-        ),
-        StatusCode::OK,
-    );
-    assert_eq!(r["is_error"], false, "{r}");
-    let r = s.get("/v1/workspaces/mine/files/workspace/a.txt");
-    assert_eq!(r.text().unwrap(), "a\n");
-
-    // The admin's API: make one, list them (no secrets), revoke.
-    let made = json_of(
-        s.post(
-            "/v1/tokens",
-            &json!({"workspaces": ["theirs"], "read_only": true}),
-        ),
-        StatusCode::CREATED,
-    );
-    let theirs = made["token"].as_str().unwrap().to_string();
-    let r = get(&theirs, "/v1/workspaces/theirs/files/workspace/secret.txt");
-    assert_eq!(r.text().unwrap(), "theirs\n");
-    let listed = json_of(s.get("/v1/tokens"), StatusCode::OK);
-    assert_eq!(listed["tokens"].as_array().unwrap().len(), 3, "{listed}");
-    assert!(!listed.to_string().contains(&theirs));
-    assert!(!listed.to_string().contains(&rw));
-    let r = post(&rw, "/v1/tokens", json!({"workspaces": ["*"]}));
-    assert_eq!(
-        r.status(),
-        StatusCode::FORBIDDEN,
-        "a scoped token made a token"
-    );
-    let id = rw.split('_').nth(1).unwrap().to_string();
-    cli_token(&["revoke", &id]);
-    assert_eq!(
-        get(&rw, "/v1/workspaces/mine/files/workspace/a.txt").status(),
-        StatusCode::UNAUTHORIZED
-    );
-    let file = std::fs::read_to_string(data.join("tokens.json")).unwrap();
-    assert!(!file.contains(&ro), "the tokens file holds a token");
-}
-
-/// The server's caps, each named in its refusal: workspaces, the quota of a new one, and
-/// commands at once.
-#[test]
-fn server_caps_are_named_when_hit() {
-    let s = Server::start(&[
-        "--max-workspaces",
-        "2",
-        "--workspace-quota",
-        "1",
-        "--max-execs",
-        "1",
-        "--exec-wait",
-        "0.5",
-    ]);
-    s.create("one");
-    s.create("two");
-    let msg = error_of(
-        s.post("/v1/workspaces", &json!({"id": "three"})),
-        StatusCode::INSUFFICIENT_STORAGE,
-    );
-    assert!(msg.contains("--max-workspaces 2"), "{msg}");
-    // 1 MiB per workspace: a 2 MiB file does not fit, and nothing of it is kept.
-    let varied: Vec<u8> = (0..2u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
-    let r = s.put("/v1/workspaces/one/files/workspace/big", varied);
-    let msg = error_of(r, StatusCode::INSUFFICIENT_STORAGE);
-    assert!(msg.contains("quota"), "{msg}");
-    // One command at a time: the second waits half a second, then is refused.
-    std::thread::scope(|scope| {
-        let slow = scope.spawn(|| {
-            s.post(
-                "/v1/workspaces/one/exec",
-                &json!({"command": "sleep 3; echo done"}),
-            )
-        });
-        std::thread::sleep(Duration::from_millis(800));
-        let msg = error_of(
-            s.post("/v1/workspaces/two/exec", &json!({"command": "echo hi"})),
-            StatusCode::SERVICE_UNAVAILABLE,
+    /// A client that trickles its headers to hold a connection open is cut off at the header
+    /// time limit; the server goes on answering others.
+    #[test]
+    fn a_slow_client_is_cut_off() {
+        let mut s = Server::start(&["--header-timeout", "1"]);
+        let addr = s.base.trim_start_matches("http://").to_string();
+        let mut slow = TcpStream::connect(&addr).unwrap();
+        slow.set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(slow, "GET /v1/health HTTP/1.1\r\nHost: {addr}\r\n").unwrap();
+        let started = std::time::Instant::now();
+        let mut buf = Vec::new();
+        // The server closes the connection (with or without a 408) instead of waiting.
+        let _ = slow.read_to_end(&mut buf);
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the half-sent request held the connection for {:?}",
+            started.elapsed()
         );
-        assert!(msg.contains("max_concurrent_execs"), "{msg}");
-        let out = json_of(slow.join().unwrap(), StatusCode::OK);
-        assert_eq!(out["stdout"], "done\n");
-    });
-    let out = json_of(
-        s.post("/v1/workspaces/two/exec", &json!({"command": "echo hi"})),
-        StatusCode::OK,
-    );
-    assert_eq!(out["stdout"], "hi\n");
+        s.assert_healthy();
+    }
+
+    /// A token scoped to one workspace reaches that one only, and a read-only one changes
+    /// nothing; revoked, it is refused. Made with `computer token` and over `/v1/tokens`.
+    #[test]
+    fn scoped_tokens_reach_only_their_workspaces() {
+        let s = Server::start(&[]);
+        s.create("mine");
+        s.create("theirs");
+        s.put(
+            "/v1/workspaces/theirs/files/workspace/secret.txt",
+            "theirs\n",
+        );
+        let data = s.dir.path().join("data");
+        let cli_token = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_computer"))
+                .arg("token")
+                .args(args)
+                .arg("--data-dir")
+                .arg(&data)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        };
+        let rw = cli_token(&["create", "--for", "mine"]);
+        let ro = cli_token(&["create", "--for", "mine", "--read-only"]);
+        let with = |token: &str, req: RequestBuilder| req.bearer_auth(token);
+        let get = |token: &str, path: &str| with(token, s.client.get(s.url(path))).send().unwrap();
+        let post = |token: &str, path: &str, body: Value| {
+            with(token, s.client.post(s.url(path)))
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .unwrap()
+        };
+
+        // Read-write, on its own workspace: files and exec work.
+        let r = with(
+            &rw,
+            s.client
+                .put(s.url("/v1/workspaces/mine/files/workspace/a.txt")),
+        )
+        .body("a\n")
+        .send()
+        .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{}", r.text().unwrap());
+        let out = json_of(
+            post(
+                &rw,
+                "/v1/workspaces/mine/exec",
+                json!({"command": "cat a.txt"}),
+            ),
+            StatusCode::OK,
+        );
+        assert_eq!(out["stdout"], "a\n");
+        // Elsewhere: nothing, not even the list of workspaces or the tokens.
+        for path in [
+            "/v1/workspaces/theirs/files/workspace/secret.txt",
+            "/v1/workspaces/theirs/log",
+            "/v1/workspaces",
+            "/v1/tokens",
+        ] {
+            let r = get(&rw, path);
+            assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path}");
+            assert!(!r.text().unwrap().contains("theirs\n"));
+        }
+        let r = post(
+            &rw,
+            "/v1/workspaces/theirs/exec",
+            json!({"command": "cat secret.txt"}),
+        );
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        let r = post(&rw, "/v1/workspaces", json!({"id": "new"}));
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        // An encoded id does not slip past the scope.
+        let r = get(&rw, "/v1/workspaces/%74heirs/files/workspace/secret.txt");
+        assert_ne!(r.status(), StatusCode::OK);
+
+        // Read-only: reads work; writes, exec and writing tools do not.
+        let r = get(&ro, "/v1/workspaces/mine/files/workspace/a.txt");
+        assert_eq!(r.text().unwrap(), "a\n");
+        let r = with(
+            &ro,
+            s.client
+                .put(s.url("/v1/workspaces/mine/files/workspace/a.txt")),
+        )
+        .body("changed")
+        .send()
+        .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        let r = post(&ro, "/v1/workspaces/mine/exec", json!({"command": "true"}));
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        let r = json_of(
+            post(
+                &ro,
+                "/v1/workspaces/mine/tools/write",
+                json!({"path": "a.txt", "content": "x"}),
+            ),
+            StatusCode::OK,
+        );
+        assert_eq!(r["is_error"], true, "{r}");
+        let r = json_of(
+            post(
+                &ro,
+                "/v1/workspaces/mine/tools/read",
+                json!({"path": "a.txt"}),
+            ),
+            StatusCode::OK,
+        );
+        assert_eq!(r["is_error"], false, "{r}");
+        let r = s.get("/v1/workspaces/mine/files/workspace/a.txt");
+        assert_eq!(r.text().unwrap(), "a\n");
+
+        // The admin's API: make one, list them (no secrets), revoke.
+        let made = json_of(
+            s.post(
+                "/v1/tokens",
+                &json!({"workspaces": ["theirs"], "read_only": true}),
+            ),
+            StatusCode::CREATED,
+        );
+        let theirs = made["token"].as_str().unwrap().to_string();
+        let r = get(&theirs, "/v1/workspaces/theirs/files/workspace/secret.txt");
+        assert_eq!(r.text().unwrap(), "theirs\n");
+        let listed = json_of(s.get("/v1/tokens"), StatusCode::OK);
+        assert_eq!(listed["tokens"].as_array().unwrap().len(), 3, "{listed}");
+        assert!(!listed.to_string().contains(&theirs));
+        assert!(!listed.to_string().contains(&rw));
+        let r = post(&rw, "/v1/tokens", json!({"workspaces": ["*"]}));
+        assert_eq!(
+            r.status(),
+            StatusCode::FORBIDDEN,
+            "a scoped token made a token"
+        );
+        let id = rw.split('_').nth(1).unwrap().to_string();
+        cli_token(&["revoke", &id]);
+        assert_eq!(
+            get(&rw, "/v1/workspaces/mine/files/workspace/a.txt").status(),
+            StatusCode::UNAUTHORIZED
+        );
+        let file = std::fs::read_to_string(data.join("tokens.json")).unwrap();
+        assert!(!file.contains(&ro), "the tokens file holds a token");
+    }
+
+    /// The server's caps, each named in its refusal: workspaces, the quota of a new one, and
+    /// commands at once.
+    #[test]
+    fn server_caps_are_named_when_hit() {
+        let s = Server::start(&[
+            "--max-workspaces",
+            "2",
+            "--workspace-quota",
+            "1",
+            "--max-execs",
+            "1",
+            "--exec-wait",
+            "0.5",
+        ]);
+        s.create("one");
+        s.create("two");
+        let msg = error_of(
+            s.post("/v1/workspaces", &json!({"id": "three"})),
+            StatusCode::INSUFFICIENT_STORAGE,
+        );
+        assert!(msg.contains("--max-workspaces 2"), "{msg}");
+        // 1 MiB per workspace: a 2 MiB file does not fit, and nothing of it is kept.
+        let varied: Vec<u8> = (0..2u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
+        let r = s.put("/v1/workspaces/one/files/workspace/big", varied);
+        let msg = error_of(r, StatusCode::INSUFFICIENT_STORAGE);
+        assert!(msg.contains("quota"), "{msg}");
+        // One command at a time: the second waits half a second, then is refused.
+        std::thread::scope(|scope| {
+            let slow = scope.spawn(|| {
+                s.post(
+                    "/v1/workspaces/one/exec",
+                    &json!({"command": "sleep 3; echo done"}),
+                )
+            });
+            std::thread::sleep(Duration::from_millis(800));
+            let msg = error_of(
+                s.post("/v1/workspaces/two/exec", &json!({"command": "echo hi"})),
+                StatusCode::SERVICE_UNAVAILABLE,
+            );
+            assert!(msg.contains("max_concurrent_execs"), "{msg}");
+            let out = json_of(slow.join().unwrap(), StatusCode::OK);
+            assert_eq!(out["stdout"], "done\n");
+        });
+        let out = json_of(
+            s.post("/v1/workspaces/two/exec", &json!({"command": "echo hi"})),
+            StatusCode::OK,
+        );
+        assert_eq!(out["stdout"], "hi\n");
+    }
 }
