@@ -269,6 +269,22 @@ fn initialize(conn: &Connection, chunk_size: u64, owner: crate::tx::Owner) -> Re
     Ok(())
 }
 
+/// The workspace's owner (`meta` keys `owner_uid`, `owner_gid`). Workspaces made before the
+/// setting have none: root, as then.
+pub(crate) fn meta_owner(conn: &Connection) -> Result<crate::tx::Owner> {
+    let get = |key: &str| -> Result<u32> {
+        Ok(conn
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row([key], |r| r.get::<_, u32>(0))
+            .optional()?
+            .unwrap_or(0))
+    };
+    Ok(crate::tx::Owner {
+        uid: get("owner_uid")?,
+        gid: get("owner_gid")?,
+    })
+}
+
 /// Reads one integer setting from `meta`.
 pub(crate) fn meta_get(conn: &Connection, key: &str) -> Result<i64> {
     conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?

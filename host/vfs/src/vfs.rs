@@ -6,7 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use rusqlite::{Connection, OpenFlags as DbFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags as DbFlags};
 
 use crate::cache::LookupCache;
 use crate::error::{Result, VfsError};
@@ -209,22 +209,14 @@ impl Vfs {
         cache.get_mut().clear();
         let is_open = |ino: Ino| files.keep_if_open(ino);
         let tx = Transaction::begin(conn, true)?;
-        let (quota, max_file_size, owner) = tx
+        let (quota, max_file_size) = tx
             .conn
             .prepare_cached(
                 "SELECT (SELECT value FROM meta WHERE key = 'quota_bytes'),
-                        (SELECT value FROM meta WHERE key = 'max_file_size'),
-                        (SELECT value FROM meta WHERE key = 'owner_uid'),
-                        (SELECT value FROM meta WHERE key = 'owner_gid')",
+                        (SELECT value FROM meta WHERE key = 'max_file_size')",
             )?
-            .query_row([], |r| {
-                // Workspaces made before the owner setting have none: root, as then.
-                let owner = Owner {
-                    uid: r.get::<_, Option<u32>>(2)?.unwrap_or(0),
-                    gid: r.get::<_, Option<u32>>(3)?.unwrap_or(0),
-                };
-                Ok((r.get::<_, u64>(0)?, r.get::<_, u64>(1)?, owner))
-            })?;
+            .query_row([], |r| Ok((r.get::<_, u64>(0)?, r.get::<_, u64>(1)?)))?;
+        let owner = schema::meta_owner(tx.conn)?;
         let value = {
             let mut t = Tx::new(tx.conn, &is_open, None, self.chunk_size, max_file_size);
             t.owner = owner;
@@ -461,20 +453,7 @@ impl Vfs {
     /// (the tools, the CLI, the isolate, imports) creates. Set when the workspace is made
     /// ([`VfsOptions::owner`], by default the user that made it).
     pub fn owner(&self) -> Result<Owner> {
-        self.read_tx(|tx| {
-            let get = |key: &str| -> Result<u32> {
-                Ok(tx
-                    .conn
-                    .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
-                    .query_row([key], |r| r.get::<_, u32>(0))
-                    .optional()?
-                    .unwrap_or(0))
-            };
-            Ok(Owner {
-                uid: get("owner_uid")?,
-                gid: get("owner_gid")?,
-            })
-        })
+        self.read_tx(|tx| schema::meta_owner(tx.conn))
     }
 
     /// Makes `owner` the workspace's owner, and gives it every inode the old owner had (so
