@@ -17,7 +17,15 @@ fn main() {
     println!("cargo:rerun-if-env-changed=COMPUTER_GUESTS_DIR");
     // Directories, so that a new program or source file is noticed (cargo scans them); the
     // guests' own target directory is not among them.
-    for watched in ["Cargo.toml", "shell", "test-programs", "examples"] {
+    for watched in [
+        "Cargo.toml",
+        "shell",
+        "shell-base",
+        "shell-interp",
+        "shell-utils",
+        "test-programs",
+        "examples",
+    ] {
         println!("cargo:rerun-if-changed={}", guests.join(watched).display());
     }
     println!("cargo:rerun-if-changed={}", root.join("wit").display());
@@ -130,7 +138,7 @@ fn ensure_target() {
         ok,
         "the {TARGET} target is missing and `rustup target add {TARGET}` failed; without rustup \
          downloads, install Debian's rust-web-src and build guests with \
-         RUSTC_BOOTSTRAP=1 cargo build -Zbuild-std=std,panic_abort (see DESIGN.md), then set \
+         RUSTC_BOOTSTRAP=1 cargo build -Zbuild-std=std,panic_abort (see docs/architecture.md), then set \
          COMPUTER_GUESTS_DIR to the folder of the .wasm files"
     );
 }

@@ -1,32 +1,12 @@
 //! The isolate's shell: a bash-compatible interpreter over the `brush-parser` AST, compiled to
 //! a wasm32-wasip2 component. `shell -c SCRIPT [NAME [ARGS...]]`, `shell FILE [ARGS...]`, or a
 //! script on stdin. The exit status goes to the host whole (`computer:host/process.exit`).
+//!
+//! This crate is the component's shell only: the interpreter is `shell-interp`, the utilities
+//! `shell-utils`, what they share `shell-base`; here are argv, sessions, and the WIT imports
+//! behind `shell_base::Host` (`host.rs`).
 
-mod arith;
-mod assign;
-mod builtins;
-mod commands;
-mod cond;
-mod control;
-mod declare;
-mod dirs;
-mod exec;
-mod expand;
-mod glob;
-mod io;
-mod options;
-mod pattern;
-mod print;
-mod printf;
-mod procsub;
-mod quote;
-mod read;
-mod redirect;
-mod runtime;
-mod session;
-mod state;
-mod syntax;
-mod vars;
+mod host;
 
 mod bindings {
     wit_bindgen::generate!({
@@ -37,6 +17,10 @@ mod bindings {
 }
 
 use std::io::Read;
+use std::rc::Rc;
+
+use shell_base::Registry;
+use shell_interp::{exec, session, state};
 
 fn main() {
     let mut args: Vec<String> = std::env::args().collect();
@@ -56,7 +40,10 @@ fn main() {
         },
         Some(file) => match std::fs::read_to_string(file) {
             Ok(script) => (file.to_string(), script, args[2..].to_vec()),
-            Err(e) => fail(&format!("{file}: {}", exec::io_message(&e)), 127),
+            Err(e) => fail(
+                &format!("{file}: {}", shell_base::errno::io_message(&e)),
+                127,
+            ),
         },
         None => {
             let mut script = String::new();
@@ -66,13 +53,15 @@ fn main() {
             ("computer".into(), script, Vec::new())
         }
     };
-    let mut shell = state::Shell::new(name, positional);
+    shell_base::host::install(Box::new(host::Wit));
+    let commands = Rc::new(Registry::new(shell_utils::UTILITIES));
+    let mut shell = state::Shell::new(name, positional, commands);
     shell.options.noexec = check_only;
     if args.get(1).map(String::as_str) == Some("-c") {
         shell.origin = Some("-c".into());
     }
-    let status = runtime::block_on(Box::pin(async {
-        let mut interp = exec::Interp::new(&mut shell, io::Io::standard());
+    let status = shell_base::runtime::block_on(Box::pin(async {
+        let mut interp = exec::Interp::new(&mut shell, shell_base::io::Io::standard());
         let session = session::state_file();
         if let Some(path) = &session {
             interp.restore_session(path).await;

@@ -1,0 +1,156 @@
+//! [`Host`]: what the shell asks of whoever runs it beyond `wasi:filesystem`: the inode's
+//! owner and mode, links, the workspace's usage, git, and commands for another backend. In
+//! the component these are our WIT imports (`guests/shell/src/host.rs`); natively, for unit
+//! tests, [`Native`] answers from the machine's own file system.
+
+/// A file's inode, as `stat` shows it (the WIT's `file-info`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FileInfo {
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub nlink: u32,
+    pub size: u64,
+    pub ino: u64,
+    /// Seconds since the epoch.
+    pub atime: i64,
+    pub mtime: i64,
+    pub ctime: i64,
+}
+
+/// The workspace's space, as `df` shows it (the WIT's `fs-usage`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FsUsage {
+    pub block_size: u32,
+    pub blocks: u64,
+    pub blocks_free: u64,
+    pub files: u64,
+    pub files_free: u64,
+}
+
+/// What a command run elsewhere printed and returned.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Finished {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: i32,
+}
+
+/// Why the host's git did not run a command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GitError {
+    /// Not a command the host's git has: another backend may run the real git.
+    Unsupported(String),
+    /// It failed; the message follows `fatal: `.
+    Failed(String),
+}
+
+/// Why the host did not run a command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecError {
+    /// No backend has it.
+    NotFound,
+    /// A backend has it but could not run it (unavailable, a limit, a bad request).
+    Refused(String),
+}
+
+/// A command for another backend.
+#[derive(Clone, Debug, Default)]
+pub struct ExecRequest {
+    pub argv: Vec<String>,
+    pub cwd: String,
+    pub env: Vec<(String, String)>,
+    pub stdin: Vec<u8>,
+}
+
+/// The host's imports.
+pub trait Host {
+    /// The inode at `path` (following a final link when `follow`).
+    fn stat(&self, path: &str, follow: bool) -> Result<FileInfo, String>;
+    /// Sets the permission bits (and set-id and sticky bits) of `path`.
+    fn chmod(&self, path: &str, mode: u32) -> Result<(), String>;
+    /// Makes `path` a symbolic link to `target`.
+    fn symlink(&self, target: &str, path: &str) -> Result<(), String>;
+    /// The workspace's space and inodes.
+    fn usage(&self) -> Result<FsUsage, String>;
+    /// Runs `git ARGS` in `cwd` on the host's git.
+    fn git(
+        &self,
+        cwd: &str,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<Finished, GitError>;
+    /// Runs a command on another backend.
+    fn exec(&self, request: &ExecRequest) -> Result<Finished, ExecError>;
+}
+
+/// The machine's own file system, for unit tests run natively: no git and no other backend.
+#[cfg(unix)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Native;
+
+#[cfg(unix)]
+impl Host for Native {
+    fn stat(&self, path: &str, follow: bool) -> Result<FileInfo, String> {
+        use std::os::unix::fs::MetadataExt;
+        let m = if follow {
+            std::fs::metadata(path)
+        } else {
+            std::fs::symlink_metadata(path)
+        }
+        .map_err(|e| crate::errno::io_message(&e))?;
+        Ok(FileInfo {
+            mode: m.mode(),
+            uid: m.uid(),
+            gid: m.gid(),
+            nlink: m.nlink() as u32,
+            size: m.size(),
+            ino: m.ino(),
+            atime: m.atime(),
+            mtime: m.mtime(),
+            ctime: m.ctime(),
+        })
+    }
+
+    fn chmod(&self, path: &str, mode: u32) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| crate::errno::io_message(&e))
+    }
+
+    fn symlink(&self, target: &str, path: &str) -> Result<(), String> {
+        std::os::unix::fs::symlink(target, path).map_err(|e| crate::errno::io_message(&e))
+    }
+
+    fn usage(&self) -> Result<FsUsage, String> {
+        Err("the workspace's usage is known only in the isolate".into())
+    }
+
+    fn git(&self, _: &str, args: &[String], _: &[(String, String)]) -> Result<Finished, GitError> {
+        Err(GitError::Unsupported(args.join(" ")))
+    }
+
+    fn exec(&self, _: &ExecRequest) -> Result<Finished, ExecError> {
+        Err(ExecError::NotFound)
+    }
+}
+
+/// The host's imports are the process's own (one component instance, one host), so they are
+/// set once at start-up and reached from anywhere, helpers included.
+static CURRENT: std::sync::OnceLock<Box<dyn Host + Send + Sync>> = std::sync::OnceLock::new();
+
+/// Sets the host's imports for this process; the first call wins.
+pub fn install(host: Box<dyn Host + Send + Sync>) {
+    let _ = CURRENT.set(host);
+}
+
+/// The host's imports: those [`install`]ed, else (natively, in unit tests) [`Native`].
+pub fn current() -> &'static dyn Host {
+    match CURRENT.get() {
+        Some(host) => host.as_ref(),
+        #[cfg(unix)]
+        None => &Native,
+        #[cfg(not(unix))]
+        None => panic!("the shell started without its host's imports"),
+    }
+}

@@ -1,0 +1,70 @@
+//! `command` and `builtin`: run a name skipping functions (or aliases and functions), or
+//! say what it is (`-v`, `-V`).
+
+use crate::builtins::kind::*;
+use crate::builtins::{is_builtin, out};
+use crate::exec::Interp;
+use crate::state::Flow;
+
+/// `command [-pVv] NAME [ARGS...]` (skips functions) and `builtin NAME [ARGS...]`.
+pub async fn command(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<(), Flow> {
+    if cmd == "builtin" {
+        let Some(name) = args.first() else {
+            sh.shell.status = 0;
+            return Ok(());
+        };
+        if !is_builtin(name) {
+            sh.error(&format!("builtin: {name}: not a shell builtin"))
+                .await;
+            sh.shell.status = 1;
+            return Ok(());
+        }
+        return Box::pin(crate::builtins::run(sh, args)).await;
+    }
+    let mut rest = args;
+    let mut mode = None;
+    while let Some(first) = rest.first() {
+        match first.as_str() {
+            "-v" | "-V" => mode = Some(first.clone()),
+            "-p" => {}
+            "--" => {
+                rest = &rest[1..];
+                break;
+            }
+            _ => break,
+        }
+        rest = &rest[1..];
+    }
+    if let Some(mode) = mode {
+        let mut status = 0;
+        for name in rest {
+            match describe(sh, name, mode == "-V") {
+                Some(text) if mode == "-V" => status |= out(sh, &text).await,
+                Some(_) => {
+                    let line = match kind_of(sh, name) {
+                        Some(Kind::File) => format!("/usr/bin/{name}\n"),
+                        Some(Kind::Alias) => format!(
+                            "alias {name}={}\n",
+                            crate::quote::single(&sh.shell.aliases[name.as_str()], true)
+                        ),
+                        _ => format!("{name}\n"),
+                    };
+                    status |= out(sh, &line).await;
+                }
+                None => {
+                    if mode == "-V" {
+                        sh.error(&format!("command: {name}: not found")).await;
+                    }
+                    status = 1;
+                }
+            }
+        }
+        sh.shell.status = status;
+        return Ok(());
+    }
+    if rest.is_empty() {
+        sh.shell.status = 0;
+        return Ok(());
+    }
+    sh.run_argv_skipping_functions(rest.to_vec()).await
+}

@@ -1,0 +1,322 @@
+//! The declaration builtins: `declare`/`typeset`, `local`, `export`, `readonly` (their flags,
+//! `-p` listings and attributes).
+
+use crate::assign::Pending;
+use crate::builtins::out;
+use crate::exec::Interp;
+use crate::vars::{Assoc, Value, is_name};
+
+/// Runs `declare`, `typeset`, `local`, `export` or `readonly`; returns the status.
+pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 {
+    let mut flags = Flags::default();
+    let mut operands = Vec::new();
+    let mut options_done = false;
+    for a in args {
+        match a {
+            DeclArg::Word(w) if !options_done && w == "--" => options_done = true,
+            DeclArg::Word(w)
+                if !options_done && w.len() > 1 && (w.starts_with('-') || w.starts_with('+')) =>
+            {
+                let target = if w.starts_with('-') {
+                    &mut flags.on
+                } else {
+                    &mut flags.off
+                };
+                for c in w[1..].chars() {
+                    if !"aAfFgilnprtuxn".contains(c) {
+                        sh.error(&format!("{cmd}: {}{c}: invalid option", &w[..1]))
+                            .await;
+                        return 2;
+                    }
+                    target.push(c);
+                }
+            }
+            other => {
+                options_done = true;
+                operands.push(other);
+            }
+        }
+    }
+    // `export -n` removes the export flag; `export`/`readonly` set their attribute.
+    match cmd {
+        "export" if flags.on.contains('n') => {
+            flags.on = flags.on.replace('n', "");
+            flags.off.push('x');
+        }
+        "export" => flags.on.push('x'),
+        "readonly" => flags.on.push('r'),
+        _ => {}
+    }
+    if cmd == "local" && sh.shell.locals.is_empty() {
+        sh.error("local: can only be used in a function").await;
+        return 1;
+    }
+    if flags.has('f') || flags.has('F') {
+        return functions(sh, &flags, &operands).await;
+    }
+    if operands.is_empty() {
+        return list(sh, cmd, &flags).await;
+    }
+    if flags.has('p') {
+        return print(sh, cmd, &operands).await;
+    }
+    let make_local = match cmd {
+        "local" => true,
+        "declare" | "typeset" => !sh.shell.locals.is_empty() && !flags.has('g'),
+        _ => false,
+    };
+    let mut status = 0;
+    for operand in operands {
+        let pending = match operand {
+            DeclArg::Assign(p) => Some(p),
+            DeclArg::Word(w) if w.contains('=') => match Pending::from_text(&w) {
+                Some(p) => Some(p),
+                None => {
+                    sh.error(&format!("{cmd}: `{w}': not a valid identifier"))
+                        .await;
+                    status = 1;
+                    continue;
+                }
+            },
+            DeclArg::Word(w) => {
+                if !is_name(&w) {
+                    sh.error(&format!("{cmd}: `{w}': not a valid identifier"))
+                        .await;
+                    status = 1;
+                    continue;
+                }
+                if make_local {
+                    sh.shell.make_local(&w);
+                }
+                if let Err(msg) = set_attributes(sh, &w, &flags, false) {
+                    sh.error(&format!("{cmd}: {msg}")).await;
+                    status = 1;
+                }
+                None
+            }
+        };
+        let Some(p) = pending else { continue };
+        let name = p.name.clone();
+        if make_local {
+            sh.shell.make_local(&name);
+        }
+        if flags.has('n') && p.subscript.is_none() {
+            // `declare -n ref=target`: the value is the name referred to.
+            if let crate::assign::Assigned::Scalar(target) = &p.value {
+                let var = sh.shell.vars.entry(name.clone()).or_default();
+                var.value = Value::Scalar(target.clone());
+                var.attrs.nameref = true;
+                continue;
+            }
+        }
+        let result = match set_attributes(sh, &name, &flags, true) {
+            Ok(()) => sh.apply_assignment(p),
+            Err(m) => Err(m),
+        };
+        let result = result.and_then(|()| {
+            if flags.has('r') {
+                set_attributes(sh, &name, &flags, false)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(msg) = result {
+            sh.error(&format!("{cmd}: {msg}")).await;
+            status = 1;
+        }
+    }
+    status
+}
+
+/// Applies `-aAilnrux` (and `+...`) to a variable, creating it (unset) if needed. Before an
+/// assignment `readonly` waits, so the value can still be set.
+fn set_attributes(
+    sh: &mut Interp<'_>,
+    name: &str,
+    flags: &Flags,
+    before_value: bool,
+) -> Result<(), String> {
+    let target = if flags.has('n') {
+        name.to_string()
+    } else {
+        sh.shell.resolve(name)
+    };
+    let var = sh.shell.vars.entry(target.clone()).or_default();
+    if var.attrs.readonly && !flags.off.is_empty() {
+        return Err(format!("{target}: readonly variable"));
+    }
+    if flags.has('A') {
+        match &var.value {
+            Value::Assoc(_) => {}
+            Value::Array(_) => {
+                return Err(format!(
+                    "{target}: cannot convert indexed to associative array"
+                ));
+            }
+            _ => var.value = Value::Assoc(Assoc::default()),
+        }
+    } else if flags.has('a') {
+        match &var.value {
+            Value::Array(_) => {}
+            Value::Assoc(_) => {
+                return Err(format!(
+                    "{target}: cannot convert associative to indexed array"
+                ));
+            }
+            Value::Scalar(s) => var.value = Value::Array([(0, s.clone())].into_iter().collect()),
+            Value::Unset => var.value = Value::Array(Default::default()),
+        }
+    }
+    let a = &mut var.attrs;
+    for (c, on) in flags
+        .on
+        .chars()
+        .map(|c| (c, true))
+        .chain(flags.off.chars().map(|c| (c, false)))
+    {
+        match c {
+            'x' => a.exported = on,
+            'r' if on && !before_value => a.readonly = true,
+            'i' => a.integer = on,
+            'l' => {
+                a.lower = on;
+                if on {
+                    a.upper = false;
+                }
+            }
+            'u' => {
+                a.upper = on;
+                if on {
+                    a.lower = false;
+                }
+            }
+            'n' => a.nameref = on,
+            _ => {}
+        }
+    }
+    if !before_value && (a.lower || a.upper) {
+        let (lower, upper) = (a.lower, a.upper);
+        if let Value::Scalar(s) = &mut var.value {
+            if lower {
+                *s = s.to_lowercase();
+            } else if upper {
+                *s = s.to_uppercase();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `declare`/`export`/`readonly` without names: the variables with the asked-for
+/// attributes (all of them for plain `declare`), sorted.
+async fn list(sh: &mut Interp<'_>, cmd: &str, flags: &Flags) -> i32 {
+    let mut names: Vec<&String> = sh.shell.vars.keys().collect();
+    names.sort();
+    let mut text = String::new();
+    for name in names {
+        let var = &sh.shell.vars[name];
+        let wanted = flags
+            .on
+            .chars()
+            .filter(|c| *c != 'p' && *c != 'g')
+            .all(|c| match c {
+                'x' => var.attrs.exported,
+                'r' => var.attrs.readonly,
+                'i' => var.attrs.integer,
+                'a' => matches!(var.value, Value::Array(_)),
+                'A' => matches!(var.value, Value::Assoc(_)),
+                'n' => var.attrs.nameref,
+                'l' => var.attrs.lower,
+                'u' => var.attrs.upper,
+                _ => true,
+            });
+        if !wanted {
+            continue;
+        }
+        if cmd == "declare" && !flags.has('p') && flags.on.is_empty() {
+            // Plain `declare`: `name=value` lines, as `set` prints them.
+            if let Some(line) = crate::builtins::set_line(name, var) {
+                text.push_str(&line);
+            }
+        } else if let Some(line) = sh.shell.declaration(name) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    out(sh, &text).await
+}
+
+/// An argument of a declaration builtin: a word, or an assignment parsed as one
+/// (`declare -A m=([k]=v)`).
+#[derive(Debug)]
+pub enum DeclArg {
+    Word(String),
+    Assign(Pending),
+}
+
+/// The builtins whose `name=value` arguments are assignments.
+pub fn is_declaration(name: &str) -> bool {
+    matches!(
+        name,
+        "declare" | "typeset" | "local" | "export" | "readonly"
+    )
+}
+
+/// Attribute changes asked for with `-x` / `+x` and friends.
+#[derive(Default)]
+pub(crate) struct Flags {
+    on: String,
+    off: String,
+}
+
+impl Flags {
+    fn has(&self, c: char) -> bool {
+        self.on.contains(c)
+    }
+}
+
+/// `declare -p NAME...`.
+pub(crate) async fn print(sh: &mut Interp<'_>, cmd: &str, operands: &[DeclArg]) -> i32 {
+    let mut status = 0;
+    for o in operands {
+        let name = match o {
+            DeclArg::Word(w) => w.clone(),
+            DeclArg::Assign(p) => p.name.clone(),
+        };
+        match sh.shell.declaration(&name) {
+            Some(line) => status |= out(sh, &format!("{line}\n")).await,
+            None => {
+                sh.error(&format!("{cmd}: {name}: not found")).await;
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+/// `declare -f [NAME...]` (definitions) and `declare -F [NAME...]` (names).
+pub(crate) async fn functions(sh: &mut Interp<'_>, flags: &Flags, operands: &[DeclArg]) -> i32 {
+    let names: Vec<String> = if operands.is_empty() {
+        let mut all: Vec<String> = sh.shell.functions.keys().cloned().collect();
+        all.sort();
+        all
+    } else {
+        operands
+            .iter()
+            .map(|o| match o {
+                DeclArg::Word(w) => w.clone(),
+                DeclArg::Assign(p) => p.name.clone(),
+            })
+            .collect()
+    };
+    let mut status = 0;
+    let mut text = String::new();
+    for name in names {
+        match sh.shell.functions.get(&name) {
+            Some(_) if flags.has('F') => text.push_str(&format!("declare -f {name}\n")),
+            Some(body) => text.push_str(&crate::print::function(&name, body)),
+            None => status = 1,
+        }
+    }
+    status | out(sh, &text).await
+}

@@ -1,0 +1,86 @@
+//! `trap`: actions for `EXIT`, `ERR`, `RETURN`, `DEBUG` and the signals, and their listing.
+
+use crate::builtins::out;
+use crate::exec::Interp;
+
+/// Signal names `trap` accepts, by number.
+const SIGNALS: &[&str] = &[
+    "EXIT", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
+    "USR2", "PIPE", "ALRM", "TERM",
+];
+
+/// A condition's canonical name (`SIGINT`, `2`, `int` → `INT`).
+fn condition(spec: &str) -> Option<String> {
+    let upper = spec.to_ascii_uppercase();
+    let name = upper.strip_prefix("SIG").unwrap_or(&upper);
+    if let Ok(n) = name.parse::<usize>() {
+        return SIGNALS.get(n).map(|s| s.to_string());
+    }
+    (SIGNALS.contains(&name) || matches!(name, "ERR" | "DEBUG" | "RETURN"))
+        .then(|| name.to_string())
+}
+
+/// `trap [-lp] [[ACTION] CONDITION...]`. `EXIT`, `ERR` and `RETURN` run; signals are
+/// accepted (no signal reaches a script here).
+pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
+    let args: Vec<&String> = args.iter().filter(|a| *a != "--").collect();
+    if args.first().is_some_and(|a| *a == "-l") {
+        let text: String = SIGNALS
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, s)| format!("{i:2}) SIG{s}\n"))
+            .collect();
+        return out(sh, &text).await;
+    }
+    if args.is_empty() || args[0] == "-p" {
+        let wanted: Vec<String> = args.iter().skip(1).filter_map(|a| condition(a)).collect();
+        let mut names: Vec<&String> = sh.shell.traps.keys().collect();
+        let order = |n: &str| {
+            SIGNALS
+                .iter()
+                .position(|s| *s == n)
+                .unwrap_or(100 + n.len())
+        };
+        names.sort_by_key(|n| (order(n), (*n).clone()));
+        let text: String = names
+            .into_iter()
+            .filter(|n| wanted.is_empty() || wanted.contains(n))
+            .map(|n| {
+                format!(
+                    "trap -- {} {n}\n",
+                    crate::quote::single(&sh.shell.traps[n], true)
+                )
+            })
+            .collect();
+        return out(sh, &text).await;
+    }
+    let (action, specs) =
+        if args.len() == 1 || condition(args[0]).is_some() && args[0].parse::<u32>().is_ok() {
+            (None, &args[..])
+        } else {
+            (Some(args[0].as_str()), &args[1..])
+        };
+    let mut status = 0;
+    for spec in specs {
+        match condition(spec) {
+            Some(name) => match action {
+                None | Some("-") => {
+                    sh.shell.traps.remove(&name);
+                }
+                Some(a) => {
+                    if name == "RETURN" {
+                        sh.shell.return_traps_set += 1;
+                    }
+                    sh.shell.traps.insert(name, a.to_string());
+                }
+            },
+            None => {
+                sh.error(&format!("trap: {spec}: invalid signal specification"))
+                    .await;
+                status = 1;
+            }
+        }
+    }
+    status
+}

@@ -1,0 +1,24 @@
+//! `unalias`: removes aliases (`-a`: all).
+
+use crate::exec::Interp;
+
+/// `unalias [-a] NAME...`.
+pub async fn unalias(sh: &mut Interp<'_>, args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "-a") {
+        sh.shell.aliases.clear();
+        return 0;
+    }
+    if args.is_empty() {
+        sh.error("unalias: usage: unalias [-a] name [name ...]")
+            .await;
+        return 2;
+    }
+    let mut status = 0;
+    for a in args {
+        if sh.shell.aliases.remove(a.as_str()).is_none() {
+            sh.error(&format!("unalias: {a}: not found")).await;
+            status = 1;
+        }
+    }
+    status
+}

@@ -1,0 +1,243 @@
+//! Conditional expressions: `[[ ... ]]` (patterns, `=~` with `BASH_REMATCH`, no splitting)
+//! and the `test`/`[` builtin (its arguments parsed by brush-parser), sharing the file, string
+//! and integer predicates.
+
+use brush_parser::ast::{self, BinaryPredicate as B, UnaryPredicate as U};
+
+use crate::exec::Interp;
+use crate::expand::ExpandError;
+use shell_base::pattern::{MatchOptions, Pattern};
+
+/// A failed test: its message; the status is 2.
+pub struct TestError(pub String);
+
+impl From<ExpandError> for TestError {
+    fn from(e: ExpandError) -> TestError {
+        TestError(e.message)
+    }
+}
+
+impl Interp<'_> {
+    /// `[[ expr ]]`.
+    pub fn extended_test<'a>(
+        &'a mut self,
+        e: &'a ast::ExtendedTestExpr,
+    ) -> shell_base::runtime::Task<'a, Result<bool, TestError>> {
+        use ast::ExtendedTestExpr as E;
+        Box::pin(async move {
+            Ok(match e {
+                E::And(a, b) => self.extended_test(a).await? && self.extended_test(b).await?,
+                E::Or(a, b) => self.extended_test(a).await? || self.extended_test(b).await?,
+                E::Not(a) => !self.extended_test(a).await?,
+                E::Parenthesized(a) => self.extended_test(a).await?,
+                E::UnaryTest(op, w) => {
+                    let v = self.expand_string(&w.value).await?;
+                    self.unary(op, &v).await?
+                }
+                E::BinaryTest(op, l, r) => {
+                    let left = self.expand_string(&l.value).await?;
+                    match op {
+                        B::StringExactlyMatchesPattern | B::StringDoesNotExactlyMatchPattern => {
+                            let text = self.expand_pattern(&r.value).await?;
+                            let pattern = Pattern::new(
+                                &text,
+                                MatchOptions {
+                                    extglob: true,
+                                    nocase: self.shell.shopt.nocasematch,
+                                },
+                            );
+                            pattern.matches(&left) == matches!(op, B::StringExactlyMatchesPattern)
+                        }
+                        B::StringMatchesRegex | B::StringContainsSubstring => {
+                            let re = self.expand_regex(&r.value).await?;
+                            self.regex_match(&left, &re)?
+                        }
+                        _ => {
+                            let right = self.expand_string(&r.value).await?;
+                            self.binary(op, &left, &right, true)?
+                        }
+                    }
+                }
+            })
+        })
+    }
+
+    /// `left =~ regex`: sets `BASH_REMATCH` (the match and its groups).
+    fn regex_match(&mut self, left: &str, re: &str) -> Result<bool, TestError> {
+        let pattern = if self.shell.shopt.nocasematch {
+            format!("(?i){re}")
+        } else {
+            re.to_string()
+        };
+        let regex = regex::Regex::new(&pattern).map_err(|_| TestError(String::new()))?;
+        match regex.captures(left) {
+            Some(c) => {
+                let groups: Vec<(Option<crate::vars::Key>, String)> = c
+                    .iter()
+                    .map(|m| (None, m.map(|m| m.as_str().to_string()).unwrap_or_default()))
+                    .collect();
+                self.shell.vars.remove("BASH_REMATCH");
+                let _ = self.shell.assign_array("BASH_REMATCH", groups, false);
+                Ok(true)
+            }
+            None => {
+                self.shell.vars.remove("BASH_REMATCH");
+                let _ = self.shell.assign_array("BASH_REMATCH", Vec::new(), false);
+                Ok(false)
+            }
+        }
+    }
+
+    /// `test ARGS` / `[ ARGS ]`.
+    pub async fn test_command(&mut self, args: &[String]) -> Result<bool, TestError> {
+        let expr = brush_parser::test_command::parse(args).map_err(|_| {
+            TestError(match args {
+                [_, op, ..] if args.len() == 3 => format!("{op}: binary operator expected"),
+                [op, _] => format!("{op}: unary operator expected"),
+                _ => "too many arguments".into(),
+            })
+        })?;
+        self.test_expr(&expr).await
+    }
+
+    fn test_expr<'a>(
+        &'a mut self,
+        e: &'a ast::TestExpr,
+    ) -> shell_base::runtime::Task<'a, Result<bool, TestError>> {
+        use ast::TestExpr as T;
+        Box::pin(async move {
+            Ok(match e {
+                T::False => false,
+                T::Literal(s) => !s.is_empty(),
+                T::And(a, b) => self.test_expr(a).await? && self.test_expr(b).await?,
+                T::Or(a, b) => self.test_expr(a).await? || self.test_expr(b).await?,
+                T::Not(a) => !self.test_expr(a).await?,
+                T::Parenthesized(a) => self.test_expr(a).await?,
+                T::UnaryTest(op, v) => self.unary(op, v).await?,
+                T::BinaryTest(op, l, r) => match op {
+                    B::StringExactlyMatchesPattern => l == r,
+                    B::StringDoesNotExactlyMatchPattern => l != r,
+                    _ => self.binary(op, l, r, false)?,
+                },
+            })
+        })
+    }
+
+    async fn unary(&mut self, op: &U, v: &str) -> Result<bool, TestError> {
+        let path = self.shell.path(v);
+        // `/usr/bin/env` and the like stand for built-in commands (see `standard_path`).
+        let standard = || self.standard_path(v).is_some();
+        let meta = || std::fs::metadata(&path);
+        Ok(match op {
+            U::StringHasZeroLength => v.is_empty(),
+            U::StringHasNonZeroLength => !v.is_empty(),
+            U::FileExists => {
+                meta().is_ok() || standard() || shell_base::registry::is_standard_dir(v)
+            }
+            U::FileExistsAndIsDir => {
+                meta().is_ok_and(|m| m.is_dir())
+                    || (meta().is_err() && shell_base::registry::is_standard_dir(v))
+            }
+            U::FileExistsAndIsRegularFile => meta().is_ok_and(|m| m.is_file()) || standard(),
+            U::FileExistsAndIsSymlink => {
+                std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink())
+            }
+            U::FileExistsAndIsNotZeroLength => meta().is_ok_and(|m| m.len() > 0),
+            // WASI shows no permission bits: everything that exists is usable.
+            U::FileExistsAndIsReadable
+            | U::FileExistsAndIsWritable
+            | U::FileExistsAndIsExecutable
+            | U::FileExistsAndOwnedByEffectiveUserId
+            | U::FileExistsAndOwnedByEffectiveGroupId
+            | U::FileExistsAndModifiedSinceLastRead => meta().is_ok() || standard(),
+            U::FileExistsAndIsBlockSpecialFile
+            | U::FileExistsAndIsCharSpecialFile
+            | U::FileExistsAndIsSetgid
+            | U::FileExistsAndHasStickyBit
+            | U::FileExistsAndIsFifo
+            | U::FileExistsAndIsSetuid
+            | U::FileExistsAndIsSocket
+            | U::FdIsOpenTerminal => false,
+            U::ShellOptionEnabled => self.option_enabled(v),
+            U::ShellVariableIsSetAndAssigned => match v.split_once('[') {
+                Some((name, rest)) => {
+                    let index = rest.trim_end_matches(']');
+                    if index == "@" || index == "*" {
+                        self.shell.values(name).is_some_and(|v| !v.is_empty())
+                    } else {
+                        let key = self.subscript(name, index).await?;
+                        self.shell.element(name, &key).is_some()
+                    }
+                }
+                None => {
+                    self.shell.get(v).is_some()
+                        || self.shell.values(v).is_some_and(|v| !v.is_empty())
+                }
+            },
+            U::ShellVariableIsSetAndNameRef => {
+                self.shell.vars.get(v).is_some_and(|var| var.attrs.nameref)
+            }
+        })
+    }
+
+    /// Whether `set -o NAME` is on.
+    pub fn option_enabled(&self, name: &str) -> bool {
+        crate::builtins::set_options(&self.shell.options)
+            .iter()
+            .any(|(n, on)| *n == name && *on)
+    }
+
+    /// Binary predicates other than patterns: strings, files, integers (in `[[ ]]` the
+    /// integers are arithmetic expressions).
+    fn binary(&mut self, op: &B, l: &str, r: &str, arithmetic: bool) -> Result<bool, TestError> {
+        let modified = |p: &str| {
+            std::fs::metadata(self.shell.path(p))
+                .and_then(|m| m.modified())
+                .ok()
+        };
+        Ok(match op {
+            B::StringExactlyMatchesString | B::StringExactlyMatchesPattern => l == r,
+            B::StringDoesNotExactlyMatchString | B::StringDoesNotExactlyMatchPattern => l != r,
+            B::LeftSortsBeforeRight => l < r,
+            B::LeftSortsAfterRight => l > r,
+            B::FilesReferToSameDeviceAndInodeNumbers => {
+                let (a, b) = (self.shell.path(l), self.shell.path(r));
+                a.exists()
+                    && shell_base::path::normalize(&a.to_string_lossy())
+                        == shell_base::path::normalize(&b.to_string_lossy())
+            }
+            B::LeftFileIsNewerOrExistsWhenRightDoesNot => match (modified(l), modified(r)) {
+                (Some(a), Some(b)) => a > b,
+                (Some(_), None) => true,
+                _ => false,
+            },
+            B::LeftFileIsOlderOrDoesNotExistWhenRightDoes => match (modified(l), modified(r)) {
+                (Some(a), Some(b)) => a < b,
+                (None, Some(_)) => true,
+                _ => false,
+            },
+            B::StringMatchesRegex | B::StringContainsSubstring => l.contains(r),
+            _ => {
+                let (a, b) = (self.number(l, arithmetic)?, self.number(r, arithmetic)?);
+                match op {
+                    B::ArithmeticEqualTo => a == b,
+                    B::ArithmeticNotEqualTo => a != b,
+                    B::ArithmeticLessThan => a < b,
+                    B::ArithmeticLessThanOrEqualTo => a <= b,
+                    B::ArithmeticGreaterThan => a > b,
+                    _ => a >= b,
+                }
+            }
+        })
+    }
+
+    /// An integer operand: an arithmetic expression in `[[ ]]`, a plain number in `test`.
+    fn number(&mut self, s: &str, arithmetic: bool) -> Result<i64, TestError> {
+        if arithmetic {
+            return crate::arith::eval_text(self.shell, s).map_err(TestError);
+        }
+        s.trim()
+            .parse::<i64>()
+            .map_err(|_| TestError(format!("{s}: integer expression expected")))
+    }
+}

@@ -1,0 +1,84 @@
+//! The interpreter as utilities see it: [`Context`] for [`Interp`]. This is the whole seam
+//! between the two crates; a utility reaches nothing of the interpreter but this.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use shell_base::io::Io;
+use shell_base::runtime::Task;
+use shell_base::{Context, Registry};
+
+use crate::exec::Interp;
+
+impl Context for Interp<'_> {
+    fn io(&self) -> &Io {
+        &self.io
+    }
+
+    fn path(&self, path: &str) -> PathBuf {
+        self.shell.path(path)
+    }
+
+    fn cwd(&self) -> &str {
+        &self.shell.cwd
+    }
+
+    fn var(&self, name: &str) -> Option<&str> {
+        self.shell.get(name)
+    }
+
+    fn environment(&self) -> Vec<(String, String)> {
+        self.shell.environment()
+    }
+
+    fn umask(&self) -> u32 {
+        self.shell.umask
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.shell.deadline
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.shell.deadline = deadline;
+    }
+
+    fn random(&mut self) -> u32 {
+        self.shell.random()
+    }
+
+    fn commands(&self) -> &Registry {
+        &self.shell.commands
+    }
+
+    fn is_builtin(&self, name: &str) -> bool {
+        crate::builtins::is_builtin(name)
+    }
+
+    fn run<'a>(&'a mut self, argv: Vec<String>) -> Task<'a, i32> {
+        Box::pin(async move {
+            // As a child process: its `exit` or `return` ends only it.
+            let _ = self.run_argv(argv).await;
+            self.shell.status
+        })
+    }
+
+    fn run_script<'a>(&'a mut self, script: &'a str, io: Io) -> Task<'a, i32> {
+        Box::pin(async move {
+            let mut sub = self.shell.clone();
+            sub.traps.clear();
+            sub.subshell = true;
+            let mut interp = Interp::new(&mut sub, io);
+            interp.run_source(script).await;
+            interp.run_exit_trap().await;
+            interp.shell.status
+        })
+    }
+
+    fn run_on_host<'a>(&'a mut self, argv: Vec<String>) -> Task<'a, i32> {
+        Box::pin(async move {
+            self.host_exec(argv).await;
+            self.shell.status
+        })
+    }
+}

@@ -1,0 +1,105 @@
+//! The isolate shell's interpreter: bash's language over the `brush-parser` AST (expansions,
+//! quoting, redirections with its own descriptor table, pipelines as tasks on
+//! [`shell_base::runtime`], functions, arrays, arithmetic, `[[ ]]`, traps) and its builtins.
+//!
+//! Commands that are not builtins come from a [`shell_base::Registry`] given to
+//! [`state::Shell::new`]; the interpreter runs them through [`shell_base::Context`], which it
+//! implements (`context.rs`), and never sees their code. The few programs that need the
+//! interpreter itself (`sh`, `bash`, `env`) live here. The host's imports are reached through
+//! [`shell_base::host::current`].
+
+mod arith;
+mod assign;
+mod builtins;
+mod child;
+mod cond;
+mod context;
+mod env;
+pub mod exec;
+mod expand;
+mod print;
+mod procsub;
+mod quote;
+mod redirect;
+pub mod session;
+pub mod state;
+mod syntax;
+mod vars;
+
+pub use exec::Interp;
+pub use state::{Flow, Shell};
+
+#[cfg(test)]
+mod tests {
+    //! The interpreter natively, on no utilities: the language itself. The compatibility
+    //! cases (`tests/shell/cases`) check it end to end against bash.
+
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use shell_base::io::{Input, Io, Output};
+    use shell_base::{Registry, runtime::block_on};
+
+    use crate::{Interp, Shell};
+
+    /// Runs `script` in a fresh shell; its status, stdout and stderr.
+    fn run(script: &str) -> (i32, String, String) {
+        let dir = std::env::temp_dir();
+        let mut shell = Shell::new("sh".into(), Vec::new(), Rc::new(Registry::new(&[])));
+        shell.cwd = dir.to_string_lossy().into_owned();
+        let stdout = Rc::new(RefCell::new(Vec::new()));
+        let stderr = Rc::new(RefCell::new(Vec::new()));
+        let io = Io {
+            stdin: Input::Null,
+            stdout: Output::Capture(Rc::clone(&stdout)),
+            stderr: Output::Capture(Rc::clone(&stderr)),
+            extra: Vec::new(),
+        };
+        let status = block_on(Box::pin(async {
+            let mut interp = Interp::new(&mut shell, io);
+            interp.run_source(script).await;
+            interp.run_exit_trap().await;
+            interp.shell.status
+        }));
+        let text = |b: &Rc<RefCell<Vec<u8>>>| String::from_utf8_lossy(&b.borrow()).into_owned();
+        (status, text(&stdout), text(&stderr))
+    }
+
+    #[test]
+    fn expansions_in_bash_order() {
+        let (status, out, _) =
+            run(r#"a=(x y z); s="${a[*]}"; echo ${#a[@]} ${s// /-} $((2**10)) {1..3}"#);
+        assert_eq!((status, out.as_str()), (0, "3 x-y-z 1024 1 2 3\n"));
+        let (_, out, _) = run("f=report.tar.gz; echo ${f%%.*} ${f#*.} ${f^^}");
+        assert_eq!(out, "report tar.gz REPORT.TAR.GZ\n");
+    }
+
+    #[test]
+    fn functions_locals_and_statuses() {
+        let (_, out, _) = run("f() { local x=$1; echo $((x * 2)); return 3; }; f 21; echo $?");
+        assert_eq!(out, "42\n3\n");
+        let (status, out, _) = run("set -e; false; echo never");
+        assert_eq!((status, out.as_str()), (1, ""));
+    }
+
+    #[test]
+    fn pipelines_of_builtins_stream_and_report_each_status() {
+        let (_, out, _) = run(
+            r#"printf 'a\nb\n' | while read -r l; do echo "<$l>"; done; echo "${PIPESTATUS[@]}""#,
+        );
+        assert_eq!(out, "<a>\n<b>\n0 0\n");
+    }
+
+    #[test]
+    fn unknown_commands_are_not_found_with_no_host() {
+        let (status, _, err) = run("nosuchcommand");
+        assert_eq!(status, 127);
+        assert!(err.ends_with("nosuchcommand: command not found\n"), "{err}");
+    }
+
+    #[test]
+    fn traps_and_conditionals() {
+        let (_, out, _) = run(r#"trap 'echo bye' EXIT; [[ abc == a* && 3 -gt 2 ]] && echo yes"#);
+        assert_eq!(out, "yes\nbye\n");
+    }
+}

@@ -1,0 +1,359 @@
+//! The interpreter's state: variables, functions, positional parameters, cwd, options. A
+//! subshell (and each stage of a pipeline, as in bash) works on a clone.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use brush_parser::ast;
+
+use crate::vars::{Attrs, Value, Var};
+use shell_base::Registry;
+
+/// `set` options.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `-e`: exit when a command fails.
+    pub errexit: bool,
+    /// `-u`: expanding an unset variable is an error.
+    pub nounset: bool,
+    /// `-o pipefail`: a pipeline fails if any stage fails.
+    pub pipefail: bool,
+    /// `-x`: print commands before running them.
+    pub xtrace: bool,
+    /// `-f`: no pathname expansion.
+    pub noglob: bool,
+    /// `-C`: `>` does not overwrite an existing file.
+    pub noclobber: bool,
+    /// `-a`: every variable assigned is exported.
+    pub allexport: bool,
+    /// `-v`: echo input lines (accepted; scripts are read whole).
+    pub verbose: bool,
+    /// `-n`: read commands without running them.
+    pub noexec: bool,
+}
+
+/// `shopt` options.
+#[derive(Clone, Debug, Default)]
+pub struct Shopt {
+    pub extglob: bool,
+    pub nullglob: bool,
+    pub failglob: bool,
+    pub dotglob: bool,
+    pub globstar: bool,
+    pub nocaseglob: bool,
+    pub nocasematch: bool,
+    pub expand_aliases: bool,
+    pub lastpipe: bool,
+    pub xpg_echo: bool,
+}
+
+impl Shopt {
+    /// The options `shopt` knows, with their current values.
+    pub fn all(&self) -> [(&'static str, bool); 10] {
+        [
+            ("dotglob", self.dotglob),
+            ("expand_aliases", self.expand_aliases),
+            ("extglob", self.extglob),
+            ("failglob", self.failglob),
+            ("globstar", self.globstar),
+            ("lastpipe", self.lastpipe),
+            ("nocaseglob", self.nocaseglob),
+            ("nocasematch", self.nocasematch),
+            ("nullglob", self.nullglob),
+            ("xpg_echo", self.xpg_echo),
+        ]
+    }
+
+    /// Sets a named option; false for an unknown name.
+    pub fn set(&mut self, name: &str, on: bool) -> bool {
+        let slot = match name {
+            "dotglob" => &mut self.dotglob,
+            "expand_aliases" => &mut self.expand_aliases,
+            "extglob" => &mut self.extglob,
+            "failglob" => &mut self.failglob,
+            "globstar" => &mut self.globstar,
+            "lastpipe" => &mut self.lastpipe,
+            "nocaseglob" => &mut self.nocaseglob,
+            "nocasematch" => &mut self.nocasematch,
+            "nullglob" => &mut self.nullglob,
+            "xpg_echo" => &mut self.xpg_echo,
+            _ => return false,
+        };
+        *slot = on;
+        true
+    }
+}
+
+/// Limits on what one script may do, each named in the error that stops it. Set by the
+/// host through the environment (`COMPUTER_SH_MAX_*`), else these defaults.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Commands run in all (`COMPUTER_SH_MAX_COMMANDS`).
+    pub commands: u64,
+    /// Iterations of any one loop (`COMPUTER_SH_MAX_LOOP_ITERATIONS`).
+    pub loop_iterations: u64,
+    /// Function call depth (`COMPUTER_SH_MAX_CALL_DEPTH`).
+    pub call_depth: u32,
+    /// Bytes of one expanded word or variable value (`COMPUTER_SH_MAX_EXPANSION_BYTES`).
+    pub expansion_bytes: usize,
+}
+
+impl Limits {
+    fn from_env() -> Limits {
+        fn var<T: std::str::FromStr>(name: &str, default: T) -> T {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        }
+        Limits {
+            commands: var("COMPUTER_SH_MAX_COMMANDS", 10_000_000),
+            loop_iterations: var("COMPUTER_SH_MAX_LOOP_ITERATIONS", 1_000_000),
+            call_depth: var("COMPUTER_SH_MAX_CALL_DEPTH", 200),
+            expansion_bytes: var("COMPUTER_SH_MAX_EXPANSION_BYTES", 64 << 20),
+        }
+    }
+}
+
+/// Why execution stops going straight on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// `break n`.
+    Break(u32),
+    /// `continue n`.
+    Continue(u32),
+    /// `return` from a function (or a sourced script).
+    Return,
+    /// `exit`, or an error that ends the shell (`set -e`, `${x:?}`).
+    Exit,
+}
+
+/// The interpreter state.
+#[derive(Clone)]
+pub struct Shell {
+    pub vars: HashMap<String, Var>,
+    /// Every command besides the builtins: the utilities and those the host provides.
+    pub commands: Rc<Registry>,
+    pub functions: HashMap<String, Rc<ast::FunctionBody>>,
+    /// `$0`.
+    pub name: String,
+    /// Where the script came from, as syntax errors name it (`-c`), if not a file.
+    pub origin: Option<String>,
+    /// `$1`, `$2`, ...
+    pub positional: Vec<String>,
+    /// The working directory (absolute). Relative paths of every command resolve against it.
+    pub cwd: String,
+    /// `$?`.
+    pub status: i32,
+    /// `${PIPESTATUS[@]}` of the last pipeline.
+    pub pipestatus: Vec<i32>,
+    pub options: Options,
+    pub shopt: Shopt,
+    pub limits: Limits,
+    /// Commands run so far (against `limits.commands`).
+    pub commands_run: std::rc::Rc<std::cell::Cell<u64>>,
+    /// `trap` actions by condition (`EXIT`, `ERR`, `RETURN`, `DEBUG`, signal names).
+    pub traps: HashMap<String, String>,
+    /// How many times a `RETURN` trap was set: a function runs it on return when it set one
+    /// (functions do not inherit it, as bash without `set -T`).
+    pub return_traps_set: u64,
+    /// `alias` definitions.
+    pub aliases: std::collections::BTreeMap<String, String>,
+    /// `pushd`/`popd`'s stack, below the current directory (top first).
+    pub dir_stack: Vec<String>,
+    /// `umask`.
+    pub umask: u32,
+    /// Statuses of finished background jobs by id, for `wait` (jobs run to completion).
+    pub jobs: Vec<(u32, i32)>,
+    /// `$!`.
+    pub last_job: Option<u32>,
+    /// Whether the script ended the shell (`exit`, `set -e`), as an interactive session needs
+    /// to know.
+    pub exited: bool,
+    /// Whether this is a subshell (an expansion error there exits with 1, not 127).
+    pub subshell: bool,
+    /// When the command `timeout` runs must stop (checked before each command, and by
+    /// `sleep`: there are no processes to kill).
+    pub deadline: Option<std::time::Instant>,
+    /// Whether the shell is running a trap action (traps do not nest).
+    pub in_trap: bool,
+    /// Parsed words by their text, shared with subshells.
+    pub word_cache:
+        Rc<std::cell::RefCell<HashMap<String, Rc<Vec<brush_parser::word::WordPieceWithSource>>>>>,
+    /// `getopts`' place: the `OPTIND` it last set and the character within that argument.
+    pub getopts_index: (usize, usize),
+    pub parser: brush_parser::ParserOptions,
+    /// Depth of loops we are in (for `break`/`continue` validity).
+    pub loop_depth: u32,
+    /// Depth of function calls (limited against runaway recursion).
+    pub call_depth: u32,
+    /// For each running function, the variables it made local and their values outside.
+    pub locals: Vec<Vec<(String, Option<Var>)>>,
+    /// Names of the running functions, innermost last (`$FUNCNAME`).
+    pub funcname: Vec<String>,
+    /// When the shell started (`$SECONDS`).
+    pub started: std::time::Instant,
+    /// State of `$RANDOM`'s generator.
+    random_state: u32,
+}
+
+impl Shell {
+    /// A new shell with bash's usual variables and the host's environment.
+    pub fn new(name: String, positional: Vec<String>, commands: Rc<Registry>) -> Shell {
+        let mut vars: HashMap<String, Var> = std::env::vars()
+            .filter(|(k, _)| !k.starts_with("COMPUTER_SH_"))
+            .map(|(k, v)| (k, Var::scalar(v, true)))
+            .collect();
+        let cwd = vars
+            .get("PWD")
+            .and_then(|v| match &v.value {
+                Value::Scalar(s) => Some(s.clone()),
+                _ => None,
+            })
+            .filter(|p| p.starts_with('/'))
+            .unwrap_or_else(|| "/workspace".into());
+        let mut set_default = |k: &str, v: &str, exported: bool| {
+            vars.entry(k.to_string())
+                .or_insert(Var::scalar(v, exported));
+        };
+        set_default("HOME", "/home/user", true);
+        set_default("PATH", "/usr/bin:/bin", true);
+        set_default("USER", "user", true);
+        set_default("HOSTNAME", "computer", false);
+        set_default("SHLVL", "1", true);
+        set_default("IFS", " \t\n", false);
+        set_default("PS1", "\\u@\\h:\\w\\$ ", false);
+        set_default("PS2", "> ", false);
+        set_default("PS4", "+ ", false);
+        set_default("OPTIND", "1", false);
+        set_default("OPTERR", "1", false);
+        set_default("HOSTTYPE", "wasm32", false);
+        set_default("OSTYPE", "wasi", false);
+        set_default("MACHTYPE", "wasm32-unknown-wasi", false);
+        set_default("SHELL", "/bin/bash", false);
+        // Scripts test this to know they run in bash; ours follows bash 5.2.
+        set_default("BASH_VERSION", "5.2.15(1)-release", false);
+        vars.insert("PWD".into(), Var::scalar(cwd.clone(), true));
+        Shell {
+            vars,
+            functions: HashMap::new(),
+            commands,
+            name,
+            origin: None,
+            positional,
+            cwd,
+            status: 0,
+            pipestatus: vec![0],
+            options: Options::default(),
+            shopt: Shopt::default(),
+            limits: Limits::from_env(),
+            commands_run: Default::default(),
+            traps: HashMap::new(),
+            return_traps_set: 0,
+            aliases: Default::default(),
+            dir_stack: Vec::new(),
+            umask: 0o022,
+            jobs: Vec::new(),
+            last_job: None,
+            in_trap: false,
+            subshell: false,
+            deadline: None,
+            exited: false,
+            getopts_index: (1, 1),
+            word_cache: Default::default(),
+            parser: brush_parser::ParserOptions::default(),
+            loop_depth: 0,
+            call_depth: 0,
+            locals: Vec::new(),
+            funcname: Vec::new(),
+            started: std::time::Instant::now(),
+            random_state: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos() | 1)
+                .unwrap_or(1),
+        }
+    }
+
+    /// `local NAME`: remembers the outer value, to be restored when the function returns.
+    /// Outside a function it is an ordinary variable (bash refuses; we are lenient).
+    pub fn make_local(&mut self, name: &str) {
+        let outer = self.vars.get(name).cloned();
+        if let Some(frame) = self.locals.last_mut()
+            && !frame.iter().any(|(n, _)| n == name)
+        {
+            frame.push((name.to_string(), outer));
+            // The local starts unset, keeping only the export flag (as bash's do).
+            let exported = self.vars.get(name).is_some_and(|v| v.attrs.exported);
+            let mut var = Var::default();
+            var.attrs.exported = exported;
+            self.vars.insert(name.to_string(), var);
+        }
+    }
+
+    /// Enters a function call.
+    pub fn push_locals(&mut self) {
+        self.locals.push(Vec::new());
+    }
+
+    /// Leaves a function call, restoring what its `local`s hid.
+    pub fn pop_locals(&mut self) {
+        for (name, outer) in self.locals.pop().unwrap_or_default().into_iter().rev() {
+            match outer {
+                Some(v) => {
+                    self.vars.insert(name, v);
+                }
+                None => {
+                    self.vars.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// The environment passed to commands.
+    pub fn environment(&self) -> Vec<(String, String)> {
+        let mut env: Vec<(String, String)> = self
+            .vars
+            .iter()
+            .filter(|(_, v)| v.attrs.exported)
+            .filter_map(|(k, v)| match &v.value {
+                Value::Scalar(s) => Some((k.clone(), s.clone())),
+                _ => None,
+            })
+            .collect();
+        env.sort();
+        env
+    }
+
+    /// An absolute path for `path` (relative paths start at the shell's cwd).
+    pub fn path(&self, path: &str) -> std::path::PathBuf {
+        std::path::Path::new(&self.cwd).join(path)
+    }
+
+    /// `$RANDOM`: 0 to 32767 (xorshift; not for cryptography, like bash's).
+    pub fn random(&mut self) -> u32 {
+        let mut x = self.random_state;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.random_state = x;
+        x % 32768
+    }
+
+    /// `$IFS`.
+    pub fn ifs(&self) -> String {
+        self.get("IFS").unwrap_or(" \t\n").to_string()
+    }
+}
+
+impl Var {
+    /// A set scalar.
+    pub fn scalar(value: impl Into<String>, exported: bool) -> Var {
+        Var {
+            value: Value::Scalar(value.into()),
+            attrs: Attrs {
+                exported,
+                ..Attrs::default()
+            },
+        }
+    }
+}

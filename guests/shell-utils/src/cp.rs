@@ -1,0 +1,170 @@
+//! `cp`: copy files and directories (modes kept; links copied as links with -r/-a/-P).
+
+use super::stream::{complain, split_flags};
+use shell_base::Context;
+use shell_base::errno::io_message;
+use std::path::{Path, PathBuf};
+
+/// Copies a file or a whole tree; symbolic links inside are copied as links when
+/// `keep_links` (`-a`, `-P`, `-d`), else what they point at.
+/// Files get the source's permission bits less `mask` (the umask; 0 with `-p` and `-a`).
+fn copy_tree(from: &Path, to: &Path, keep_links: bool, mask: u32) -> std::io::Result<()> {
+    let meta = std::fs::symlink_metadata(from)?;
+    if keep_links && meta.file_type().is_symlink() {
+        let target = std::fs::read_link(from)?;
+        return crate::ln::symlink(&target.to_string_lossy(), to);
+    }
+    if meta.is_dir() || (!keep_links && from.is_dir()) {
+        std::fs::create_dir_all(to)?;
+        let mut names: Vec<_> = std::fs::read_dir(from)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        for n in names {
+            copy_tree(&from.join(&n), &to.join(&n), keep_links, mask)?;
+        }
+        Ok(())
+    } else {
+        std::fs::copy(from, to)?;
+        let mode = crate::fileinfo::info(from, true).map_or(0o644, |i| i.mode) & 0o7777;
+        crate::fileinfo::set_mode(to, mode & !mask)
+    }
+}
+
+/// `cp [-r|-R|-a] [-n] [-f] SOURCE... DEST`.
+pub async fn cp(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let (flags, mut operands) = match split_flags(
+        argv,
+        &[
+            ("--recursive", 'R'),
+            ("--archive", 'a'),
+            ("--force", 'f'),
+            ("--no-clobber", 'n'),
+            ("--no-dereference", 'P'),
+            ("--dereference", 'L'),
+            ("--preserve", 'p'),
+            ("--verbose", 'v'),
+        ],
+    ) {
+        Ok(split) => split,
+        Err(option) => return crate::stream::unrecognized(sh, "cp", &option, 1).await,
+    };
+    let recursive = flags.contains('r') || flags.contains('R') || flags.contains('a');
+    let no_clobber = flags.contains('n');
+    // GNU cp -r copies links as links too (-R implies -P unless -L or -H).
+    let keep_links =
+        (recursive || flags.contains('P') || flags.contains('d')) && !flags.contains('L');
+    let mask = if flags.contains('p') || flags.contains('a') {
+        0
+    } else {
+        sh.umask()
+    };
+    if operands.len() < 2 {
+        let msg = if operands.is_empty() {
+            "cp: missing file operand".to_string()
+        } else {
+            format!(
+                "cp: missing destination file operand after '{}'",
+                operands[0]
+            )
+        };
+        return complain(sh, &format!("{msg}\nTry 'cp --help' for more information.")).await;
+    }
+    let dest = operands.pop().unwrap_or_default();
+    if operands.len() > 1 && !sh.path(&dest).is_dir() {
+        return complain(sh, &format!("cp: target '{dest}': {}", not_dir(sh, &dest))).await;
+    }
+    let mut status = 0;
+    for src in operands {
+        let from = sh.path(&src);
+        let to = target(sh, &src, &dest);
+        let meta = match std::fs::metadata(&from) {
+            Ok(m) => m,
+            Err(e) => {
+                status =
+                    complain(sh, &format!("cp: cannot stat '{src}': {}", io_message(&e))).await;
+                continue;
+            }
+        };
+        if meta.is_dir() && !recursive {
+            status = complain(
+                sh,
+                &format!("cp: -r not specified; omitting directory '{src}'"),
+            )
+            .await;
+            continue;
+        }
+        if no_clobber && to.exists() {
+            continue;
+        }
+        if to == from {
+            let shown = shown_target(sh, &src, &dest);
+            status = complain(sh, &format!("cp: '{src}' and '{shown}' are the same file")).await;
+            continue;
+        }
+        if flags.contains('v') {
+            let shown = shown_target(sh, &src, &dest);
+            crate::stream::out(sh, &format!("'{src}' -> '{shown}'\n")).await;
+        }
+        if let Err(e) = copy_tree(&from, &to, keep_links, mask) {
+            status = complain(
+                sh,
+                &format!(
+                    "cp: cannot create regular file '{}': {}",
+                    to.display(),
+                    io_message(&e)
+                ),
+            )
+            .await;
+        }
+    }
+    status
+}
+
+/// Where `src` goes: into `dest` if that is a directory, else `dest` itself.
+pub(crate) fn target(sh: &dyn Context, src: &str, dest: &str) -> PathBuf {
+    let d = sh.path(dest);
+    if d.is_dir() {
+        let base = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+        d.join(base)
+    } else {
+        d
+    }
+}
+
+/// `target` as the user would write it (for messages): `dest`, or `dest/NAME` into a
+/// directory.
+pub(crate) fn shown_target(sh: &dyn Context, src: &str, dest: &str) -> String {
+    if sh.path(dest).is_dir() {
+        let base = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+        format!("{}/{base}", dest.trim_end_matches('/'))
+    } else {
+        dest.to_string()
+    }
+}
+
+/// Why several sources cannot go to `dest`.
+pub(crate) fn not_dir(sh: &dyn Context, dest: &str) -> &'static str {
+    if sh.path(dest).exists() {
+        "Not a directory"
+    } else {
+        "No such file or directory"
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::testing::Native;
+
+    #[test]
+    fn copies_files_and_trees() {
+        let mut ctx = Native::new();
+        ctx.write("a", "x").write("d/e", "y");
+        assert_eq!(ctx.run(&["cp", "a", "b"], "").status, 0);
+        assert_eq!(ctx.read("b"), "x");
+        assert_eq!(ctx.run(&["cp", "d", "d2"], "").status, 1);
+        assert_eq!(ctx.run(&["cp", "-r", "d", "d2"], "").status, 0);
+        assert_eq!(ctx.read("d2/e"), "y");
+    }
+}

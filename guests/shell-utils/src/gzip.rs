@@ -1,0 +1,172 @@
+//! `gzip`, `gunzip` and `zcat`, over `flate2`.
+
+use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
+use shell_base::Context;
+use shell_base::errno::io_message;
+use std::io::{Read, Write};
+
+/// `gzip [-d] [-c] [-k] [-f] [FILE...]`, `gunzip`, `zcat`.
+pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let mut decompress = argv[0] == "gunzip" || argv[0] == "zcat";
+    let mut to_stdout = argv[0] == "zcat";
+    let mut keep = false;
+    // `-t`: check the files decompress; `-l`: list their sizes.
+    let (mut test, mut list) = (false, false);
+    let mut files = Vec::new();
+    for a in &argv[1..] {
+        if a.starts_with('-') && a.len() > 1 {
+            for c in a[1..].chars() {
+                match c {
+                    'd' => decompress = true,
+                    'c' => to_stdout = true,
+                    'k' => keep = true,
+                    't' => test = true,
+                    'l' => list = true,
+                    'f' | 'n' | 'N' | 'q' | '1'..='9' => {}
+                    other => {
+                        return complain(sh, &format!("gzip: invalid option -- '{other}'")).await;
+                    }
+                }
+            }
+        } else {
+            files.push(a.clone());
+        }
+    }
+    // gunzip and zcat are gzip, as GNU's scripts are: messages say gzip.
+    let name = "gzip".to_string();
+    let mut out = Writer::new(&sh.io().stdout);
+    if files.is_empty() {
+        let data = match read_all_limited(&sh.io().stdin.clone(), MEMORY_LIMIT, &name).await {
+            Ok(d) => d,
+            Err(m) => return complain(sh, &m).await,
+        };
+        let result = if decompress {
+            gunzip_bytes(&data)
+        } else {
+            gzip_bytes(&data)
+        };
+        return match result {
+            Ok(bytes) => match out.write(&bytes).await.and(out.flush().await) {
+                Ok(()) => 0,
+                Err(Stop(s)) => s,
+            },
+            Err(_) => complain(sh, &format!("{name}: stdin: not in gzip format")).await,
+        };
+    }
+    let mut status = 0;
+    if list {
+        let _ = out
+            .write_str("         compressed        uncompressed  ratio uncompressed_name\n")
+            .await;
+    }
+    for f in files {
+        let path = sh.path(&f);
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) => {
+                status = complain(sh, &format!("{name}: {f}: {}", io_message(&e))).await;
+                continue;
+            }
+        };
+        if test || list {
+            let Ok(plain) = gunzip_bytes(&data) else {
+                status = complain(sh, &format!("{name}: {f}: not in gzip format")).await;
+                continue;
+            };
+            if list {
+                let (c, u) = (data.len() as f64, plain.len() as f64);
+                let ratio = if u == 0.0 { 0.0 } else { (u - c) / u * 100.0 };
+                let stem = f.strip_suffix(".gz").unwrap_or(&f);
+                let line = format!(
+                    "{:>19} {:>19} {ratio:>5.1}% {stem}\n",
+                    data.len(),
+                    plain.len()
+                );
+                if let Err(Stop(s)) = out.write_str(&line).await {
+                    return s;
+                }
+            }
+            continue;
+        }
+        if !decompress && !to_stdout && f.ends_with(".gz") {
+            complain(
+                sh,
+                &format!("{name}: {f} already has .gz suffix -- unchanged"),
+            )
+            .await;
+            continue;
+        }
+        let (result, target) = if decompress {
+            // To standard output (`zcat`, `-c`) the name needs no suffix.
+            let stem = if to_stdout { Some(f.as_str()) } else { None };
+            let Some(stem) =
+                stem.or_else(|| f.strip_suffix(".gz").or_else(|| f.strip_suffix(".tgz")))
+            else {
+                status = complain(sh, &format!("{name}: {f}: unknown suffix -- ignored"))
+                    .await
+                    .max(2);
+                continue;
+            };
+            (gunzip_bytes(&data), stem.to_string())
+        } else {
+            (gzip_bytes(&data), format!("{f}.gz"))
+        };
+        let bytes = match result {
+            Ok(b) => b,
+            Err(_) => {
+                // GNU's decompressor starts this message on a new line.
+                // (gunzip and zcat are gzip, and say so.)
+                status = complain(sh, &format!("\ngzip: {f}: not in gzip format")).await;
+                continue;
+            }
+        };
+        if to_stdout {
+            if let Err(Stop(s)) = out.write(&bytes).await {
+                return s;
+            }
+            continue;
+        }
+        if let Err(e) = std::fs::write(sh.path(&target), &bytes) {
+            status = complain(sh, &format!("{name}: {target}: {}", io_message(&e))).await;
+            continue;
+        }
+        if !keep {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    match out.flush().await {
+        Ok(()) => status,
+        Err(Stop(s)) => s,
+    }
+}
+
+pub(crate) fn gunzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(data).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+pub(crate) fn gzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    // OS 3: Unix, as gzip writes it.
+    let mut e = flate2::GzBuilder::new()
+        .operating_system(3)
+        .write(Vec::new(), flate2::Compression::default());
+    e.write_all(data)?;
+    e.finish()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::testing::Native;
+
+    #[test]
+    fn compresses_and_back() {
+        let mut ctx = Native::new();
+        ctx.write("f", "hello\n");
+        assert_eq!(ctx.run(&["gzip", "f"], "").status, 0);
+        assert!(!ctx.dir().join("f").exists());
+        assert_eq!(ctx.run(&["zcat", "f.gz"], "").stdout, "hello\n");
+        assert_eq!(ctx.run(&["gunzip", "f.gz"], "").status, 0);
+        assert_eq!(ctx.read("f"), "hello\n");
+    }
+}

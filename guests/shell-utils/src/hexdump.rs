@@ -1,0 +1,105 @@
+//! `hexdump` and `hd`. Inputs are read whole (up to the memory limit a command may
+//! hold), then printed row by row.
+
+use super::stream::{Stop, Writer, complain, parse_size};
+use crate::dump::*;
+use shell_base::Context;
+
+/// `hexdump [-C] [-n LEN] [-s SKIP] [-v] [FILE...]`; `hd` is `hexdump -C`.
+pub async fn hexdump(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let mut canonical = argv[0] == "hd";
+    let (mut len, mut skip, mut all_rows) = (None, 0, false);
+    let mut files = Vec::new();
+    let mut i = 1;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        match a {
+            "-C" => canonical = true,
+            "-v" => all_rows = true,
+            "-n" | "-s" => {
+                i += 1;
+                let Some(v) = argv.get(i).and_then(|v| parse_size(v)) else {
+                    return complain(
+                        sh,
+                        &format!(
+                            "hexdump: bad {} value",
+                            if a == "-n" { "length" } else { "skip" }
+                        ),
+                    )
+                    .await;
+                };
+                if a == "-n" {
+                    len = Some(v);
+                } else {
+                    skip = v;
+                }
+            }
+            s if s.starts_with('-') && s.len() > 1 => {
+                return complain(sh, &format!("hexdump: invalid option -- '{}'", &s[1..])).await;
+            }
+            s => files.push(s.to_string()),
+        }
+        i += 1;
+    }
+    let data = match read_inputs(sh, "hexdump", files, skip, len).await {
+        Ok(d) => d,
+        Err(s) => return s,
+    };
+    let mut w = Writer::new(&sh.io().stdout);
+    let mut squeeze = Squeeze::new(16, all_rows);
+    for (k, row) in data.chunks(16).enumerate() {
+        if squeeze.repeats(row, &mut w).await {
+            continue;
+        }
+        let offset = skip + k * 16;
+        let line = if canonical {
+            let mut hexes = String::new();
+            for (j, b) in row.iter().enumerate() {
+                if j == 8 {
+                    hexes.push(' ');
+                }
+                hexes.push_str(&format!("{b:02x} "));
+            }
+            let text: String = row.iter().map(|b| printable(*b)).collect();
+            format!("{offset:08x}  {hexes:<50}|{text}|\n")
+        } else {
+            let words: Vec<String> = row
+                .chunks(2)
+                .map(|p| {
+                    format!(
+                        "{:04x}",
+                        p[0] as u16 | (*p.get(1).unwrap_or(&0) as u16) << 8
+                    )
+                })
+                .collect();
+            format!("{offset:07x} {:<39}\n", words.join(" "))
+        };
+        if let Err(Stop(s)) = w.write(line.as_bytes()).await {
+            return s;
+        }
+    }
+    if !data.is_empty() || skip > 0 {
+        let end = skip + data.len();
+        let last = if canonical {
+            format!("{end:08x}\n")
+        } else {
+            format!("{end:07x}\n")
+        };
+        let _ = w.write(last.as_bytes()).await;
+    }
+    finish(&mut w, 0).await
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+
+    use crate::testing::stdout_of;
+
+    #[test]
+    fn canonical_dump() {
+        assert_eq!(
+            stdout_of(&["hexdump", "-C"], "AB"),
+            "00000000  41 42                                             |AB|\n00000002\n"
+        );
+    }
+}

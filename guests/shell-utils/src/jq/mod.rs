@@ -1,0 +1,422 @@
+//! `jq` over jaq (jaq-core, jaq-std, jaq-json): filters, paths and the standard library,
+//! with jq's options `-r -j -c -n -s -e -S --tab --indent N --arg --argjson`, and jq 1.6's
+//! output layout. `yq` and `tomlq` (the jq wrappers Debian ships as `yq`) run the same
+//! filters over YAML and TOML documents (see `yaml.rs`).
+
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::{Compiler, Ctx, Vars, data};
+use jaq_json::Val;
+
+use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
+mod yaml;
+
+use shell_base::Context;
+use shell_base::errno::io_message;
+use yaml::{Format, parse_documents, write_document};
+
+struct Options {
+    raw: bool,
+    join: bool,
+    compact: bool,
+    null_input: bool,
+    slurp: bool,
+    exit_status: bool,
+    sort_keys: bool,
+    indent: String,
+    vars: Vec<(String, Val)>,
+    /// What the inputs are, and what the results are written as.
+    input: Format,
+    output: Format,
+    /// `yq -i`: each file is replaced by the results of its own documents.
+    in_place: bool,
+}
+
+/// jq 1.6 filters that jaq lacks, defined in jq itself.
+const JQ_COMPAT: &str = r#"
+def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be")
+  else map(if type == "string" then "\"" + gsub("\""; "\"\"") + "\""
+    elif type == "number" or type == "boolean" then tostring
+    elif . == null then ""
+    else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",") end;
+def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be")
+  else map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r")
+    elif . == null then "" else tostring end) | join("\t") end;
+def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
+def fromstream(f): {x: null, e: false} as $init
+  | foreach f as $i ($init;
+      if .e then $init else . end
+      | if $i | length == 2
+        then setpath(["e"]; $i[0] | length == 0) | setpath(["x"] + $i[0]; $i[1])
+        else setpath(["e"]; $i[0] | length == 1) end;
+      if .e then .x else empty end);
+def truncate_stream(stream): . as $n | null | stream | . as $input | if (.[0] | length) > $n then setpath([0]; .[0][$n:]) else empty end;
+"#;
+
+fn jq_compat_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static str>> {
+    jaq_core::load::parse(JQ_COMPAT, |p| p.defs())
+        .unwrap_or_default()
+        .into_iter()
+}
+
+/// `jq [OPTIONS] FILTER [FILE...]`; as `yq` YAML in (`-y` YAML out, `-i` in place), as
+/// `tomlq` TOML in (`-t` TOML out).
+pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let tool = argv[0].as_str();
+    let wrapper = tool != "jq";
+    let input = match tool {
+        "yq" => Format::Yaml,
+        "tomlq" => Format::Toml,
+        _ => Format::Json,
+    };
+    let mut o = Options {
+        raw: false,
+        join: false,
+        compact: false,
+        null_input: false,
+        slurp: false,
+        exit_status: false,
+        sort_keys: false,
+        indent: "  ".into(),
+        vars: Vec::new(),
+        input,
+        output: Format::Json,
+        in_place: false,
+    };
+    // Short options that may run together (`-rc`); the wrappers add their own.
+    let letters = if wrapper { "rjcnseSyYti" } else { "rjcnseS" };
+    let mut filter: Option<String> = None;
+    let mut files = Vec::new();
+    let mut i = 1;
+    let usage = "Use jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://stedolan.github.io/jq";
+    while i < argv.len() {
+        let a = argv[i].clone();
+        i += 1;
+        match a.as_str() {
+            "-r" | "--raw-output" => o.raw = true,
+            "-j" | "--join-output" => {
+                o.raw = true;
+                o.join = true;
+            }
+            "-c" | "--compact-output" => o.compact = true,
+            "-n" | "--null-input" => o.null_input = true,
+            "-s" | "--slurp" => o.slurp = true,
+            "-e" | "--exit-status" => o.exit_status = true,
+            "-S" | "--sort-keys" => o.sort_keys = true,
+            "-M" | "--monochrome-output" | "-C" | "--color-output" | "-a" | "--ascii-output" => {}
+            "-y" | "--yaml-output" | "-Y" | "--yaml-roundtrip" if wrapper => {
+                o.output = Format::Yaml
+            }
+            "-t" | "--toml-output" if wrapper => o.output = Format::Toml,
+            "-i" | "--in-place" if wrapper => o.in_place = true,
+            "--indentless-lists" | "--indentless" if wrapper => {}
+            "-w" | "--width" if wrapper => i += 1,
+            "--tab" => o.indent = "\t".into(),
+            "--indent" => {
+                let n: usize = argv.get(i).and_then(|v| v.parse().ok()).unwrap_or(2);
+                i += 1;
+                o.indent = " ".repeat(n.min(7));
+            }
+            "--arg" | "--argjson" => {
+                let (Some(name), Some(value)) = (argv.get(i).cloned(), argv.get(i + 1).cloned())
+                else {
+                    return complain(
+                        sh,
+                        &format!(
+                            "jq: error: {a} takes two parameters (e.g. {a} varname value)\n{usage}"
+                        ),
+                    )
+                    .await
+                        + 1;
+                };
+                i += 2;
+                let v = if a == "--arg" {
+                    Val::from(value)
+                } else {
+                    match jaq_json::read::parse_single(value.as_bytes()) {
+                        Ok(v) => v,
+                        Err(_) => {
+                            return complain(
+                                sh,
+                                &format!("jq: Invalid JSON text passed to --argjson\n{usage}"),
+                            )
+                            .await
+                                + 1;
+                        }
+                    }
+                };
+                o.vars.push((name, v));
+            }
+            s if s.starts_with('-')
+                && s.len() > 1
+                && filter.is_some()
+                && s.chars().skip(1).all(|c| letters.contains(c))
+                || s.starts_with('-')
+                    && s.len() > 2
+                    && !s.starts_with("--")
+                    && s.chars().skip(1).all(|c| letters.contains(c) || c == 'M') =>
+            {
+                for c in s[1..].chars() {
+                    match c {
+                        'y' | 'Y' => o.output = Format::Yaml,
+                        't' => o.output = Format::Toml,
+                        'i' => o.in_place = true,
+                        'r' => o.raw = true,
+                        'j' => (o.raw, o.join) = (true, true),
+                        'c' => o.compact = true,
+                        'n' => o.null_input = true,
+                        's' => o.slurp = true,
+                        'e' => o.exit_status = true,
+                        'S' => o.sort_keys = true,
+                        _ => {}
+                    }
+                }
+            }
+            s if s.starts_with('-') && s.len() > 1 => {
+                return complain(sh, &format!("jq: Unknown option: {s}\n{usage}")).await + 1;
+            }
+            _ if filter.is_none() => filter = Some(a),
+            _ => files.push(a),
+        }
+    }
+    let Some(code) = filter else {
+        return complain(
+            sh,
+            &format!("Usage:\tjq [OPTIONS] FILTER [FILES...]\n{usage}"),
+        )
+        .await
+            + 1;
+    };
+    // Parse and compile.
+    let names: Vec<String> = o.vars.iter().map(|(n, _)| format!("${n}")).collect();
+    let defs = jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs())
+        .chain(jq_compat_defs());
+    let funs = jaq_core::funs()
+        .chain(jaq_std::funs())
+        .chain(jaq_json::funs());
+    let loader = Loader::new(defs);
+    let arena = Arena::default();
+    let program = File {
+        code: code.as_str(),
+        path: (),
+    };
+    let modules = match loader.load(&arena, program) {
+        Ok(m) => m,
+        Err(_) => {
+            return complain(
+                sh,
+                &format!("jq: error: syntax error in the filter: {code}\njq: 1 compile error"),
+            )
+            .await
+                + 2;
+        }
+    };
+    let filter = match Compiler::default()
+        .with_funs(funs)
+        .with_global_vars(names.iter().map(String::as_str))
+        .compile(modules)
+    {
+        Ok(f) => f,
+        Err(_) => {
+            return complain(
+                sh,
+                &format!("jq: error: cannot compile the filter: {code}\njq: 1 compile error"),
+            )
+            .await
+                + 2;
+        }
+    };
+    let files = if o.null_input && !o.slurp {
+        Vec::new()
+    } else {
+        files_or_stdin(files)
+    };
+    let mut out = Writer::new(&sh.io().stdout);
+    if o.in_place {
+        if files.iter().any(|f| f == "-") {
+            return complain(
+                sh,
+                &format!("{tool}: -i/--in-place can only be used with filenames"),
+            )
+            .await
+                + 1;
+        }
+        let mut status = 0;
+        for f in &files {
+            let docs = match read_documents(sh, f, &o, tool).await {
+                Ok(d) => d,
+                Err(m) => return complain(sh, &m).await + 1,
+            };
+            let mut text = Vec::new();
+            let s = run_filter(sh, &filter, &o, docs, &mut Sink::Buffer(&mut text)).await;
+            if let Err(e) = std::fs::write(sh.path(f), &text) {
+                return complain(sh, &format!("{tool}: {f}: {}", io_message(&e))).await + 1;
+            }
+            status = status.max(s);
+        }
+        return status;
+    }
+    let mut docs = Vec::new();
+    for f in &files {
+        match read_documents(sh, f, &o, tool).await {
+            Ok(d) => docs.extend(d),
+            // jq says 2 for unreadable input; the wrappers 1.
+            Err(m) => return complain(sh, &m).await + i32::from(!wrapper),
+        }
+    }
+    let status = run_filter(sh, &filter, &o, docs, &mut Sink::Out(&mut out)).await;
+    if let Err(Stop(s)) = out.flush().await {
+        return s;
+    }
+    status
+}
+
+/// Where results go: standard output, or a buffer (`yq -i`).
+enum Sink<'a> {
+    Out(&'a mut Writer),
+    Buffer(&'a mut Vec<u8>),
+}
+
+impl Sink<'_> {
+    async fn put(&mut self, text: &[u8]) -> Result<(), Stop> {
+        match self {
+            Sink::Out(w) => w.write(text).await,
+            Sink::Buffer(b) => {
+                b.extend_from_slice(text);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The documents of one input, read as the tool reads them.
+async fn read_documents(
+    sh: &dyn Context,
+    f: &str,
+    o: &Options,
+    tool: &str,
+) -> Result<Vec<Val>, String> {
+    let input = open(sh, f).map_err(|m| format!("{tool}: error: Could not open file {m}"))?;
+    let data = read_all_limited(&input, MEMORY_LIMIT, tool).await?;
+    if o.input != Format::Json {
+        return parse_documents(&data, o.input)
+            .map_err(|e| format!("{tool}: Error running jq: {e}"));
+    }
+    jaq_json::read::parse_many(&data)
+        .map(|v| v.map_err(|e| format!("jq: error (at {f}): cannot parse JSON: {e}")))
+        .collect()
+}
+
+/// Runs the compiled filter over the documents, writing each result; the status.
+async fn run_filter(
+    sh: &dyn Context,
+    filter: &jaq_core::compile::Filter<jaq_core::Native<data::JustLut<Val>>>,
+    o: &Options,
+    inputs: Vec<Val>,
+    sink: &mut Sink<'_>,
+) -> i32 {
+    let inputs: Vec<Val> = if o.slurp {
+        vec![Val::Arr(std::rc::Rc::new(inputs))]
+    } else if o.null_input {
+        vec![Val::Null]
+    } else {
+        inputs
+    };
+    let mut last: Option<Val> = None;
+    let mut status = 0;
+    let mut count = 0;
+    let pp = jaq_json::write::Pp {
+        indent: if o.compact {
+            None
+        } else {
+            Some(o.indent.clone())
+        },
+        sort_keys: o.sort_keys,
+        // jq puts a space after `:` when it indents.
+        sep_space: !o.compact,
+        ..Default::default()
+    };
+    for input in inputs {
+        let ctx = Ctx::<data::JustLut<Val>>::new(
+            &filter.lut,
+            Vars::new(o.vars.iter().map(|(_, v)| v.clone())),
+        );
+        for result in filter.id.run((ctx, input)) {
+            match result {
+                Ok(v) => {
+                    let mut text = Vec::new();
+                    match (&v, o.output) {
+                        (_, Format::Yaml | Format::Toml) => {
+                            match write_document(&v, o.output, count == 0) {
+                                Ok(t) => text = t.into_bytes(),
+                                Err(e) => {
+                                    let _ = sink.put(b"").await;
+                                    complain(sh, &format!("{}: Error running jq: {e}", "yq")).await;
+                                    status = 1;
+                                    continue;
+                                }
+                            }
+                        }
+                        (Val::TStr(s), _) if o.raw => text.extend_from_slice(s),
+                        _ => {
+                            let _ = jaq_json::write::write(&mut text, &pp, 0, &v);
+                        }
+                    }
+                    if !o.join && o.output == Format::Json {
+                        text.push(b'\n');
+                    }
+                    count += 1;
+                    if let Err(Stop(s)) = sink.put(&text).await {
+                        return s;
+                    }
+                    last = Some(v);
+                }
+                Err(e) => {
+                    let e = match e.get_halt() {
+                        Ok(code) => return code,
+                        Err(e) => e,
+                    };
+                    let msg = match e.get_err() {
+                        Ok(err) => format!("{err}"),
+                        Err(_) => "error".to_string(),
+                    };
+                    if let Sink::Out(w) = sink
+                        && let Err(Stop(s)) = w.flush().await
+                    {
+                        return s;
+                    }
+                    complain(sh, &format!("jq: error (at <stdin>:0): {msg}")).await;
+                    status = 5;
+                }
+            }
+        }
+    }
+    if status != 0 {
+        return status;
+    }
+    if o.exit_status {
+        return match last {
+            None => 4,
+            Some(Val::Null) | Some(Val::Bool(false)) => 1,
+            Some(_) => 0,
+        };
+    }
+    0
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+
+    use crate::testing::stdout_of;
+
+    #[test]
+    fn filters_json() {
+        assert_eq!(
+            stdout_of(&["jq", ".a"], "{\"a\": [1, 2]}"),
+            "[\n  1,\n  2\n]\n"
+        );
+        assert_eq!(stdout_of(&["jq", "-c", "map(. * 2)"], "[1,2]"), "[2,4]\n");
+        assert_eq!(stdout_of(&["jq", "-r", ".[]"], "[\"x\"]"), "x\n");
+    }
+}

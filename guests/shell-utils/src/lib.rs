@@ -1,0 +1,98 @@
+//! The isolate shell's utilities: one module per utility, named after it (`cat.rs`,
+//! `grep.rs`; folders for the big ones: `awk/`, `bc/`, `jq/`), and [`UTILITIES`], the one list
+//! of their names, usage and help. They behave as the GNU tools do (options, messages, exit
+//! statuses), checked against them case by case in `tests/shell/cases`.
+//!
+//! A utility is an `async fn(&mut dyn Context, &[String]) -> i32`: it reads and writes
+//! through the context's streams, so pipelines stream, and reaches files with `std::fs` (in
+//! the isolate that is the workspace, through `wasi:filesystem`). It never sees the
+//! interpreter: [`shell_base::Context`] is the whole seam, so this crate builds and tests
+//! natively on a context over the machine's own files ([`testing`]).
+
+// Helpers that several utilities share.
+mod dump;
+mod fileinfo;
+mod layout;
+mod stream;
+mod text;
+
+mod registry;
+#[cfg(all(test, unix))]
+mod testing;
+
+mod awk;
+mod base64;
+mod basename;
+mod bc;
+mod cat;
+mod chmod;
+mod cmp;
+mod column;
+mod comm;
+mod cp;
+mod cut;
+mod date;
+mod df;
+mod diff;
+mod dirname;
+mod du;
+mod expand;
+mod expr;
+mod file;
+mod find;
+mod fmt;
+mod fold;
+mod git;
+mod grep;
+mod gzip;
+mod head;
+mod hexdump;
+mod hostname;
+mod id;
+mod join;
+mod jq;
+mod ln;
+mod ls;
+mod md5sum;
+mod mkdir;
+mod mktemp;
+mod mv;
+mod nl;
+mod od;
+mod paste;
+mod patch;
+mod printenv;
+mod readlink;
+mod realpath;
+mod rev;
+mod rm;
+mod rmdir;
+mod sed;
+mod seq;
+mod sleep;
+mod sort;
+mod split;
+mod stat;
+mod strings;
+mod tac;
+mod tail;
+mod tar;
+mod tee;
+mod timeout;
+mod touch;
+mod tr;
+mod tree;
+mod truncate;
+mod uname;
+mod unexpand;
+mod uniq;
+mod unzip;
+mod wc;
+mod which;
+mod whoami;
+mod xargs;
+mod xxd;
+mod yes;
+mod zip;
+
+pub use registry::UTILITIES;

@@ -1,0 +1,186 @@
+//! `rm`: remove files or directories (-i is refused: nobody can answer).
+
+use super::stream::{complain, split_flags};
+use shell_base::Context;
+use shell_base::errno::io_message;
+
+/// What `rm -rv` removes under `path` (shown as `shown`), in the order it goes: (name,
+/// whether a directory).
+fn removal_order(path: &std::path::Path, shown: &str, out: &mut Vec<(String, bool)>) {
+    let mut names: Vec<(String, bool)> = std::fs::read_dir(path)
+        .map(|d| {
+            d.flatten()
+                .map(|e| {
+                    let dir = e.file_type().is_ok_and(|t| t.is_dir());
+                    (e.file_name().to_string_lossy().into_owned(), dir)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    for (name, dir) in names {
+        let child = format!("{}/{name}", shown.trim_end_matches('/'));
+        if dir {
+            removal_order(&path.join(&name), &child, out);
+        } else {
+            out.push((child, false));
+        }
+    }
+    out.push((shown.to_string(), true));
+}
+
+/// `rm [-rf] FILE...`.
+pub async fn rm(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let (flags, files) = match split_flags(
+        argv,
+        &[
+            ("--force", 'f'),
+            ("--recursive", 'r'),
+            ("--dir", 'd'),
+            ("--verbose", 'v'),
+        ],
+    ) {
+        Ok(split) => split,
+        Err(option) => return crate::stream::unrecognized(sh, "rm", &option, 1).await,
+    };
+    let recursive = flags.contains('r') || flags.contains('R');
+    let force = flags.contains('f');
+    // `-d`: empty directories too.
+    let empty_dirs = flags.contains('d');
+    let verbose = flags.contains('v');
+    if files.is_empty() && !force {
+        return complain(sh, "rm: missing operand").await;
+    }
+    // `-i`: ask on standard error, read the answer from standard input (as GNU rm does).
+    let interactive = flags.rfind('i') > flags.rfind('f');
+    let mut answers = interactive.then(|| super::stream::Lines::new(sh.io().stdin.clone()));
+    let mut status = 0;
+    for f in files {
+        let path = sh.path(&f);
+        if let Some(lines) = answers.as_mut() {
+            if std::fs::symlink_metadata(&path).is_err() {
+                let msg = format!("rm: cannot remove '{f}': No such file or directory");
+                status = complain(sh, &msg).await;
+                continue;
+            }
+            if let Err(msg) = Box::pin(ask_and_remove(sh, lines, &path, &f, recursive)).await {
+                status = complain(sh, &msg).await;
+            }
+            continue;
+        }
+        let result = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() && !recursive && empty_dirs => std::fs::remove_dir(&path),
+            Ok(m) if m.is_dir() && !recursive => {
+                status = complain(sh, &format!("rm: cannot remove '{f}': Is a directory")).await;
+                continue;
+            }
+            Ok(m) if m.is_dir() && verbose => {
+                // `-v` names each file as it goes, deepest first.
+                let mut listing = Vec::new();
+                removal_order(&path, &f, &mut listing);
+                let text: String = listing
+                    .iter()
+                    .map(|(shown, dir)| {
+                        if *dir {
+                            format!("removed directory '{shown}'\n")
+                        } else {
+                            format!("removed '{shown}'\n")
+                        }
+                    })
+                    .collect();
+                let r = std::fs::remove_dir_all(&path);
+                if r.is_ok() {
+                    crate::stream::out(sh, &text).await;
+                }
+                r
+            }
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+            Ok(_) => {
+                let r = std::fs::remove_file(&path);
+                if r.is_ok() && verbose {
+                    crate::stream::out(sh, &format!("removed '{f}'\n")).await;
+                }
+                r
+            }
+            Err(e) => Err(e),
+        };
+        match result {
+            Err(e) if force && e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                status =
+                    complain(sh, &format!("rm: cannot remove '{f}': {}", io_message(&e))).await;
+            }
+            Ok(()) => {}
+        }
+    }
+    status
+}
+
+/// `rm -i`: asks for `path` (and, for a directory with `-r`, for everything in it, deepest
+/// first, as GNU rm does) and removes what was agreed to.
+async fn ask_and_remove(
+    sh: &mut dyn Context,
+    lines: &mut super::stream::Lines,
+    path: &std::path::Path,
+    shown: &str,
+    recursive: bool,
+) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|e| format!("rm: cannot remove '{shown}': {}", io_message(&e)))?;
+    if meta.is_dir() && !recursive {
+        return Err(format!("rm: cannot remove '{shown}': Is a directory"));
+    }
+    let what = if meta.is_dir() {
+        "descend into directory"
+    } else if meta.file_type().is_symlink() {
+        "remove symbolic link"
+    } else if meta.len() == 0 {
+        "remove regular empty file"
+    } else {
+        "remove regular file"
+    };
+    if !confirm(sh, lines, what, shown).await {
+        return Ok(());
+    }
+    if !meta.is_dir() {
+        return std::fs::remove_file(path)
+            .map_err(|e| format!("rm: cannot remove '{shown}': {}", io_message(&e)));
+    }
+    for n in super::stream::sorted_names(path).unwrap_or_default() {
+        let child = format!("{}/{n}", shown.trim_end_matches('/'));
+        Box::pin(ask_and_remove(sh, lines, &path.join(&n), &child, recursive)).await?;
+    }
+    if confirm(sh, lines, "remove directory", shown).await {
+        std::fs::remove_dir(path)
+            .map_err(|e| format!("rm: cannot remove '{shown}': {}", io_message(&e)))?;
+    }
+    Ok(())
+}
+
+/// Asks `rm: WHAT 'NAME'? ` and reads the answer: yes when it starts with `y`.
+async fn confirm(
+    sh: &mut dyn Context,
+    lines: &mut super::stream::Lines,
+    what: &str,
+    shown: &str,
+) -> bool {
+    let question = format!("rm: {what} '{shown}'? ");
+    let _ = sh.io().stderr.write_all(question.as_bytes()).await;
+    matches!(lines.next().await, Ok(Some(l)) if matches!(l.first(), Some(b'y' | b'Y')))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::testing::Native;
+
+    #[test]
+    fn removes_files_and_trees() {
+        let mut ctx = Native::new();
+        ctx.write("d/f", "x").write("g", "y");
+        assert_eq!(ctx.run(&["rm", "g"], "").status, 0);
+        assert_eq!(ctx.run(&["rm", "d"], "").status, 1);
+        assert_eq!(ctx.run(&["rm", "-r", "d"], "").status, 0);
+        assert!(!ctx.dir().join("d").exists());
+        assert_eq!(ctx.run(&["rm", "-f", "nothing"], "").status, 0);
+    }
+}

@@ -1,0 +1,343 @@
+//! What commands read and write with: files or stdin as a stream of lines or chunks, and a
+//! buffered writer to stdout that reports a closed pipe (status 141, as SIGPIPE).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use shell_base::Context;
+pub use shell_base::context::{complain, out};
+use shell_base::errno::io_message;
+use shell_base::io::{Input, Output};
+pub use shell_base::io::{MEMORY_LIMIT, read_all_limited};
+
+/// A closed pipe or a failed write: the command stops with this status.
+pub struct Stop(pub i32);
+
+/// Buffered output to a stream, flushed in 64 KiB blocks and at the end.
+pub struct Writer {
+    out: Output,
+    buf: Vec<u8>,
+}
+
+const BLOCK: usize = 64 * 1024;
+
+impl Writer {
+    pub fn new(out: &Output) -> Writer {
+        Writer {
+            out: out.clone(),
+            buf: Vec::with_capacity(BLOCK),
+        }
+    }
+
+    pub async fn write(&mut self, data: &[u8]) -> Result<(), Stop> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= BLOCK {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    pub async fn write_str(&mut self, s: &str) -> Result<(), Stop> {
+        self.write(s.as_bytes()).await
+    }
+
+    pub async fn flush(&mut self) -> Result<(), Stop> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let data = std::mem::take(&mut self.buf);
+        match self.out.write_all(&data).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Stop(141)),
+            Err(_) => Err(Stop(1)),
+        }
+    }
+}
+
+/// An input read ahead into a buffer: `pending` is what is read and not yet used, `consume`
+/// uses some, `fill` reads more. Lines and awk's records are cut from it.
+pub struct Buffered {
+    input: Input,
+    buf: Vec<u8>,
+    pos: usize,
+    eof: bool,
+}
+
+impl Buffered {
+    pub fn new(input: Input) -> Buffered {
+        Buffered {
+            input,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+        }
+    }
+
+    pub fn pending(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    pub fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.buf.len());
+    }
+
+    /// Whether the input has ended (what is pending is all there is).
+    pub fn at_eof(&self) -> bool {
+        self.eof
+    }
+
+    /// Reads another chunk; fails when what is pending (one line or record) passes the memory
+    /// limit, naming it.
+    pub async fn fill(&mut self) -> std::io::Result<()> {
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        let chunk = self.input.read().await?;
+        if chunk.is_empty() {
+            self.eof = true;
+        }
+        if self.buf.len() + chunk.len() > MEMORY_LIMIT {
+            return Err(std::io::Error::other(format!(
+                "a line or record longer than the {} MiB a command may hold in memory",
+                MEMORY_LIMIT >> 20
+            )));
+        }
+        self.buf.extend_from_slice(&chunk);
+        Ok(())
+    }
+}
+
+/// Lines of an input (each with its `\n`, the last one perhaps without).
+pub struct Lines {
+    input: Buffered,
+    delim: u8,
+}
+
+impl Lines {
+    pub fn new(input: Input) -> Lines {
+        Lines::with_delimiter(input, b'\n')
+    }
+
+    /// Records ending in `delim` (`\0` for `-z` options).
+    pub fn with_delimiter(input: Input, delim: u8) -> Lines {
+        Lines {
+            input: Buffered::new(input),
+            delim,
+        }
+    }
+
+    /// The next line, or `None` at the end.
+    pub async fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+        loop {
+            let rest = self.input.pending();
+            if let Some(i) = rest.iter().position(|b| *b == self.delim) {
+                let line = rest[..=i].to_vec();
+                self.input.consume(i + 1);
+                return Ok(Some(line));
+            }
+            if self.input.at_eof() {
+                if rest.is_empty() {
+                    return Ok(None);
+                }
+                let line = rest.to_vec();
+                self.input.consume(line.len());
+                return Ok(Some(line));
+            }
+            self.input.fill().await?;
+        }
+    }
+}
+
+/// Opens `name` for reading (`-` is standard input); the error is `NAME: message`.
+pub fn open(sh: &dyn Context, name: &str) -> Result<Input, String> {
+    match name {
+        "-" | "/dev/stdin" => return Ok(sh.io().stdin.clone()),
+        "/dev/null" => return Ok(Input::Null),
+        _ => {}
+    }
+    // Open first, then ask the open file what it is: one path lookup, not two.
+    let path = sh.path(name);
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        // `/usr/bin/env` and the like read as a note that the command is built in.
+        Err(_) if standard_path(sh, name).is_some() => {
+            let base = name.rsplit('/').next().unwrap_or(name);
+            let text = shell_base::registry::standard_file_text(base).into_bytes();
+            return Ok(Input::Bytes(Rc::new(RefCell::new(std::io::Cursor::new(
+                text,
+            )))));
+        }
+        Err(e) => return Err(format!("{name}: {}", io_message(&e))),
+    };
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(format!("{name}: Is a directory"));
+    }
+    Ok(Input::File(Rc::new(RefCell::new(file))))
+}
+
+/// For `/usr/bin/NAME` and the like: NAME, when the shell has it built in.
+pub fn standard_path<'p>(sh: &dyn Context, path: &'p str) -> Option<&'p str> {
+    sh.commands().standard_path(path, |n| sh.is_builtin(n))
+}
+
+/// An unknown option, as GNU tools report it: the message, and `Try 'CMD --help'`.
+pub async fn bad_usage(sh: &dyn Context, cmd: &str, err: lexopt::Error, status: i32) -> i32 {
+    let msg = match &err {
+        lexopt::Error::UnexpectedOption(o) if o.starts_with("--") => {
+            format!("{cmd}: unrecognized option '{o}'")
+        }
+        lexopt::Error::UnexpectedOption(o) => {
+            format!("{cmd}: invalid option -- '{}'", o.trim_start_matches('-'))
+        }
+        lexopt::Error::MissingValue { option: Some(o) } => {
+            format!(
+                "{cmd}: option requires an argument -- '{}'",
+                o.trim_start_matches('-')
+            )
+        }
+        other => format!("{cmd}: {other}"),
+    };
+    complain(
+        sh,
+        &format!("{msg}\nTry '{cmd} --help' for more information."),
+    )
+    .await;
+    status
+}
+
+/// An unknown short option, as GNU tools word it; returns 1.
+pub async fn invalid_option(sh: &dyn Context, cmd: &str, option: &str) -> i32 {
+    complain(
+        sh,
+        &format!("{cmd}: invalid option -- '{option}'\nTry '{cmd} --help' for more information."),
+    )
+    .await
+}
+
+/// The names in directory `dir`, sorted by bytes (names that are not UTF-8 are left out).
+pub fn sorted_names(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Operands (`-` for stdin when there are none).
+pub fn files_or_stdin(files: Vec<String>) -> Vec<String> {
+    if files.is_empty() {
+        vec!["-".into()]
+    } else {
+        files
+    }
+}
+
+/// Short flags run together (`-rf` → `rf`), the utility's own long options mapped to their
+/// letters (`long`: `("--force", 'f')`; `--name=VALUE` matches `--name`), and the operands
+/// (everything after `--` is an operand). An unknown long option is the error, as GNU's
+/// getopt reports it.
+pub fn split_flags(
+    argv: &[String],
+    long: &[(&str, char)],
+) -> Result<(String, Vec<String>), String> {
+    let mut flags = String::new();
+    let mut operands = Vec::new();
+    let mut done = false;
+    for a in &argv[1..] {
+        if !done && a == "--" {
+            done = true;
+        } else if !done && a.starts_with("--") {
+            let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+            match long.iter().find(|(l, _)| *l == name) {
+                Some((_, letter)) => flags.push(*letter),
+                None => return Err(a.clone()),
+            }
+        } else if !done && a.len() > 1 && a.starts_with('-') {
+            flags.push_str(&a[1..]);
+        } else {
+            operands.push(a.clone());
+        }
+    }
+    Ok((flags, operands))
+}
+
+/// An unknown long option, as GNU tools report it; returns `status`.
+pub async fn unrecognized(sh: &dyn Context, cmd: &str, option: &str, status: i32) -> i32 {
+    complain(
+        sh,
+        &format!("{cmd}: unrecognized option '{option}'\nTry '{cmd} --help' for more information."),
+    )
+    .await;
+    status
+}
+
+/// A size operand: decimal, `0x` hex, `0` octal, with GNU's suffixes (`k`, `K`, `M`, ...).
+pub fn parse_size(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let (digits, mult) = match t
+        .char_indices()
+        .find(|(_, c)| c.is_ascii_alphabetic() && !t.starts_with("0x"))
+    {
+        Some((i, _)) => {
+            let m = match &t[i..] {
+                "b" => 512,
+                "k" | "K" | "KiB" => 1024,
+                "kB" | "KB" => 1000,
+                "m" | "M" | "MiB" => 1 << 20,
+                "MB" => 1_000_000,
+                "G" | "GiB" => 1 << 30,
+                _ => return None,
+            };
+            (&t[..i], m)
+        }
+        None => (t, 1),
+    };
+    let v = if let Some(h) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        usize::from_str_radix(h, 16).ok()?
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        usize::from_str_radix(&digits[1..], 8).ok()?
+    } else {
+        digits.parse().ok()?
+    };
+    v.checked_mul(mult)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::split_flags;
+    use crate::testing::Native;
+
+    fn argv(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn long_options_are_each_utilitys_own() {
+        let long = [("--force", 'f'), ("--color", '-')];
+        let split = split_flags(&argv(&["rm", "-rv", "--force", "a", "--", "-b"]), &long);
+        assert_eq!(split, Ok(("rvf".into(), argv(&["a", "-b"]))));
+        assert!(split_flags(&argv(&["ls", "--color=never"]), &long).is_ok());
+        assert_eq!(
+            split_flags(&argv(&["rm", "--parents"]), &long),
+            Err("--parents".into())
+        );
+    }
+
+    #[test]
+    fn an_unknown_long_option_is_named_with_gnus_status() {
+        let mut ctx = Native::new();
+        let ran = ctx.run(&["rm", "--bogus", "x"], "");
+        assert_eq!(ran.status, 1);
+        assert_eq!(
+            ran.stderr,
+            "rm: unrecognized option '--bogus'\nTry 'rm --help' for more information.\n"
+        );
+        assert_eq!(ctx.run(&["ls", "--nope"], "").status, 2);
+        ctx.write("f", "");
+        assert_eq!(ctx.run(&["ls", "--color=never"], "").stdout, "f\n");
+    }
+}

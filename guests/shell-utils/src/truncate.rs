@@ -1,0 +1,78 @@
+//! `truncate`: shrink or extend files to a size.
+
+use super::stream::complain;
+use shell_base::Context;
+use shell_base::errno::io_message;
+
+/// `truncate -s [+-]SIZE FILE...`.
+pub async fn truncate(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let mut size: Option<String> = None;
+    let mut files = Vec::new();
+    let mut i = 1;
+    while i < argv.len() {
+        match argv[i].as_str() {
+            "-s" | "--size" => {
+                i += 1;
+                size = argv.get(i).cloned();
+            }
+            s if s.starts_with("-s") => size = Some(s[2..].to_string()),
+            s if s.starts_with("--size=") => size = Some(s[7..].to_string()),
+            "-c" | "--no-create" => {}
+            s => files.push(s.to_string()),
+        }
+        i += 1;
+    }
+    let Some(spec) = size else {
+        return complain(sh, "truncate: you must specify either '--size' or '--reference'\nTry 'truncate --help' for more information.").await;
+    };
+    let (op, digits) = match spec.chars().next() {
+        Some(c @ ('+' | '-')) => (Some(c), &spec[1..]),
+        _ => (None, spec.as_str()),
+    };
+    let Some(n) = super::stream::parse_size(digits) else {
+        return complain(sh, &format!("truncate: Invalid number: '{spec}'")).await;
+    };
+    let n = n as u64;
+    let mut status = 0;
+    for f in files {
+        let path = sh.path(&f);
+        let r = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .and_then(|file| {
+                let cur = file.metadata()?.len();
+                let new = match op {
+                    Some('+') => cur.saturating_add(n),
+                    Some('-') => cur.saturating_sub(n),
+                    _ => n,
+                };
+                file.set_len(new)
+            });
+        if let Err(e) = r {
+            status = complain(
+                sh,
+                &format!(
+                    "truncate: cannot open '{f}' for writing: {}",
+                    io_message(&e)
+                ),
+            )
+            .await;
+        }
+    }
+    status
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::testing::Native;
+
+    #[test]
+    fn sets_the_size() {
+        let mut ctx = Native::new();
+        ctx.write("f", "hello");
+        assert_eq!(ctx.run(&["truncate", "-s", "2", "f"], "").status, 0);
+        assert_eq!(ctx.read("f"), "he");
+    }
+}
