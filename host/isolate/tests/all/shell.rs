@@ -1,4 +1,5 @@
-//! The shell's compatibility cases (`tests/shell/cases/*.json`): each script's stdout, stderr,
+//! The shell's compatibility cases (`tests/shell/cases/language/*.json` and
+//! `tests/shell/cases/utils/NAME.json`, one file per utility): each script's stdout, stderr,
 //! exit status and resulting files were recorded from the machine's /bin/bash. Every run
 //! checks that bash still gives the recorded result (so the data stays honest: CI re-records
 //! and fails on any difference) and that our shell gives it too, except for cases marked
@@ -9,7 +10,8 @@
 //! files in the working directory afterwards) when it is not empty.
 //! `COMPUTER_RECORD=1 cargo test -p computer-isolate shell` records new cases and re-records
 //! the rest; without it, a case that was never recorded fails.
-//! `COMPUTER_CASES=TOPIC` limits a run to `tests/shell/cases/TOPIC.json`.
+//! `COMPUTER_CASES=TOPIC` limits a run to one file (`awk`, `utils/awk`, `language/arrays`);
+//! `COMPUTER_CASES_EXPECTED=1` compares our shell with the recordings without running bash.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -250,43 +252,69 @@ fn record(case: &mut Value, now: &Outcome) {
     }
 }
 
-#[test]
-fn compatibility_cases_recorded_from_bash() {
-    let recording = std::env::var_os("COMPUTER_RECORD").is_some();
-    // `COMPUTER_CASES=cmd-awk` runs one topic's file only (while working on it).
-    let only = std::env::var("COMPUTER_CASES").ok();
-    let mut files: Vec<_> = std::fs::read_dir(cases_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
+/// Every case file: `language/*.json` (the shell's language and builtins) and
+/// `utils/NAME.json` (one per utility), with its topic (`utils/grep`), in order.
+fn case_files() -> Vec<(String, std::path::PathBuf)> {
+    let root = cases_dir();
+    let mut files: Vec<_> = walkdir(&root)
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .filter(|p| match &only {
-            Some(topic) => p.file_stem().is_some_and(|s| s.to_string_lossy() == *topic),
-            None => true,
+        .map(|p| {
+            let topic = p
+                .strip_prefix(&root)
+                .unwrap()
+                .with_extension("")
+                .to_string_lossy()
+                .into_owned();
+            (topic, p)
         })
         .collect();
     files.sort();
+    files
+}
+
+#[test]
+fn compatibility_cases_recorded_from_bash() {
+    let recording = std::env::var_os("COMPUTER_RECORD").is_some();
+    // `COMPUTER_CASES_EXPECTED=1`: compare our shell with the recordings only, without running
+    // bash (for a machine without bash 5.2 and the GNU tools; CI always runs both).
+    let with_bash = std::env::var_os("COMPUTER_CASES_EXPECTED").is_none() || recording;
+    // `COMPUTER_CASES=awk` (or `utils/awk`, `language/arrays`) runs one file only.
+    let only = std::env::var("COMPUTER_CASES").ok();
+    let files: Vec<_> = case_files()
+        .into_iter()
+        .filter(|(topic, _)| match &only {
+            Some(wanted) => topic == wanted || topic.rsplit('/').next() == Some(wanted.as_str()),
+            None => true,
+        })
+        .collect();
+    assert!(!files.is_empty(), "no case file matches {only:?}");
     let mut failures = Vec::new();
     let (mut passed, mut known, mut total) = (0, 0, 0);
     let mut names = std::collections::HashSet::new();
-    for file in files {
-        let topic = file.file_stem().unwrap().to_string_lossy().into_owned();
+    for (topic, file) in files {
         let mut cases: Vec<Value> =
             serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for case in cases.iter_mut() {
             total += 1;
             let name = format!("{topic}: {}", case["name"].as_str().unwrap());
             assert!(names.insert(name.clone()), "two cases are called {name:?}");
-            let now = bash(case);
-            if recording {
-                record(case, &now);
+            if with_bash {
+                let now = bash(case);
+                if recording {
+                    record(case, &now);
+                }
+                let Some(expected) = recorded(case) else {
+                    panic!("case {name:?} was never recorded; run with COMPUTER_RECORD=1");
+                };
+                assert_eq!(
+                    now, expected,
+                    "case {name:?}: /bin/bash no longer gives the recorded result; re-record"
+                );
             }
             let Some(expected) = recorded(case) else {
                 panic!("case {name:?} was never recorded; run with COMPUTER_RECORD=1");
             };
-            assert_eq!(
-                now, expected,
-                "case {name:?}: /bin/bash no longer gives the recorded result; re-record"
-            );
             let got = ours(case);
             if case.get("known_difference").is_some() {
                 known += 1;
@@ -317,6 +345,64 @@ fn compatibility_cases_recorded_from_bash() {
         "{} of {total} cases differ from bash:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The table of cases in docs/shell.md, between its two markers, made from the case files
+/// (every case not marked `known_difference` passes: the test above checks that).
+fn cases_table() -> String {
+    let mut rows = String::from("| file | cases | pass | known differences |\n|---|---:|---:|---:|\n");
+    let (mut all, mut all_known) = (0, 0);
+    for (topic, file) in case_files() {
+        let cases: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let known = cases
+            .iter()
+            .filter(|c| c.get("known_difference").is_some())
+            .count();
+        rows.push_str(&format!(
+            "| {topic} | {} | {} | {known} |\n",
+            cases.len(),
+            cases.len() - known
+        ));
+        all += cases.len();
+        all_known += known;
+    }
+    let thousands = |n: usize| {
+        let s = n.to_string();
+        match s.len() {
+            4.. => format!("{},{}", &s[..s.len() - 3], &s[s.len() - 3..]),
+            _ => s,
+        }
+    };
+    rows.push_str(&format!(
+        "| **all** | **{}** | **{}** | **{all_known}** |\n",
+        thousands(all),
+        thousands(all - all_known)
+    ));
+    rows
+}
+
+/// docs/shell.md's table of cases is the one the case files make; `COMPUTER_RECORD=1` writes it.
+#[test]
+fn the_docs_table_of_cases_is_up_to_date() {
+    const START: &str = "<!-- cases table: made by the shell tests (COMPUTER_RECORD=1 writes it) -->\n";
+    const END: &str = "<!-- end of cases table -->\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/shell.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (Some(start), Some(end)) = (doc.find(START), doc.find(END)) else {
+        panic!("docs/shell.md lacks the cases table's markers");
+    };
+    let table = cases_table();
+    let written = &doc[start + START.len()..end];
+    if std::env::var_os("COMPUTER_RECORD").is_some() && written != table {
+        let updated = format!("{}{START}{table}{}", &doc[..start], &doc[end..]);
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    assert_eq!(
+        written, table,
+        "docs/shell.md's table of cases is stale; run with COMPUTER_RECORD=1"
     );
 }
 
