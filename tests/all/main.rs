@@ -4,5 +4,6 @@ mod bad_input;
 mod concurrency;
 mod crash;
 mod exec;
+mod guest_units;
 mod model;
 mod transfer;
