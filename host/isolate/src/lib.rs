@@ -13,7 +13,8 @@
 //!   The outcome says which limit stopped a guest, if one did.
 //! - The guest sees the workspace through `wasi:filesystem` ([`computer_wasi`]), wasmtime-wasi
 //!   for cli/clocks/random/io/sockets (no network granted), and our `computer:host` interfaces:
-//!   `exec` (through an [`ExecHandler`]), `workspace`, and `git` (not provided yet).
+//!   `exec` (through an [`ExecHandler`]), `workspace`, and `git` (through a [`GitHandler`];
+//!   [`NoGit`] answers `unsupported`).
 //!
 //! # Example
 //! ```no_run
