@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use crate::host::Host;
 use crate::io::{Io, Output};
-use crate::registry::Registry;
 use crate::runtime::Task;
 
 /// The shell as a utility sees it: its streams, working directory, variables and limits,
@@ -32,8 +31,11 @@ pub trait Context {
     fn set_deadline(&mut self, deadline: Option<Instant>);
     /// A pseudo-random number (as `$RANDOM` gives them).
     fn random(&mut self) -> u32;
-    /// Every command by name: the utilities and those the host provides.
-    fn commands(&self) -> &Registry;
+    /// Whether the shell has a command called `name` besides its builtins (a utility, or one
+    /// the host provides).
+    fn has_command(&self, name: &str) -> bool;
+    /// The names of those commands, sorted.
+    fn command_names(&self) -> Vec<&str>;
     /// Whether `name` is a builtin of the shell (`echo`, `cd`...).
     fn is_builtin(&self, name: &str) -> bool;
     /// The host's imports.

@@ -141,39 +141,46 @@ const PROGRAM_BUILTINS: &[&str] = &[
 ];
 
 impl Registry {
-    /// For `/bin/NAME`, `/usr/bin/NAME` (and the `sbin` and `local` ones): NAME, when the
-    /// shell has it built in (`is_builtin` says which builtins it has). Scripts run
-    /// `/usr/bin/env` and `/bin/echo` and test `[ -x /bin/sh ]`; those paths hold nothing in a
-    /// workspace, so they stand for the built-in commands.
+    /// For `/bin/NAME`, `/usr/bin/NAME` and the like: NAME, when it is one of these commands
+    /// or a builtin (`is_builtin` says which).
     pub fn standard_path<'p>(
         &self,
         path: &'p str,
         is_builtin: impl Fn(&str) -> bool,
     ) -> Option<&'p str> {
-        let name = [
-            "/usr/local/bin/",
-            "/usr/bin/",
-            "/bin/",
-            "/usr/sbin/",
-            "/sbin/",
-        ]
-        .iter()
-        .find_map(|dir| path.strip_prefix(dir))?;
-        let known = self.find(name).is_some() || is_builtin(name);
-        (known && !name.contains('/')).then_some(name)
+        standard_path(path, |n| self.find(n).is_some() || is_builtin(n))
     }
 
-    /// The names `/bin` and `/usr/bin` list: every command, and the builtins that are
-    /// programs too on a GNU system.
+    /// What `/bin` and `/usr/bin` list.
     pub fn standard_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self
-            .names()
-            .chain(PROGRAM_BUILTINS.iter().copied())
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names
+        standard_names(self.names())
     }
+}
+
+/// For `/bin/NAME`, `/usr/bin/NAME` (and the `sbin` and `local` ones): NAME, when the shell
+/// has it built in (`known`). Scripts run `/usr/bin/env` and `/bin/echo` and test
+/// `[ -x /bin/sh ]`; those paths hold nothing in a workspace, so they stand for the built-in
+/// commands.
+pub fn standard_path(path: &str, known: impl Fn(&str) -> bool) -> Option<&str> {
+    let name = [
+        "/usr/local/bin/",
+        "/usr/bin/",
+        "/bin/",
+        "/usr/sbin/",
+        "/sbin/",
+    ]
+    .iter()
+    .find_map(|dir| path.strip_prefix(dir))?;
+    (known(name) && !name.contains('/')).then_some(name)
+}
+
+/// The names `/bin` and `/usr/bin` list: every command (`commands`), and the builtins that
+/// are programs too on a GNU system.
+pub fn standard_names<'n>(commands: impl Iterator<Item = &'n str>) -> Vec<&'n str> {
+    let mut names: Vec<&str> = commands.chain(PROGRAM_BUILTINS.iter().copied()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 /// Whether `path` (absolute, when the workspace has nothing there) is `/bin` or `/usr/bin`:

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use shell_base::Context;
 use shell_base::io::Io;
 use shell_base::runtime::Task;
-use shell_base::{Context, Registry};
 
 use crate::exec::Interp;
 
@@ -47,8 +47,12 @@ impl Context for Interp<'_> {
         self.shell.random()
     }
 
-    fn commands(&self) -> &Registry {
-        &self.shell.commands
+    fn has_command(&self, name: &str) -> bool {
+        self.shell.commands.find(name).is_some()
+    }
+
+    fn command_names(&self) -> Vec<&str> {
+        self.shell.commands.names().collect()
     }
 
     fn is_builtin(&self, name: &str) -> bool {

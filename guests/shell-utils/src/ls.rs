@@ -249,7 +249,7 @@ fn standard_entries(
                 format!("{operand}\n")
             });
         } else {
-            for name in sh.commands().standard_names() {
+            for name in shell_base::registry::standard_names(sh.command_names().into_iter()) {
                 text.push_str(&line(name));
             }
         }

@@ -178,7 +178,7 @@ pub fn open(sh: &dyn Context, name: &str) -> Result<Input, String> {
 
 /// For `/usr/bin/NAME` and the like: NAME, when the shell has it built in.
 pub fn standard_path<'p>(sh: &dyn Context, path: &'p str) -> Option<&'p str> {
-    sh.commands().standard_path(path, |n| sh.is_builtin(n))
+    shell_base::registry::standard_path(path, |n| sh.has_command(n) || sh.is_builtin(n))
 }
 
 /// An unknown option, as GNU tools report it: the message, and `Try 'CMD --help'`.

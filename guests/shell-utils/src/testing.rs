@@ -140,8 +140,12 @@ impl Context for Native {
         4
     }
 
-    fn commands(&self) -> &Registry {
-        &self.commands
+    fn has_command(&self, name: &str) -> bool {
+        self.commands.find(name).is_some()
+    }
+
+    fn command_names(&self) -> Vec<&str> {
+        self.commands.names().collect()
     }
 
     fn is_builtin(&self, _: &str) -> bool {

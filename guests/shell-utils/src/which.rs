@@ -8,7 +8,7 @@ pub async fn which(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut status = 0;
     let mut text = String::new();
     for name in argv[1..].iter().filter(|a| !a.starts_with('-')) {
-        if sh.commands().find(name).is_some() {
+        if sh.has_command(name) {
             text.push_str(&format!("/usr/bin/{name}\n"));
         } else if name.contains('/') && sh.path(name).is_file() {
             text.push_str(&format!("{name}\n"));
