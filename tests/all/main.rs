@@ -1,4 +1,5 @@
-//! Integration tests of the workspace store: one binary, one module per area.
+//! Integration tests of the workspace store, and checks of the shell crates (their unit tests
+//! run natively, their modules free of import cycles): one binary, one module per area.
 
 mod bad_input;
 mod concurrency;
@@ -6,4 +7,5 @@ mod crash;
 mod exec;
 mod guest_units;
 mod model;
+mod module_cycles;
 mod transfer;
