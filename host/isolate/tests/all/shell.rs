@@ -351,7 +351,8 @@ fn compatibility_cases_recorded_from_bash() {
 /// The table of cases in docs/shell.md, between its two markers, made from the case files
 /// (every case not marked `known_difference` passes: the test above checks that).
 fn cases_table() -> String {
-    let mut rows = String::from("| file | cases | pass | known differences |\n|---|---:|---:|---:|\n");
+    let mut rows =
+        String::from("| file | cases | pass | known differences |\n|---|---:|---:|---:|\n");
     let (mut all, mut all_known) = (0, 0);
     for (topic, file) in case_files() {
         let cases: Vec<Value> =
@@ -386,7 +387,8 @@ fn cases_table() -> String {
 /// docs/shell.md's table of cases is the one the case files make; `COMPUTER_RECORD=1` writes it.
 #[test]
 fn the_docs_table_of_cases_is_up_to_date() {
-    const START: &str = "<!-- cases table: made by the shell tests (COMPUTER_RECORD=1 writes it) -->\n";
+    const START: &str =
+        "<!-- cases table: made by the shell tests (COMPUTER_RECORD=1 writes it) -->\n";
     const END: &str = "<!-- end of cases table -->\n";
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/shell.md");
     let doc = std::fs::read_to_string(&path).unwrap();
