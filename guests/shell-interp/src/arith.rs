@@ -3,8 +3,21 @@
 
 use brush_parser::ast::{self, ArithmeticExpr as E, ArithmeticTarget, BinaryOperator as B};
 
-use crate::state::Shell;
 use crate::vars::Key;
+
+/// The variables an expression reads and assigns (the shell's, in the interpreter).
+pub trait Variables {
+    /// Whether `name` is an associative array (its subscripts are strings, not expressions).
+    fn is_assoc(&self, name: &str) -> bool;
+    /// A scalar's value (an array's element 0).
+    fn get(&self, name: &str) -> Option<&str>;
+    /// An array's element.
+    fn element(&self, name: &str, key: &Key) -> Option<String>;
+    fn assign(&mut self, name: &str, value: String) -> Result<(), String>;
+    fn assign_element(&mut self, name: &str, key: Key, value: String) -> Result<(), String>;
+    /// `set -u`: reading an unset variable is an error.
+    fn nounset(&self) -> bool;
+}
 
 /// How deeply variables may refer to expressions that refer to variables.
 const MAX_NESTING: u32 = 1024;
@@ -19,11 +32,11 @@ pub fn is_unbound(error: &str) -> bool {
 }
 
 /// Parses and evaluates `text` (already expanded).
-pub fn eval_text(shell: &mut Shell, text: &str) -> Result<i64, String> {
+pub fn eval_text(shell: &mut impl Variables, text: &str) -> Result<i64, String> {
     eval_nested(shell, text, 0)
 }
 
-fn eval_nested(shell: &mut Shell, text: &str, depth: u32) -> Result<i64, String> {
+fn eval_nested(shell: &mut impl Variables, text: &str, depth: u32) -> Result<i64, String> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Ok(0);
@@ -44,12 +57,12 @@ fn eval_nested(shell: &mut Shell, text: &str, depth: u32) -> Result<i64, String>
     Eval { shell, depth }.eval(&expr)
 }
 
-struct Eval<'a> {
-    shell: &'a mut Shell,
+struct Eval<'a, V: Variables> {
+    shell: &'a mut V,
     depth: u32,
 }
 
-impl Eval<'_> {
+impl<V: Variables> Eval<'_, V> {
     fn eval(&mut self, expr: &E) -> Result<i64, String> {
         use ast::UnaryOperator as U;
         Ok(match expr {
@@ -122,7 +135,7 @@ impl Eval<'_> {
         Ok(match t {
             ArithmeticTarget::Variable(n) => match self.shell.get(n) {
                 Some(v) => Some(v.to_string()),
-                None if self.shell.options.nounset => return Err(format!("{n}{UNBOUND}")),
+                None if self.shell.nounset() => return Err(format!("{n}{UNBOUND}")),
                 None => None,
             },
             ArithmeticTarget::ArrayElement(n, i) => {
@@ -139,10 +152,10 @@ impl Eval<'_> {
 
     fn write(&mut self, t: &ArithmeticTarget, v: i64) -> Result<(), String> {
         match t {
-            ArithmeticTarget::Variable(n) => self.shell.assign(n, v.to_string(), false),
+            ArithmeticTarget::Variable(n) => self.shell.assign(n, v.to_string()),
             ArithmeticTarget::ArrayElement(n, i) => {
                 let key = self.key(n, i)?;
-                self.shell.assign_element(n, key, v.to_string(), false)
+                self.shell.assign_element(n, key, v.to_string())
             }
         }
     }

@@ -1,7 +1,43 @@
-//! Shell builtins: the commands that act on the shell itself. This module is the table (names
-//! and dispatch); each builtin lives in `builtins/<name>.rs` (`type.rs`, `trap.rs`, `cd.rs`...;
-//! a few hold a family: `declare.rs` also serves `typeset`, `local`, `export` and `readonly`).
-//! `kind.rs` says what a name is (`type`, `command -v`).
+//! Shell builtins: the commands that act on the shell itself. Each lives in
+//! `builtins/<name>.rs` with its registration (a [`Builtin`]: name, run, usage and help,
+//! whether POSIX calls it special, whether it takes assignments); a few files hold a family
+//! (`declare.rs` also registers `typeset`, `local`, `export` and `readonly`). [`ALL`] lists
+//! the registrations; the interpreter gets it as a table and names none of them. `kind.rs`
+//! says what a name is (`type`, `command -v`).
+
+/// The `run` of a builtin whose function gives its status (set as `$?`); with a name, for
+/// a function that serves several builtins.
+macro_rules! status {
+    ($f:path) => {
+        |sh, args| {
+            Box::pin(async move {
+                let status = $f(&mut *sh, args).await;
+                sh.shell.status = status;
+                Ok(())
+            })
+        }
+    };
+    ($f:path, $name:literal) => {
+        |sh, args| {
+            Box::pin(async move {
+                let status = $f(&mut *sh, $name, args).await;
+                sh.shell.status = status;
+                Ok(())
+            })
+        }
+    };
+}
+
+/// The `run` of a builtin that may end a loop, function or the shell (`break`, `exit`...):
+/// its function sets `$?` itself.
+macro_rules! flow {
+    ($f:path) => {
+        |sh, args| Box::pin($f(sh, args))
+    };
+    ($f:path, $name:literal) => {
+        |sh, args| Box::pin($f(sh, $name, args))
+    };
+}
 
 mod alias;
 mod r#break;
@@ -13,6 +49,7 @@ mod echo;
 mod eval;
 mod exec;
 mod exit;
+mod r#false;
 mod getopts;
 mod hash;
 mod help;
@@ -22,131 +59,72 @@ mod mapfile;
 mod popd;
 mod printf;
 mod pushd;
+mod pwd;
 pub mod read;
 pub mod set;
 mod shift;
 mod shopt;
 mod source;
 mod test;
+mod times;
 mod trap;
+mod r#true;
 mod r#type;
 mod umask;
 mod unalias;
 mod unset;
 mod wait;
 
-use crate::exec::Interp;
-use crate::state::Flow;
-use shell_base::runtime::Task;
+use crate::interp::{Builtin, Interp};
 
-pub use declare::{declare, is_declaration};
-pub use set::{set_line, set_options};
-
-/// Every builtin, as `help` lists them.
-pub const BUILTINS: &[&str] = &[
-    ".",
-    ":",
-    "[",
-    "alias",
-    "break",
-    "builtin",
-    "cd",
-    "command",
-    "continue",
-    "declare",
-    "dirs",
-    "echo",
-    "eval",
-    "exec",
-    "exit",
-    "export",
-    "false",
-    "getopts",
-    "hash",
-    "help",
-    "let",
-    "local",
-    "mapfile",
-    "popd",
-    "printf",
-    "pushd",
-    "pwd",
-    "read",
-    "readarray",
-    "readonly",
-    "return",
-    "set",
-    "shift",
-    "shopt",
-    "source",
-    "test",
-    "times",
-    "trap",
-    "true",
-    "type",
-    "typeset",
-    "umask",
-    "unalias",
-    "unset",
-    "wait",
+/// Every builtin, sorted by name (lookup searches it in halves).
+pub const ALL: &[Builtin] = &[
+    source::DOT,
+    r#true::COLON,
+    test::BRACKET,
+    alias::BUILTIN,
+    r#break::BREAK,
+    command::BUILTIN,
+    cd::BUILTIN,
+    command::COMMAND,
+    r#break::CONTINUE,
+    declare::DECLARE,
+    dirs::BUILTIN,
+    echo::BUILTIN,
+    eval::BUILTIN,
+    exec::BUILTIN,
+    exit::EXIT,
+    declare::EXPORT,
+    r#false::BUILTIN,
+    getopts::BUILTIN,
+    hash::BUILTIN,
+    help::BUILTIN,
+    r#let::BUILTIN,
+    declare::LOCAL,
+    mapfile::MAPFILE,
+    popd::BUILTIN,
+    printf::BUILTIN,
+    pushd::BUILTIN,
+    pwd::BUILTIN,
+    read::BUILTIN,
+    mapfile::READARRAY,
+    declare::READONLY,
+    exit::RETURN,
+    set::BUILTIN,
+    shift::BUILTIN,
+    shopt::BUILTIN,
+    source::SOURCE,
+    test::TEST,
+    times::BUILTIN,
+    trap::BUILTIN,
+    r#true::TRUE,
+    r#type::BUILTIN,
+    declare::TYPESET,
+    umask::BUILTIN,
+    unalias::BUILTIN,
+    unset::BUILTIN,
+    wait::BUILTIN,
 ];
-
-/// Whether `name` is a builtin.
-pub fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name)
-}
-
-/// Runs a builtin; sets `$?`.
-pub fn run<'a>(sh: &'a mut Interp<'_>, argv: &'a [String]) -> Task<'a, Result<(), Flow>> {
-    Box::pin(run_builtin(sh, argv))
-}
-
-async fn run_builtin(sh: &mut Interp<'_>, argv: &[String]) -> Result<(), Flow> {
-    let args = &argv[1..];
-    let status = match argv[0].as_str() {
-        ":" | "true" => 0,
-        "false" => 1,
-        "echo" => echo::echo(sh, args).await,
-        "printf" => printf::printf(sh, args).await,
-        "pwd" => out(sh, &format!("{}\n", sh.shell.cwd)).await,
-        "cd" => cd::cd(sh, args).await,
-        "pushd" => pushd::pushd(sh, args).await,
-        "popd" => popd::popd(sh, args).await,
-        "dirs" => dirs::dirs(sh, args).await,
-        "declare" | "typeset" | "local" | "export" | "readonly" => {
-            let args = args.iter().cloned().map(declare::DeclArg::Word).collect();
-            declare(sh, &argv[0], args).await
-        }
-        "unset" => unset::unset(sh, args).await,
-        "set" => set::set(sh, args).await,
-        "shopt" => shopt::shopt(sh, args).await,
-        "read" => read::read(sh, args).await,
-        "mapfile" | "readarray" => mapfile::mapfile(sh, args).await,
-        "getopts" => getopts::getopts(sh, args).await,
-        "exit" | "return" => return exit::exit_or_return(sh, &argv[0], args).await,
-        "break" | "continue" => return r#break::break_or_continue(sh, &argv[0], args).await,
-        "shift" => shift::shift(sh, args).await,
-        "test" => test::test(sh, args, false).await,
-        "[" => test::test(sh, args, true).await,
-        "eval" => return r#eval::eval(sh, args).await,
-        "let" => return r#let::r#let(sh, args).await,
-        "source" | "." => return source::source(sh, &argv[0], args).await,
-        "exec" => return exec::exec(sh, args).await,
-        "command" | "builtin" => return command::command(sh, &argv[0], args).await,
-        "type" => r#type::type_of(sh, args).await,
-        "hash" => hash::hash(sh, args).await,
-        "trap" => trap::trap(sh, args).await,
-        "alias" => alias::alias(sh, args).await,
-        "unalias" => unalias::unalias(sh, args).await,
-        "wait" => wait::wait(sh, args).await,
-        "umask" => umask::umask(sh, args).await,
-        "times" => out(sh, "0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n").await,
-        "help" => help::help(sh, args).await,
-        _ => 127,
-    };
-    sh.shell.status = status;
-    Ok(())
-}
 
 /// Writes to stdout; a closed pipe gives 141 (as SIGPIPE would).
 pub async fn out(sh: &Interp<'_>, text: &str) -> i32 {

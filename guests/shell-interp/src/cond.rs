@@ -4,8 +4,7 @@
 
 use brush_parser::ast::{self, BinaryPredicate as B, UnaryPredicate as U};
 
-use crate::exec::Interp;
-use crate::expand::ExpandError;
+use crate::expand::{Expand, ExpandError, Frame};
 use shell_base::pattern::{MatchOptions, Pattern};
 
 /// A failed test: its message; the status is 2.
@@ -17,9 +16,12 @@ impl From<ExpandError> for TestError {
     }
 }
 
-impl Interp<'_> {
+/// Conditional expressions, for every expansion [`Frame`].
+// Futures of the single-threaded executor are never sent across threads.
+#[allow(async_fn_in_trait)]
+pub trait Conditions: Expand {
     /// `[[ expr ]]`.
-    pub fn extended_test<'a>(
+    fn extended_test<'a>(
         &'a mut self,
         e: &'a ast::ExtendedTestExpr,
     ) -> shell_base::runtime::Task<'a, Result<bool, TestError>> {
@@ -43,7 +45,7 @@ impl Interp<'_> {
                                 &text,
                                 MatchOptions {
                                     extglob: true,
-                                    nocase: self.shell.shopt.nocasematch,
+                                    nocase: self.shell_mut().shopt.nocasematch,
                                 },
                             );
                             pattern.matches(&left) == matches!(op, B::StringExactlyMatchesPattern)
@@ -64,7 +66,7 @@ impl Interp<'_> {
 
     /// `left =~ regex`: sets `BASH_REMATCH` (the match and its groups).
     fn regex_match(&mut self, left: &str, re: &str) -> Result<bool, TestError> {
-        let pattern = if self.shell.shopt.nocasematch {
+        let pattern = if self.shell_mut().shopt.nocasematch {
             format!("(?i){re}")
         } else {
             re.to_string()
@@ -76,20 +78,22 @@ impl Interp<'_> {
                     .iter()
                     .map(|m| (None, m.map(|m| m.as_str().to_string()).unwrap_or_default()))
                     .collect();
-                self.shell.vars.remove("BASH_REMATCH");
-                let _ = self.shell.assign_array("BASH_REMATCH", groups, false);
+                self.shell_mut().vars.remove("BASH_REMATCH");
+                let _ = self.shell_mut().assign_array("BASH_REMATCH", groups, false);
                 Ok(true)
             }
             None => {
-                self.shell.vars.remove("BASH_REMATCH");
-                let _ = self.shell.assign_array("BASH_REMATCH", Vec::new(), false);
+                self.shell_mut().vars.remove("BASH_REMATCH");
+                let _ = self
+                    .shell_mut()
+                    .assign_array("BASH_REMATCH", Vec::new(), false);
                 Ok(false)
             }
         }
     }
 
     /// `test ARGS` / `[ ARGS ]`.
-    pub async fn test_command(&mut self, args: &[String]) -> Result<bool, TestError> {
+    async fn test_command(&mut self, args: &[String]) -> Result<bool, TestError> {
         let expr = brush_parser::test_command::parse(args).map_err(|_| {
             TestError(match args {
                 [_, op, ..] if args.len() == 3 => format!("{op}: binary operator expected"),
@@ -124,7 +128,7 @@ impl Interp<'_> {
     }
 
     async fn unary(&mut self, op: &U, v: &str) -> Result<bool, TestError> {
-        let path = self.shell.path(v);
+        let path = self.shell_mut().path(v);
         // `/usr/bin/env` and the like stand for built-in commands (see `standard_path`).
         let standard = || self.standard_path(v).is_some();
         let meta = || std::fs::metadata(&path);
@@ -163,26 +167,30 @@ impl Interp<'_> {
                 Some((name, rest)) => {
                     let index = rest.trim_end_matches(']');
                     if index == "@" || index == "*" {
-                        self.shell.values(name).is_some_and(|v| !v.is_empty())
+                        self.shell_mut().values(name).is_some_and(|v| !v.is_empty())
                     } else {
                         let key = self.subscript(name, index).await?;
-                        self.shell.element(name, &key).is_some()
+                        self.shell_mut().element(name, &key).is_some()
                     }
                 }
                 None => {
-                    self.shell.get(v).is_some()
-                        || self.shell.values(v).is_some_and(|v| !v.is_empty())
+                    self.shell_mut().get(v).is_some()
+                        || self.shell_mut().values(v).is_some_and(|v| !v.is_empty())
                 }
             },
-            U::ShellVariableIsSetAndNameRef => {
-                self.shell.vars.get(v).is_some_and(|var| var.attrs.nameref)
-            }
+            U::ShellVariableIsSetAndNameRef => self
+                .shell_mut()
+                .vars
+                .get(v)
+                .is_some_and(|var| var.attrs.nameref),
         })
     }
 
     /// Whether `set -o NAME` is on.
-    pub fn option_enabled(&self, name: &str) -> bool {
-        crate::builtins::set_options(&self.shell.options)
+    fn option_enabled(&self, name: &str) -> bool {
+        self.shell()
+            .options
+            .listed()
             .iter()
             .any(|(n, on)| *n == name && *on)
     }
@@ -191,7 +199,7 @@ impl Interp<'_> {
     /// integers are arithmetic expressions).
     fn binary(&mut self, op: &B, l: &str, r: &str, arithmetic: bool) -> Result<bool, TestError> {
         let modified = |p: &str| {
-            std::fs::metadata(self.shell.path(p))
+            std::fs::metadata(self.shell().path(p))
                 .and_then(|m| m.modified())
                 .ok()
         };
@@ -201,7 +209,7 @@ impl Interp<'_> {
             B::LeftSortsBeforeRight => l < r,
             B::LeftSortsAfterRight => l > r,
             B::FilesReferToSameDeviceAndInodeNumbers => {
-                let (a, b) = (self.shell.path(l), self.shell.path(r));
+                let (a, b) = (self.shell_mut().path(l), self.shell_mut().path(r));
                 a.exists()
                     && shell_base::path::normalize(&a.to_string_lossy())
                         == shell_base::path::normalize(&b.to_string_lossy())
@@ -234,10 +242,12 @@ impl Interp<'_> {
     /// An integer operand: an arithmetic expression in `[[ ]]`, a plain number in `test`.
     fn number(&mut self, s: &str, arithmetic: bool) -> Result<i64, TestError> {
         if arithmetic {
-            return crate::arith::eval_text(self.shell, s).map_err(TestError);
+            return crate::arith::eval_text(self.shell_mut(), s).map_err(TestError);
         }
         s.trim()
             .parse::<i64>()
             .map_err(|_| TestError(format!("{s}: integer expression expected")))
     }
 }
+
+impl<F: Frame + ?Sized> Conditions for F {}

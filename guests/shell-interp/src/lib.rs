@@ -2,32 +2,46 @@
 //! quoting, redirections with its own descriptor table, pipelines as tasks on
 //! [`shell_base::runtime`], functions, arrays, arithmetic, `[[ ]]`, traps) and its builtins.
 //!
+//! # Layers
+//! Each top-level module reaches only those below it (a test fails on an import cycle):
+//!
+//! - `vars`, `quote`, `unparse`, `syntax`: variable types, quoting, printing the AST back,
+//!   bash's wording of syntax errors;
+//! - `arith` (over any [`arith::Variables`]) and `state` (the [`Shell`]: variables, options,
+//!   functions, cwd);
+//! - `expand` and `cond`: word expansion and conditional expressions, over any
+//!   [`expand::Frame`] (the state, and a way to run the commands of a `$(...)`);
+//! - [`interp`]: running the AST, command lookup, redirections; it implements `Frame`, and
+//!   gets the builtins as a table ([`Builtins`]) it names none of;
+//! - `builtins` (one file each, with its registration), `programs` (`sh`, `bash`, `env`,
+//!   which need the interpreter) and [`session`].
+//!
 //! Commands that are not builtins come from a [`shell_base::Registry`] given to
 //! [`state::Shell::new`]; the interpreter runs them through [`shell_base::Context`], which it
-//! implements (`context.rs`), and never sees their code. The few programs that need the
-//! interpreter itself (`sh`, `bash`, `env`) live here. The host's imports are reached through
-//! [`shell_base::host::current`].
+//! implements (`interp/context.rs`), and never sees their code. The host's imports are
+//! reached through [`shell_base::host::current`].
 
-mod arith;
-mod assign;
+pub mod arith;
 mod builtins;
-mod child;
 mod cond;
-mod context;
-mod env;
-pub mod exec;
-mod expand;
-mod print;
-mod procsub;
+pub mod expand;
+pub mod interp;
+mod programs;
 mod quote;
-mod redirect;
 pub mod session;
 pub mod state;
 mod syntax;
+mod unparse;
 mod vars;
 
-pub use exec::Interp;
+pub use interp::{Builtins, Interp};
 pub use state::{Flow, Shell};
+
+/// The shell's builtins and programs, as [`Interp::new`] takes them.
+pub static BUILTINS: Builtins = Builtins {
+    builtins: builtins::ALL,
+    programs: programs::ALL,
+};
 
 #[cfg(test)]
 mod tests {
@@ -56,7 +70,7 @@ mod tests {
             extra: Vec::new(),
         };
         let status = block_on(Box::pin(async {
-            let mut interp = Interp::new(&mut shell, io);
+            let mut interp = Interp::new(&mut shell, io, &crate::BUILTINS);
             interp.run_source(script).await;
             interp.run_exit_trap().await;
             interp.shell.status
@@ -101,5 +115,47 @@ mod tests {
     fn traps_and_conditionals() {
         let (_, out, _) = run(r#"trap 'echo bye' EXIT; [[ abc == a* && 3 -gt 2 ]] && echo yes"#);
         assert_eq!(out, "yes\nbye\n");
+    }
+
+    #[test]
+    fn builtins_are_one_sorted_table() {
+        let names: Vec<&str> = crate::BUILTINS.names().collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        for name in &names {
+            assert_eq!(crate::BUILTINS.get(name).map(|b| b.name), Some(*name));
+        }
+        assert!(crate::BUILTINS.get("cat").is_none());
+        let declarations: Vec<&str> = crate::builtins::ALL
+            .iter()
+            .filter(|b| b.declaration.is_some())
+            .map(|b| b.name)
+            .collect();
+        assert_eq!(
+            declarations,
+            ["declare", "export", "local", "readonly", "typeset"]
+        );
+    }
+
+    #[test]
+    fn help_and_type_come_from_the_registration() {
+        let (status, out, _) = run("help cd; help true; type -t export");
+        assert_eq!(status, 0);
+        assert_eq!(
+            out,
+            "cd: cd [-L|-P] [dir]\n    Change the shell working directory.\n\
+             true: true\n    Return a successful result.\n\
+             builtin\n"
+        );
+        let (status, _, err) = run("help nosuch");
+        assert_eq!(status, 1);
+        assert!(err.contains("no help topics match `nosuch'"), "{err}");
+    }
+
+    #[test]
+    fn declaration_builtins_take_assignments() {
+        let (_, out, _) = run(
+            "f() { local -a a=(1 2 3); echo ${#a[@]}; }; f; declare -A m=([k]=v); echo ${m[k]}",
+        );
+        assert_eq!(out, "3\nv\n");
     }
 }

@@ -3,7 +3,7 @@
 //! exec's own environment on top) and, when it ends, writes its variables, functions,
 //! aliases, options and cwd there as a script.
 
-use crate::exec::Interp;
+use crate::interp::Interp;
 use crate::vars::Value;
 
 /// Variables that belong to one run, not to the session.
@@ -70,12 +70,12 @@ impl Interp<'_> {
         let mut functions: Vec<&String> = self.shell.functions.keys().collect();
         functions.sort();
         for f in functions {
-            out.push_str(&crate::print::function(f, &self.shell.functions[f]));
+            out.push_str(&crate::unparse::function(f, &self.shell.functions[f]));
         }
         for (k, v) in &self.shell.aliases {
             out.push_str(&format!("alias {k}={}\n", crate::quote::single(v, true)));
         }
-        for (name, on) in crate::builtins::set_options(&self.shell.options) {
+        for (name, on) in self.shell.options.listed() {
             if on && !matches!(name, "braceexpand" | "hashall" | "interactive-comments") {
                 out.push_str(&format!("set -o {name}\n"));
             }

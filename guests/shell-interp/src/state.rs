@@ -9,6 +9,8 @@ use brush_parser::ast;
 use crate::vars::{Attrs, Value, Var};
 use shell_base::Registry;
 
+mod variables;
+
 /// `set` options.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -30,6 +32,43 @@ pub struct Options {
     pub verbose: bool,
     /// `-n`: read commands without running them.
     pub noexec: bool,
+}
+
+impl Options {
+    /// `set -o`'s options in bash's order, with whether each is on. Those bash has that do not
+    /// apply here (job control, history, editing) are listed as off.
+    pub fn listed(&self) -> Vec<(&'static str, bool)> {
+        let o = self;
+        vec![
+            ("allexport", o.allexport),
+            ("braceexpand", true),
+            ("emacs", false),
+            ("errexit", o.errexit),
+            ("errtrace", false),
+            ("functrace", false),
+            ("hashall", true),
+            ("histexpand", false),
+            ("history", false),
+            ("ignoreeof", false),
+            ("interactive-comments", true),
+            ("keyword", false),
+            ("monitor", false),
+            ("noclobber", o.noclobber),
+            ("noexec", o.noexec),
+            ("noglob", o.noglob),
+            ("nolog", false),
+            ("notify", false),
+            ("nounset", o.nounset),
+            ("onecmd", false),
+            ("physical", false),
+            ("pipefail", o.pipefail),
+            ("posix", false),
+            ("privileged", false),
+            ("verbose", o.verbose),
+            ("vi", false),
+            ("xtrace", o.xtrace),
+        ]
+    }
 }
 
 /// `shopt` options.

@@ -20,7 +20,7 @@ use std::io::Read;
 use std::rc::Rc;
 
 use shell_base::Registry;
-use shell_interp::{exec, session, state};
+use shell_interp::{Interp, session, state};
 
 fn main() {
     let mut args: Vec<String> = std::env::args().collect();
@@ -61,7 +61,11 @@ fn main() {
         shell.origin = Some("-c".into());
     }
     let status = shell_base::runtime::block_on(Box::pin(async {
-        let mut interp = exec::Interp::new(&mut shell, shell_base::io::Io::standard());
+        let mut interp = Interp::new(
+            &mut shell,
+            shell_base::io::Io::standard(),
+            &shell_interp::BUILTINS,
+        );
         let session = session::state_file();
         if let Some(path) = &session {
             interp.restore_session(path).await;

@@ -1,7 +1,8 @@
 //! `alias`: defines and lists aliases (expanded with `shopt -s expand_aliases`).
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `alias [NAME[=VALUE]...]`. Aliases expand only with `shopt -s expand_aliases`, as in a
 /// bash script.
@@ -32,3 +33,13 @@ pub async fn alias(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     status
 }
+
+/// `alias`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "alias",
+    run: status!(alias),
+    usage: "[-p] [name[=value] ...]",
+    about: "Define or display aliases",
+    special: false,
+    declaration: None,
+};

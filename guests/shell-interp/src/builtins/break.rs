@@ -1,9 +1,10 @@
 //! `break` and `continue`, with the number of loops to leave.
 
-use crate::exec::Interp;
+use crate::interp::Interp;
 use crate::state::Flow;
 
 use super::numeric_arg;
+use crate::interp::Builtin;
 
 pub async fn break_or_continue(
     sh: &mut Interp<'_>,
@@ -42,3 +43,23 @@ pub async fn break_or_continue(
         Flow::Continue(n)
     })
 }
+
+/// `break`'s registration.
+pub const BREAK: Builtin = Builtin {
+    name: "break",
+    run: flow!(break_or_continue, "break"),
+    usage: "[n]",
+    about: "Exit for, while, or until loops",
+    special: true,
+    declaration: None,
+};
+
+/// `continue`'s registration.
+pub const CONTINUE: Builtin = Builtin {
+    name: "continue",
+    run: flow!(break_or_continue, "continue"),
+    usage: "[n]",
+    about: "Resume for, while, or until loops",
+    special: true,
+    declaration: None,
+};

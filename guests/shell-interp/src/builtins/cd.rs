@@ -1,7 +1,8 @@
 //! `cd` (with `-`, `OLDPWD`, `CDPATH`, `-L`/`-P`).
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use shell_base::path::normalize;
 
 /// `cd [-L|-P] [DIR]`.
@@ -60,3 +61,13 @@ pub async fn cd(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         }
     }
 }
+
+/// `cd`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "cd",
+    run: status!(cd),
+    usage: "[-L|-P] [dir]",
+    about: "Change the shell working directory",
+    special: false,
+    declaration: None,
+};

@@ -2,8 +2,9 @@
 //! say what it is (`-v`, `-V`).
 
 use crate::builtins::kind::*;
-use crate::builtins::{is_builtin, out};
-use crate::exec::Interp;
+use crate::builtins::out;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::state::Flow;
 
 /// `command [-pVv] NAME [ARGS...]` (skips functions) and `builtin NAME [ARGS...]`.
@@ -13,13 +14,13 @@ pub async fn command(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<
             sh.shell.status = 0;
             return Ok(());
         };
-        if !is_builtin(name) {
+        let Some(builtin) = sh.builtins.get(name) else {
             sh.error(&format!("builtin: {name}: not a shell builtin"))
                 .await;
             sh.shell.status = 1;
             return Ok(());
-        }
-        return Box::pin(crate::builtins::run(sh, args)).await;
+        };
+        return Box::pin(sh.run_builtin(builtin, args)).await;
     }
     let mut rest = args;
     let mut mode = None;
@@ -68,3 +69,23 @@ pub async fn command(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<
     }
     sh.run_argv_skipping_functions(rest.to_vec()).await
 }
+
+/// `builtin`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "builtin",
+    run: flow!(command, "builtin"),
+    usage: "[shell-builtin [arg ...]]",
+    about: "Execute shell builtins",
+    special: false,
+    declaration: None,
+};
+
+/// `command`'s registration.
+pub const COMMAND: Builtin = Builtin {
+    name: "command",
+    run: flow!(command, "command"),
+    usage: "[-pVv] command [arg ...]",
+    about: "Execute a simple command or display information about commands",
+    special: false,
+    declaration: None,
+};

@@ -1,9 +1,10 @@
 //! The declaration builtins: `declare`/`typeset`, `local`, `export`, `readonly` (their flags,
 //! `-p` listings and attributes).
 
-use crate::assign::Pending;
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Interp;
+use crate::interp::assign::Pending;
+use crate::interp::{Builtin, DeclArg};
 use crate::vars::{Assoc, Value, is_name};
 
 /// Runs `declare`, `typeset`, `local`, `export` or `readonly`; returns the status.
@@ -102,7 +103,7 @@ pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 
         }
         if flags.has('n') && p.subscript.is_none() {
             // `declare -n ref=target`: the value is the name referred to.
-            if let crate::assign::Assigned::Scalar(target) = &p.value {
+            if let crate::interp::assign::Assigned::Scalar(target) = &p.value {
                 let var = sh.shell.vars.entry(name.clone()).or_default();
                 var.value = Value::Scalar(target.clone());
                 var.attrs.nameref = true;
@@ -235,7 +236,7 @@ async fn list(sh: &mut Interp<'_>, cmd: &str, flags: &Flags) -> i32 {
         }
         if cmd == "declare" && !flags.has('p') && flags.on.is_empty() {
             // Plain `declare`: `name=value` lines, as `set` prints them.
-            if let Some(line) = crate::builtins::set_line(name, var) {
+            if let Some(line) = crate::builtins::set::set_line(name, var) {
                 text.push_str(&line);
             }
         } else if let Some(line) = sh.shell.declaration(name) {
@@ -244,22 +245,6 @@ async fn list(sh: &mut Interp<'_>, cmd: &str, flags: &Flags) -> i32 {
         }
     }
     out(sh, &text).await
-}
-
-/// An argument of a declaration builtin: a word, or an assignment parsed as one
-/// (`declare -A m=([k]=v)`).
-#[derive(Debug)]
-pub enum DeclArg {
-    Word(String),
-    Assign(Pending),
-}
-
-/// The builtins whose `name=value` arguments are assignments.
-pub fn is_declaration(name: &str) -> bool {
-    matches!(
-        name,
-        "declare" | "typeset" | "local" | "export" | "readonly"
-    )
 }
 
 /// Attribute changes asked for with `-x` / `+x` and friends.
@@ -314,9 +299,89 @@ pub(crate) async fn functions(sh: &mut Interp<'_>, flags: &Flags, operands: &[De
     for name in names {
         match sh.shell.functions.get(&name) {
             Some(_) if flags.has('F') => text.push_str(&format!("declare -f {name}\n")),
-            Some(body) => text.push_str(&crate::print::function(&name, body)),
+            Some(body) => text.push_str(&crate::unparse::function(&name, body)),
             None => status = 1,
         }
     }
     status | out(sh, &text).await
 }
+
+/// `declare`'s registration.
+pub const DECLARE: Builtin = Builtin {
+    name: "declare",
+    run: |sh, args| {
+        Box::pin(async move {
+            let words = args.iter().cloned().map(DeclArg::Word).collect();
+            sh.shell.status = declare(sh, "declare", words).await;
+            Ok(())
+        })
+    },
+    usage: "[-aAfFgilnrux] [-p] [name[=value] ...]",
+    about: "Set variable values and attributes",
+    special: false,
+    declaration: Some(|sh, name, args| Box::pin(declare(sh, name, args))),
+};
+
+/// `export`'s registration.
+pub const EXPORT: Builtin = Builtin {
+    name: "export",
+    run: |sh, args| {
+        Box::pin(async move {
+            let words = args.iter().cloned().map(DeclArg::Word).collect();
+            sh.shell.status = declare(sh, "export", words).await;
+            Ok(())
+        })
+    },
+    usage: "[-fn] [name[=value] ...] or export -p",
+    about: "Set export attribute for shell variables",
+    special: true,
+    declaration: Some(|sh, name, args| Box::pin(declare(sh, name, args))),
+};
+
+/// `local`'s registration.
+pub const LOCAL: Builtin = Builtin {
+    name: "local",
+    run: |sh, args| {
+        Box::pin(async move {
+            let words = args.iter().cloned().map(DeclArg::Word).collect();
+            sh.shell.status = declare(sh, "local", words).await;
+            Ok(())
+        })
+    },
+    usage: "[option] name[=value] ...",
+    about: "Define local variables",
+    special: false,
+    declaration: Some(|sh, name, args| Box::pin(declare(sh, name, args))),
+};
+
+/// `readonly`'s registration.
+pub const READONLY: Builtin = Builtin {
+    name: "readonly",
+    run: |sh, args| {
+        Box::pin(async move {
+            let words = args.iter().cloned().map(DeclArg::Word).collect();
+            sh.shell.status = declare(sh, "readonly", words).await;
+            Ok(())
+        })
+    },
+    usage: "[-aAf] [name[=value] ...] or readonly -p",
+    about: "Mark shell variables as unchangeable",
+    special: true,
+    declaration: Some(|sh, name, args| Box::pin(declare(sh, name, args))),
+};
+
+/// `typeset`'s registration.
+pub const TYPESET: Builtin = Builtin {
+    name: "typeset",
+    run: |sh, args| {
+        Box::pin(async move {
+            let words = args.iter().cloned().map(DeclArg::Word).collect();
+            sh.shell.status = declare(sh, "typeset", words).await;
+            Ok(())
+        })
+    },
+    usage: "[-aAfFgilnrux] name[=value] ...",
+    about: "Set variable values and attributes",
+    special: false,
+    declaration: Some(|sh, name, args| Box::pin(declare(sh, name, args))),
+};

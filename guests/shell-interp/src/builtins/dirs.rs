@@ -1,7 +1,8 @@
 //! `dirs`, and the directory stack that `cd`, `pushd` and `popd` share.
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use shell_base::errno::io_message;
 
 /// `dirs [-c] [-l] [-p] [-v]`.
@@ -69,3 +70,13 @@ impl Interp<'_> {
         out(self, &format!("{}\n", line.join(" "))).await
     }
 }
+
+/// `dirs`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "dirs",
+    run: status!(dirs),
+    usage: "[-clpv]",
+    about: "Display directory stack",
+    special: false,
+    declaration: None,
+};

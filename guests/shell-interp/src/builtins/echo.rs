@@ -1,7 +1,8 @@
 //! `echo` (`-n -e -E`, and `xpg_echo`).
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use shell_base::format::*;
 
 /// `echo [-neE] ARGS...`.
@@ -36,3 +37,13 @@ pub async fn echo(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     out(sh, &text).await
 }
+
+/// `echo`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "echo",
+    run: status!(echo),
+    usage: "[-neE] [arg ...]",
+    about: "Write arguments to the standard output",
+    special: false,
+    declaration: None,
+};

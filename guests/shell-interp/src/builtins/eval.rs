@@ -1,6 +1,7 @@
 //! `eval`: runs its arguments, joined by spaces, as shell source.
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::state::Flow;
 
 pub async fn eval(sh: &mut Interp<'_>, args: &[String]) -> Result<(), Flow> {
@@ -10,3 +11,13 @@ pub async fn eval(sh: &mut Interp<'_>, args: &[String]) -> Result<(), Flow> {
         None => Ok(()),
     }
 }
+
+/// `eval`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "eval",
+    run: flow!(eval),
+    usage: "[arg ...]",
+    about: "Execute arguments as a shell command",
+    special: true,
+    declaration: None,
+};

@@ -1,6 +1,7 @@
 //! `exec`: replaces the shell with a command, or keeps its redirections for the shell.
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::state::Flow;
 
 /// `exec [COMMAND [ARGS...]]`: without a command, its redirections stay for the shell;
@@ -15,3 +16,13 @@ pub async fn exec(sh: &mut Interp<'_>, args: &[String]) -> Result<(), Flow> {
     sh.run_argv(args).await?;
     Err(Flow::Exit)
 }
+
+/// `exec`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "exec",
+    run: flow!(exec),
+    usage: "[command [argument ...]] [redirection ...]",
+    about: "Replace the shell with the given command",
+    special: true,
+    declaration: None,
+};

@@ -1,9 +1,10 @@
 //! `exit` and `return`: end the shell, or the function or sourced script, with a status.
 
-use crate::exec::Interp;
+use crate::interp::Interp;
 use crate::state::Flow;
 
 use super::numeric_arg;
+use crate::interp::Builtin;
 
 pub async fn exit_or_return(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<(), Flow> {
     if cmd == "return" && sh.shell.funcname.is_empty() && sh.sourcing == 0 {
@@ -32,3 +33,23 @@ pub async fn exit_or_return(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> 
         Flow::Return
     })
 }
+
+/// `exit`'s registration.
+pub const EXIT: Builtin = Builtin {
+    name: "exit",
+    run: flow!(exit_or_return, "exit"),
+    usage: "[n]",
+    about: "Exit the shell",
+    special: true,
+    declaration: None,
+};
+
+/// `return`'s registration.
+pub const RETURN: Builtin = Builtin {
+    name: "return",
+    run: flow!(exit_or_return, "return"),
+    usage: "[n]",
+    about: "Return from a shell function",
+    special: true,
+    declaration: None,
+};

@@ -1,6 +1,7 @@
 //! `getopts`: parses options from the positional parameters (or given words).
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `getopts OPTSTRING NAME [ARG...]`: the next option of the positional parameters (or of
 /// the ARGs), via `OPTIND` and `OPTARG`.
@@ -99,3 +100,13 @@ pub async fn getopts(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     0
 }
+
+/// `getopts`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "getopts",
+    run: status!(getopts),
+    usage: "optstring name [arg ...]",
+    about: "Parse option arguments",
+    special: false,
+    declaration: None,
+};

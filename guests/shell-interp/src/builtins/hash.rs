@@ -1,7 +1,8 @@
 //! `hash`: there is no command path cache to keep; it answers as bash does.
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `hash`: commands are not looked up in directories here, so there is nothing to remember.
 pub async fn hash(sh: &mut Interp<'_>, args: &[String]) -> i32 {
@@ -10,3 +11,13 @@ pub async fn hash(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     0
 }
+
+/// `hash`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "hash",
+    run: status!(hash),
+    usage: "[-r] [name ...]",
+    about: "Remember or display program locations (nothing to remember here)",
+    special: false,
+    declaration: None,
+};

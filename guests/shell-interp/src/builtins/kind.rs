@@ -1,7 +1,6 @@
 //! What a name is, for `type` and `command -v`: an alias, keyword, function, builtin or file.
 
-use crate::builtins::is_builtin;
-use crate::exec::Interp;
+use crate::interp::Interp;
 
 /// Reserved words, as `type` reports them.
 pub(crate) const KEYWORDS: &[&str] = &[
@@ -26,7 +25,7 @@ pub(crate) fn kind_of(sh: &Interp<'_>, name: &str) -> Option<Kind> {
         Some(Kind::Keyword)
     } else if sh.shell.functions.contains_key(name) {
         Some(Kind::Function)
-    } else if is_builtin(name) {
+    } else if sh.builtins.is_builtin(name) {
         Some(Kind::Builtin)
     } else if sh.shell.commands.find(name).is_some() {
         Some(Kind::File)
@@ -44,7 +43,7 @@ pub(crate) fn describe(sh: &Interp<'_>, name: &str, verbose: bool) -> Option<Str
             let body = &sh.shell.functions[name];
             format!(
                 "{name} is a function\n{}",
-                crate::print::function(name, body)
+                crate::unparse::function(name, body)
             )
         }
         Kind::Function => format!("{name} is a function\n"),

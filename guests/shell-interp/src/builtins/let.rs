@@ -1,6 +1,7 @@
 //! `let`: arithmetic on each argument; status 0 when the last is not zero.
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::state::Flow;
 
 pub async fn r#let(sh: &mut Interp<'_>, args: &[String]) -> Result<(), Flow> {
@@ -28,3 +29,13 @@ pub async fn r#let(sh: &mut Interp<'_>, args: &[String]) -> Result<(), Flow> {
     sh.shell.status = (last == 0) as i32;
     Ok(())
 }
+
+/// `let`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "let",
+    run: flow!(r#let),
+    usage: "arg [arg ...]",
+    about: "Evaluate arithmetic expressions",
+    special: false,
+    declaration: None,
+};

@@ -1,7 +1,8 @@
 //! `mapfile`/`readarray`: lines of input into an indexed array.
 
 use crate::builtins::read::*;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::vars::Key;
 
 /// `mapfile [-t] [-n COUNT] [-s COUNT] [-O ORIGIN] [-d DELIM] [ARRAY]` (also `readarray`).
@@ -71,3 +72,23 @@ pub async fn mapfile(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         }
     }
 }
+
+/// `mapfile`'s registration.
+pub const MAPFILE: Builtin = Builtin {
+    name: "mapfile",
+    run: status!(mapfile),
+    usage: "[-t] [-n count] [-s count] [-O origin] [-d delim] [array]",
+    about: "Read lines from the standard input into an indexed array variable",
+    special: false,
+    declaration: None,
+};
+
+/// `readarray`'s registration.
+pub const READARRAY: Builtin = Builtin {
+    name: "readarray",
+    run: status!(mapfile),
+    usage: "[-t] [-n count] [-s count] [-O origin] [-d delim] [array]",
+    about: "Read lines from a file into an array variable",
+    special: false,
+    declaration: None,
+};

@@ -1,6 +1,7 @@
 //! `popd`: leaves the directory on top of the stack.
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `popd [+N | -N]`.
 pub async fn popd(sh: &mut Interp<'_>, args: &[String]) -> i32 {
@@ -34,3 +35,13 @@ pub async fn popd(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     sh.print_stack().await
 }
+
+/// `popd`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "popd",
+    run: status!(popd),
+    usage: "[+N | -N]",
+    about: "Remove directories from stack",
+    special: false,
+    declaration: None,
+};

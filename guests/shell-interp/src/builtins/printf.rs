@@ -3,7 +3,8 @@
 //! reused while arguments remain. The conversions are `shell_base::format`'s.
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use shell_base::format::*;
 
 /// `printf [-v VAR] FORMAT [ARGS...]`.
@@ -121,7 +122,7 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                     }
                     continue;
                 }
-                'q' => pad(&spec, &crate::quote::backslash(&arg, sh.utf8())),
+                'q' => pad(&spec, &crate::quote::backslash(&arg, sh.shell.utf8())),
                 'c' => pad(
                     &spec,
                     &arg.chars().next().map(String::from).unwrap_or_default(),
@@ -161,9 +162,9 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         }
     }
     if let Some(name) = target {
-        let assigned = match crate::assign::Pending::from_text(&format!("{name}=")) {
+        let assigned = match crate::interp::assign::Pending::from_text(&format!("{name}=")) {
             Some(mut p) => {
-                p.value = crate::assign::Assigned::Scalar(text);
+                p.value = crate::interp::assign::Assigned::Scalar(text);
                 sh.apply_assignment(p)
             }
             None => Err(format!("`{name}': not a valid identifier")),
@@ -276,3 +277,13 @@ enum Number {
     Int(i64),
     Float(f64),
 }
+
+/// `printf`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "printf",
+    run: status!(printf),
+    usage: "[-v var] format [arguments]",
+    about: "Formats and prints ARGUMENTS under control of the FORMAT",
+    special: false,
+    declaration: None,
+};

@@ -1,6 +1,7 @@
 //! `pushd`: changes directory, keeping the old one on the stack.
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use shell_base::path::normalize;
 
 /// `pushd [DIR | +N | -N]`.
@@ -51,3 +52,13 @@ pub async fn pushd(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     sh.print_stack().await
 }
+
+/// `pushd`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "pushd",
+    run: status!(pushd),
+    usage: "[dir | +N | -N]",
+    about: "Add directories to stack",
+    special: false,
+    declaration: None,
+};

@@ -1,6 +1,7 @@
 //! `read` (`-r -a -d -n -N -u -p -s -t`): a line of input into variables, split on IFS.
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use shell_base::io::Input;
 
 /// Splits a line into at most `n` fields on IFS, bash's way: IFS whitespace runs and single
@@ -223,3 +224,13 @@ pub(crate) async fn read_record(
         data.push(b);
     }
 }
+
+/// `read`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "read",
+    run: status!(read),
+    usage: "[-rs] [-a array] [-d delim] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [name ...]",
+    about: "Read a line from the standard input and split it into fields",
+    special: false,
+    declaration: None,
+};

@@ -1,43 +1,10 @@
 //! `set`: flags, `-o` options, positional parameters, listing variables.
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::state::Options;
 use crate::vars::{Value, Var};
-
-/// `set -o`'s options in bash's order, with whether each is on. Those bash has that do not
-/// apply here (job control, history, editing) are listed as off.
-pub fn set_options(o: &Options) -> Vec<(&'static str, bool)> {
-    vec![
-        ("allexport", o.allexport),
-        ("braceexpand", true),
-        ("emacs", false),
-        ("errexit", o.errexit),
-        ("errtrace", false),
-        ("functrace", false),
-        ("hashall", true),
-        ("histexpand", false),
-        ("history", false),
-        ("ignoreeof", false),
-        ("interactive-comments", true),
-        ("keyword", false),
-        ("monitor", false),
-        ("noclobber", o.noclobber),
-        ("noexec", o.noexec),
-        ("noglob", o.noglob),
-        ("nolog", false),
-        ("notify", false),
-        ("nounset", o.nounset),
-        ("onecmd", false),
-        ("physical", false),
-        ("pipefail", o.pipefail),
-        ("posix", false),
-        ("privileged", false),
-        ("verbose", o.verbose),
-        ("vi", false),
-        ("xtrace", o.xtrace),
-    ]
-}
 
 fn set_letter(o: &mut Options, c: char, on: bool) -> bool {
     let name = match c {
@@ -112,7 +79,10 @@ pub async fn set(sh: &mut Interp<'_>, args: &[String]) -> i32 {
 }
 
 async fn list_options(sh: &mut Interp<'_>, minus: bool) -> i32 {
-    let text: String = set_options(&sh.shell.options)
+    let text: String = sh
+        .shell
+        .options
+        .listed()
         .into_iter()
         .map(|(name, on)| {
             if minus {
@@ -183,3 +153,13 @@ pub(crate) fn set_named(o: &mut Options, name: &str, on: bool) -> bool {
     *slot = on;
     true
 }
+
+/// `set`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "set",
+    run: status!(set),
+    usage: "[-abefhkmnptuvxBCHP] [-o option-name] [--] [arg ...]",
+    about: "Set or unset values of shell options and positional parameters",
+    special: true,
+    declaration: None,
+};

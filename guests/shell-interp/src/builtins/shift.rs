@@ -1,8 +1,9 @@
 //! `shift`: drops positional parameters.
 
-use crate::exec::Interp;
+use crate::interp::Interp;
 
 use super::numeric_arg;
+use crate::interp::Builtin;
 
 pub async fn shift(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     let n = match args.first() {
@@ -23,3 +24,13 @@ pub async fn shift(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     sh.shell.positional.drain(..n);
     0
 }
+
+/// `shift`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "shift",
+    run: status!(shift),
+    usage: "[n]",
+    about: "Shift positional parameters",
+    special: true,
+    declaration: None,
+};

@@ -2,7 +2,9 @@
 
 use crate::builtins::out;
 use crate::builtins::set::*;
-use crate::exec::Interp;
+use crate::cond::Conditions;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// Options bash has that `shopt` accepts here without effect.
 const INERT_SHOPT: &[&str] = &[
@@ -134,3 +136,13 @@ pub async fn shopt(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         s => s,
     }
 }
+
+/// `shopt`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "shopt",
+    run: status!(shopt),
+    usage: "[-pqsu] [-o] [optname ...]",
+    about: "Set and unset shell options",
+    special: false,
+    declaration: None,
+};

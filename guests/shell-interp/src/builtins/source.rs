@@ -1,6 +1,7 @@
 //! `source` and `.`: run a file's commands in the current shell.
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::state::Flow;
 
 /// `source FILE [ARGS...]` / `. FILE [ARGS...]`.
@@ -61,3 +62,23 @@ pub async fn source(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<(
         Some(f) => Err(f),
     }
 }
+
+/// `.`'s registration.
+pub const DOT: Builtin = Builtin {
+    name: ".",
+    run: flow!(source, "."),
+    usage: "file [arguments]",
+    about: "Execute commands from a file in the current shell",
+    special: true,
+    declaration: None,
+};
+
+/// `source`'s registration.
+pub const SOURCE: Builtin = Builtin {
+    name: "source",
+    run: flow!(source, "source"),
+    usage: "filename [arguments]",
+    about: "Execute commands from a file in the current shell",
+    special: false,
+    declaration: None,
+};

@@ -1,8 +1,10 @@
 //! `test` and `[`: the conditional expressions of `[[ ]]` without patterns.
 
-use crate::exec::Interp;
+use crate::cond::Conditions;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
-pub async fn test(sh: &mut Interp<'_>, args: &[String], bracket: bool) -> i32 {
+async fn test_or_bracket(sh: &mut Interp<'_>, args: &[String], bracket: bool) -> i32 {
     let me = if bracket { "[" } else { "test" };
     let mut args = args.to_vec();
     if bracket {
@@ -21,3 +23,33 @@ pub async fn test(sh: &mut Interp<'_>, args: &[String], bracket: bool) -> i32 {
         }
     }
 }
+
+/// `test ARGS`.
+pub async fn test(sh: &mut Interp<'_>, args: &[String]) -> i32 {
+    test_or_bracket(sh, args, false).await
+}
+
+/// `[ ARGS ]`.
+pub async fn bracket(sh: &mut Interp<'_>, args: &[String]) -> i32 {
+    test_or_bracket(sh, args, true).await
+}
+
+/// `[`'s registration.
+pub const BRACKET: Builtin = Builtin {
+    name: "[",
+    run: status!(bracket),
+    usage: "arg... ]",
+    about: "Evaluate conditional expression",
+    special: false,
+    declaration: None,
+};
+
+/// `test`'s registration.
+pub const TEST: Builtin = Builtin {
+    name: "test",
+    run: status!(test),
+    usage: "[expr]",
+    about: "Evaluate conditional expression",
+    special: false,
+    declaration: None,
+};

@@ -1,7 +1,8 @@
 //! `trap`: actions for `EXIT`, `ERR`, `RETURN`, `DEBUG` and the signals, and their listing.
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// Signal names `trap` accepts, by number.
 const SIGNALS: &[&str] = &[
@@ -84,3 +85,13 @@ pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     status
 }
+
+/// `trap`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "trap",
+    run: status!(trap),
+    usage: "[-lp] [[arg] signal_spec ...]",
+    about: "Trap signals and other events",
+    special: true,
+    declaration: None,
+};

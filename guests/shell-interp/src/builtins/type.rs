@@ -2,7 +2,8 @@
 
 use crate::builtins::kind::*;
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `type [-t|-p|-P|-a] NAME...`.
 pub async fn type_of(sh: &mut Interp<'_>, args: &[String]) -> i32 {
@@ -41,3 +42,13 @@ pub async fn type_of(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     status
 }
+
+/// `type`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "type",
+    run: status!(type_of),
+    usage: "[-afptP] name [name ...]",
+    about: "Display information about command type",
+    special: false,
+    declaration: None,
+};

@@ -1,7 +1,8 @@
 //! `umask`: the file mode creation mask, octal or symbolic (`-S`).
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `umask [-S] [MODE]` (kept for scripts that read it; WASI files have no modes to apply it to).
 pub async fn umask(sh: &mut Interp<'_>, args: &[String]) -> i32 {
@@ -37,3 +38,13 @@ pub async fn umask(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         }
     }
 }
+
+/// `umask`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "umask",
+    run: status!(umask),
+    usage: "[-S] [mode]",
+    about: "Display or set file mode mask",
+    special: false,
+    declaration: None,
+};

@@ -1,6 +1,7 @@
 //! `unalias`: removes aliases (`-a`: all).
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `unalias [-a] NAME...`.
 pub async fn unalias(sh: &mut Interp<'_>, args: &[String]) -> i32 {
@@ -22,3 +23,13 @@ pub async fn unalias(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     status
 }
+
+/// `unalias`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "unalias",
+    run: status!(unalias),
+    usage: "[-a] name [name ...]",
+    about: "Remove each NAME from the list of defined aliases",
+    special: false,
+    declaration: None,
+};

@@ -1,6 +1,8 @@
 //! `unset`: removes variables, array elements and functions (`-v`, `-f`, `-n`).
 
-use crate::exec::Interp;
+use crate::expand::Parameters;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 use crate::vars::is_name;
 
 /// `unset [-v|-f|-n] NAME...`.
@@ -55,3 +57,13 @@ pub async fn unset(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     status
 }
+
+/// `unset`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "unset",
+    run: status!(unset),
+    usage: "[-f] [-v] [-n] [name ...]",
+    about: "Unset values and attributes of shell variables and functions",
+    special: true,
+    declaration: None,
+};

@@ -1,6 +1,7 @@
 //! `wait`: the status of background jobs (which ran to completion when started).
 
-use crate::exec::Interp;
+use crate::interp::Builtin;
+use crate::interp::Interp;
 
 /// `wait [-n] [ID...]`: background commands have already run to completion, so this returns
 /// their statuses.
@@ -26,3 +27,13 @@ pub async fn wait(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     status
 }
+
+/// `wait`'s registration.
+pub const BUILTIN: Builtin = Builtin {
+    name: "wait",
+    run: status!(wait),
+    usage: "[id ...]",
+    about: "Wait for job completion and return exit status",
+    special: false,
+    declaration: None,
+};

@@ -8,7 +8,7 @@ use shell_base::Context;
 use shell_base::io::Io;
 use shell_base::runtime::Task;
 
-use crate::exec::Interp;
+use crate::interp::Interp;
 
 impl Context for Interp<'_> {
     fn io(&self) -> &Io {
@@ -56,7 +56,7 @@ impl Context for Interp<'_> {
     }
 
     fn is_builtin(&self, name: &str) -> bool {
-        crate::builtins::is_builtin(name)
+        self.builtins.is_builtin(name)
     }
 
     fn run<'a>(&'a mut self, argv: Vec<String>) -> Task<'a, i32> {
@@ -69,10 +69,8 @@ impl Context for Interp<'_> {
 
     fn run_script<'a>(&'a mut self, script: &'a str, io: Io) -> Task<'a, i32> {
         Box::pin(async move {
-            let mut sub = self.shell.clone();
-            sub.traps.clear();
-            sub.subshell = true;
-            let mut interp = Interp::new(&mut sub, io);
+            let mut sub = crate::interp::subshell_of(self.shell);
+            let mut interp = Interp::new(&mut sub, io, self.builtins);
             interp.run_source(script).await;
             interp.run_exit_trap().await;
             interp.shell.status

@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use crate::exec::Interp;
+use crate::interp::Interp;
 use crate::state::{Flow, Shell};
 use shell_base::context::complain;
 use shell_base::errno::io_message;
@@ -88,7 +88,7 @@ pub async fn sh(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     };
     let mut child = child_of(sh.shell, name, positional);
     child.options.noexec = check_only;
-    let mut interp = Interp::new(&mut child, sh.io.clone());
+    let mut interp = Interp::new(&mut child, sh.io.clone(), sh.builtins);
     if !set_args.is_empty() {
         let mut args = vec!["set".to_string()];
         args.extend(set_args);

@@ -2,7 +2,7 @@
 //! environment changed (so it needs the interpreter, not just a context).
 
 use crate::builtins::out;
-use crate::exec::Interp;
+use crate::interp::Interp;
 
 /// `env [-i] [-u NAME] [NAME=VALUE...] [COMMAND [ARGS...]]`.
 pub async fn env(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
@@ -62,7 +62,7 @@ pub async fn env(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         }
     }
     let io = sh.io.clone();
-    let mut interp = Interp::new(&mut sub, io);
+    let mut interp = Interp::new(&mut sub, io, sh.builtins);
     let _ = interp.run_argv(argv[i..].to_vec()).await;
     interp.shell.status
 }

@@ -9,8 +9,8 @@ use std::rc::Rc;
 
 use brush_parser::ast::{CompoundList, ProcessSubstitutionKind, SubshellCommand};
 
-use crate::exec::Interp;
 use crate::expand::ExpandError;
+use crate::interp::Interp;
 use shell_base::io::{Input, Io, Output};
 use shell_base::runtime::Task;
 

@@ -3,10 +3,11 @@
 //! expanded first ([`Pending`]); where it goes is decided when applied, because `declare -A`
 //! may make the variable associative in between.
 
+use crate::expand::Expand;
 use brush_parser::ast;
 
-use crate::exec::Interp;
 use crate::expand::ExpandError;
+use crate::interp::Interp;
 use crate::vars::Key;
 
 /// An expanded assignment, not yet applied.
@@ -146,4 +147,12 @@ fn tilde_after_colons(value: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(":")
+}
+
+/// An argument of a declaration builtin: a word, or an assignment parsed as one
+/// (`declare -A m=([k]=v)`).
+#[derive(Debug)]
+pub enum DeclArg {
+    Word(String),
+    Assign(Pending),
 }

@@ -1,14 +1,15 @@
 //! Redirections over the shell's own descriptor table (WASI has no `dup` or `pipe`):
 //! `< > >> >| <> &> &>> n>&m n<&m n>&- <<< <<`, numeric descriptors and `{var}>file`.
 
+use crate::expand::Expand;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use brush_parser::ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T, IoRedirect};
 
-use crate::exec::Interp;
 use crate::expand::ExpandError;
-use crate::procsub::Substituted;
+use crate::interp::Interp;
+use crate::interp::procsub::Substituted;
 use shell_base::errno::io_message;
 use shell_base::io::{Fd, Input, Io, Output};
 

@@ -1,0 +1,289 @@
+//! Executing the AST: a program's lists ([`list`]), pipelines whose stages run concurrently
+//! on the executor, each on a copy of the state as bash's subshells are ([`pipeline`]),
+//! compound commands ([`compound`]), simple commands ([`simple`]), redirections
+//! ([`redirect`], [`procsub`]) and command lookup: function → builtin → built-in command →
+//! the host's `exec` ([`lookup`]; "command not found" when no backend has it).
+//!
+//! The interpreter names no builtin: they come as a table ([`Builtins`]) given to
+//! [`Interp::new`], each entry registered in its own file under `builtins/`. Expansion
+//! ([`crate::expand`]) reaches the interpreter only through [`Frame`].
+
+use crate::cond::Conditions;
+use std::rc::Rc;
+
+use brush_parser::ast::{self, Command};
+
+use crate::expand::{ExpandError, Frame};
+use crate::state::{Flow, Shell};
+use shell_base::io::{Io, Output};
+use shell_base::runtime::Task;
+
+pub mod assign;
+mod compound;
+mod context;
+mod function;
+mod limits;
+mod list;
+mod lookup;
+mod pipeline;
+pub mod procsub;
+mod redirect;
+mod simple;
+mod trap;
+
+pub use assign::{DeclArg, Pending};
+pub use lookup::{Builtin, Builtins, Program};
+use redirect::Redirect;
+
+/// Runs code on a shell state with given streams.
+pub struct Interp<'s> {
+    pub shell: &'s mut Shell,
+    pub io: Io,
+    /// Inside `if`/`while` conditions and `&&`/`||` left sides, where `set -e` does not apply.
+    condition: u32,
+    /// Status of the last command substitution in the current command (the status of a
+    /// command that only assigns).
+    pub last_substitution: Option<i32>,
+    /// Line of the command being run (for messages).
+    pub line: usize,
+    /// Depth of `source` (where `return` is allowed outside functions).
+    pub sourcing: u32,
+    /// Set by `exec` without a command: this command's redirections stay.
+    pub keep_redirections: bool,
+    /// Aliases being expanded (an alias is not expanded inside itself).
+    alias_stack: Vec<String>,
+    /// The `>(cmd)` of `exec > >(cmd)`: they read what the shell writes until it ends.
+    pub exec_substitutions: Vec<procsub::Substituted>,
+    /// The builtins and the programs that need the interpreter (`sh`, `env`).
+    pub builtins: &'static Builtins,
+}
+
+/// How a command ends: normally (its status in `$?`), or by `exit`, `return`, `break`...
+pub type Outcome = Result<(), Flow>;
+
+impl<'s> Interp<'s> {
+    pub fn new(shell: &'s mut Shell, io: Io, builtins: &'static Builtins) -> Interp<'s> {
+        Interp {
+            shell,
+            io,
+            builtins,
+            condition: 0,
+            last_substitution: None,
+            line: 1,
+            sourcing: 0,
+            keep_redirections: false,
+            alias_stack: Vec::new(),
+            exec_substitutions: Vec::new(),
+        }
+    }
+
+    /// Writes a diagnostic to standard error, as bash does: `NAME: line N: MESSAGE`.
+    pub async fn error(&self, msg: &str) {
+        // bash -c names functions' errors after "environment", where it finds their text.
+        let name = if !self.shell.funcname.is_empty() && self.shell.origin.as_deref() == Some("-c")
+        {
+            "environment"
+        } else {
+            &self.shell.name
+        };
+        let text = format!("{name}: line {}: {msg}\n", self.line);
+        let _ = self.io.stderr.write_all(text.as_bytes()).await;
+    }
+
+    /// Writes a line to standard error as it is (usage lines carry no prefix in bash).
+    pub async fn raw_error(&self, msg: &str) {
+        let _ = self
+            .io
+            .stderr
+            .write_all(format!("{msg}\n").as_bytes())
+            .await;
+    }
+
+    /// Parses and runs a script. A syntax error is reported and runs nothing (status 2).
+    pub async fn run_source(&mut self, src: &str) -> Option<Flow> {
+        let origin = self.shell.origin.clone();
+        let Some(program) = self.parse(src, origin.as_deref()).await else {
+            return Some(Flow::Exit);
+        };
+        self.run_program(&program).await
+    }
+
+    /// `eval`'s text: a syntax error there fails the command (status 2), not the shell.
+    pub async fn run_eval(&mut self, src: &str) -> Option<Flow> {
+        let program = self.parse(src, Some("eval")).await?;
+        self.run_program(&program).await
+    }
+
+    /// Parses a script; a syntax error is reported (naming `origin`, as `-c` or `eval`)
+    /// and gives `None` with status 2.
+    pub(crate) async fn parse(&mut self, src: &str, origin: Option<&str>) -> Option<ast::Program> {
+        let parse = |text: &str| {
+            brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &self.shell.parser)
+                .parse_program()
+        };
+        let parsed = parse(src).or_else(|e| {
+            // brush-parser reads the `;;` of `for ((;;))` as `case`'s terminator: retry with
+            // the header spaced out, and report the first error if that fails too.
+            crate::syntax::spaced_arithmetic_for(src)
+                .and_then(|spaced| parse(&spaced).ok())
+                .ok_or(e)
+        });
+        match parsed {
+            Ok(p) => Some(p),
+            Err(e) => {
+                let origin = match origin {
+                    Some(o) => format!("{}: {o}", self.shell.name),
+                    None => self.shell.name.clone(),
+                };
+                let text: String = crate::syntax::messages(src, &e)
+                    .into_iter()
+                    .map(|(line, msg)| format!("{origin}: line {line}: {msg}\n"))
+                    .collect();
+                let _ = self.io.stderr.write_all(text.as_bytes()).await;
+                self.shell.status = 2;
+                None
+            }
+        }
+    }
+
+    pub(crate) async fn run_program(&mut self, program: &ast::Program) -> Option<Flow> {
+        for list in &program.complete_commands {
+            if let Err(flow) = self.run_list(list).await {
+                return Some(flow);
+            }
+        }
+        None
+    }
+
+    /// Records a job that already ran (a background list or a process substitution) as
+    /// `$!`, for `wait`.
+    pub fn finished_job(&mut self, status: i32) {
+        let id = 1000 + self.shell.jobs.len() as u32;
+        self.shell.jobs.push((id, status));
+        self.shell.last_job = Some(id);
+    }
+
+    pub fn run_command<'a>(&'a mut self, cmd: &'a Command) -> Task<'a, Outcome> {
+        Box::pin(async move {
+            match cmd {
+                Command::Simple(sc) => self.run_simple(sc).await,
+                Command::Compound(cc, redirects) => {
+                    let saved = self.io.clone();
+                    let mut substituted = Vec::new();
+                    if let Some(r) = redirects {
+                        let list: Vec<Redirect> =
+                            r.0.iter()
+                                .map(|r| Redirect {
+                                    redirect: r.clone(),
+                                    var: None,
+                                })
+                                .collect();
+                        match self.redirect(&list, &mut substituted).await {
+                            Ok(io) => self.io = io,
+                            Err(msg) => {
+                                self.error(&msg).await;
+                                self.shell.status = 1;
+                                self.finish_substitutions(substituted).await;
+                                return Ok(());
+                            }
+                        }
+                    }
+                    let result = self.run_compound(cc).await;
+                    self.io = saved;
+                    self.finish_substitutions(substituted).await;
+                    result
+                }
+                Command::Function(def) => {
+                    self.shell
+                        .functions
+                        .insert(def.fname.value.clone(), Rc::new(def.body.clone()));
+                    self.shell.status = 0;
+                    Ok(())
+                }
+                Command::ExtendedTest(test, _) => {
+                    if let Some(line) = test_line(&test.expr) {
+                        self.line = line;
+                    }
+                    self.count_command().await?;
+                    self.shell.status = match self.extended_test(&test.expr).await {
+                        Ok(true) => 0,
+                        Ok(false) => 1,
+                        Err(e) if crate::arith::is_unbound(&e.0) => {
+                            return self.expansion_failed(ExpandError::new(e.0)).await;
+                        }
+                        Err(e) => {
+                            if !e.0.is_empty() {
+                                self.error(&e.0).await;
+                            }
+                            2
+                        }
+                    };
+                    Ok(())
+                }
+            }
+        })
+    }
+}
+
+/// The line a `[[ ]]` starts on.
+fn test_line(e: &ast::ExtendedTestExpr) -> Option<usize> {
+    use ast::ExtendedTestExpr as E;
+    match e {
+        E::And(a, _) | E::Or(a, _) | E::Not(a) | E::Parenthesized(a) => test_line(a),
+        E::UnaryTest(_, w) | E::BinaryTest(_, w, _) => w.loc.as_ref().map(|l| l.start.line),
+    }
+}
+
+/// A subshell of `shell`: its copy with no traps (bash resets them in subshells).
+pub fn subshell_of(shell: &Shell) -> Shell {
+    let mut sub = shell.clone();
+    sub.traps.clear();
+    sub.subshell = true;
+    sub
+}
+
+impl Interp<'_> {
+    /// Runs `src` in a subshell on `io`; its status.
+    pub async fn run_source_in_subshell(&mut self, src: &str, io: Io) -> i32 {
+        let mut sub = subshell_of(self.shell);
+        let mut interp = Interp::new(&mut sub, io, self.builtins);
+        interp.line = self.line;
+        interp.run_source(src).await;
+        interp.run_exit_trap().await;
+        interp.shell.status
+    }
+}
+
+impl Frame for Interp<'_> {
+    fn shell(&self) -> &Shell {
+        self.shell
+    }
+
+    fn shell_mut(&mut self) -> &mut Shell {
+        self.shell
+    }
+
+    fn line(&self) -> usize {
+        self.line
+    }
+
+    fn set_substitution_status(&mut self, status: i32) {
+        self.last_substitution = Some(status);
+    }
+
+    fn error<'a>(&'a self, message: &'a str) -> Task<'a, ()> {
+        Box::pin(Interp::error(self, message))
+    }
+
+    fn run_subshell<'a>(&'a mut self, src: &'a str, stdout: Output) -> Task<'a, i32> {
+        let io = Io {
+            stdout,
+            ..self.io.clone()
+        };
+        Box::pin(async move { self.run_source_in_subshell(src, io).await })
+    }
+
+    fn standard_path<'p>(&self, path: &'p str) -> Option<&'p str> {
+        Interp::standard_path(self, path)
+    }
+}

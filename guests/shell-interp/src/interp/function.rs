@@ -1,0 +1,53 @@
+//! Calling a shell function: its own positional parameters and local scope, `FUNCNAME`, the
+//! nesting limit (`COMPUTER_SH_MAX_CALL_DEPTH`) and its `RETURN` trap.
+
+use std::rc::Rc;
+
+use brush_parser::ast::{self, Command};
+
+use crate::state::Flow;
+
+use crate::interp::{Interp, Outcome};
+
+impl Interp<'_> {
+    /// Calls a shell function with its own positional parameters and local scope.
+    pub async fn call_function(
+        &mut self,
+        name: &str,
+        body: Rc<ast::FunctionBody>,
+        args: Vec<String>,
+    ) -> Outcome {
+        let limit = self.shell.limits.call_depth;
+        if self.shell.call_depth >= limit {
+            self.error(&format!(
+                "{name}: maximum function nesting level exceeded ({limit}, COMPUTER_SH_MAX_CALL_DEPTH)"
+            ))
+            .await;
+            self.shell.status = 1;
+            return Err(Flow::Exit);
+        }
+        let saved_args = std::mem::replace(&mut self.shell.positional, args);
+        self.shell.call_depth += 1;
+        self.shell.push_locals();
+        self.shell.funcname.push(name.to_string());
+        let traps_set = self.shell.return_traps_set;
+        let result = self
+            .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
+            .await;
+        let mut result = match result {
+            Err(Flow::Return) => Ok(()),
+            other => other,
+        };
+        if self.shell.return_traps_set != traps_set
+            && result.is_ok()
+            && let Err(f) = self.run_return_trap().await
+        {
+            result = Err(f);
+        }
+        self.shell.funcname.pop();
+        self.shell.pop_locals();
+        self.shell.call_depth -= 1;
+        self.shell.positional = saved_args;
+        result
+    }
+}

@@ -1,0 +1,241 @@
+//! Simple commands: assignments, words expanded to fields, process substitutions and
+//! redirections, `set -x` tracing, then the command looked up and run (declaration builtins
+//! get their assignments expanded as such).
+
+use crate::expand::Expand;
+
+use brush_parser::ast::{self, IoRedirect};
+
+use crate::expand::ExpandError;
+use crate::interp::DeclArg;
+use crate::interp::redirect::Redirect;
+use crate::state::Flow;
+
+use crate::interp::{Interp, Outcome};
+
+impl Interp<'_> {
+    /// Reports an expansion error; it ends a non-interactive shell, as in bash (status 127
+    /// for parameter errors, 1 for arithmetic ones).
+    pub async fn expansion_failed(&mut self, e: ExpandError) -> Outcome {
+        self.error(&e.message).await;
+        self.shell.status = if self.shell.subshell { 1 } else { e.status };
+        Err(Flow::Exit)
+    }
+
+    pub(crate) async fn run_simple(&mut self, sc: &ast::SimpleCommand) -> Outcome {
+        enum Item<'w> {
+            Word(&'w ast::Word),
+            Assign(&'w ast::Assignment, &'w ast::Word),
+            ProcSub(&'w ast::ProcessSubstitutionKind, &'w ast::SubshellCommand),
+        }
+        let mut assignments = Vec::new();
+        let mut items: Vec<Item> = Vec::new();
+        let mut redirects = Vec::new();
+        let mut pending_fd_var = None;
+        for item in sc.prefix.iter().flat_map(|p| p.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => assignments.push(a),
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(Redirect {
+                    redirect: r.clone(),
+                    var: None,
+                }),
+                ast::CommandPrefixOrSuffixItem::Word(w) => items.push(Item::Word(w)),
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(k, s) => {
+                    items.push(Item::ProcSub(k, s))
+                }
+            }
+        }
+        items.extend(sc.word_or_name.iter().map(Item::Word));
+        let suffix: Vec<&ast::CommandPrefixOrSuffixItem> =
+            sc.suffix.iter().flat_map(|s| s.0.iter()).collect();
+        for (i, item) in suffix.iter().enumerate() {
+            match item {
+                // `{var}>file`: the word names the variable that gets the new descriptor.
+                ast::CommandPrefixOrSuffixItem::Word(w)
+                    if fd_variable(&w.value).is_some()
+                        && matches!(
+                            suffix.get(i + 1),
+                            Some(ast::CommandPrefixOrSuffixItem::IoRedirect(
+                                IoRedirect::File(None, ..)
+                            ))
+                        ) =>
+                {
+                    pending_fd_var = fd_variable(&w.value);
+                }
+                ast::CommandPrefixOrSuffixItem::Word(w) => items.push(Item::Word(w)),
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(Redirect {
+                    redirect: r.clone(),
+                    var: pending_fd_var.take(),
+                }),
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+                    items.push(Item::Assign(a, w))
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(k, s) => {
+                    items.push(Item::ProcSub(k, s))
+                }
+            }
+        }
+        if let Some(line) = sc
+            .word_or_name
+            .as_ref()
+            .and_then(|w| w.loc.as_ref())
+            .map(|l| l.start.line)
+        {
+            self.line = line;
+        }
+        self.count_command().await?;
+        if let Some(text) = self.alias_for(sc) {
+            let name = sc
+                .word_or_name
+                .as_ref()
+                .map(|w| w.value.clone())
+                .unwrap_or_default();
+            return self.run_source_inline(&text, &name).await;
+        }
+        self.last_substitution = None;
+        let mut argv: Vec<String> = Vec::new();
+        let mut decl_args: Vec<DeclArg> = Vec::new();
+        // The declaration builtin this command runs (`declare`, `local`...), if any.
+        let mut declaring = None;
+        let mut substituted = Vec::new();
+        for item in &items {
+            let expanded = match item {
+                Item::Word(w) => self.expand_fields(&w.value).await,
+                Item::Assign(a, _) if declaring.is_some() => {
+                    match self.expand_assignment(a).await {
+                        Ok(p) => {
+                            decl_args.push(DeclArg::Assign(p));
+                            continue;
+                        }
+                        Err(e) => Err(e),
+                    }
+                }
+                Item::Assign(_, w) => self.expand_fields(&w.value).await,
+                Item::ProcSub(kind, sub) => match self.process_substitution(kind, sub).await {
+                    Ok(s) => {
+                        let path = s.path.clone();
+                        substituted.push(s);
+                        Ok(vec![path])
+                    }
+                    Err(e) => Err(e),
+                },
+            };
+            match expanded {
+                Ok(fields) => {
+                    let first = argv.is_empty();
+                    argv.extend(fields.iter().cloned());
+                    if first && !argv.is_empty() {
+                        declaring = self
+                            .builtins
+                            .get(&argv[0])
+                            .and_then(|b| b.declaration)
+                            .filter(|_| !self.shell.functions.contains_key(&argv[0]));
+                        decl_args.extend(fields.into_iter().skip(1).map(DeclArg::Word));
+                    } else if declaring.is_some() {
+                        decl_args.extend(fields.into_iter().map(DeclArg::Word));
+                    }
+                }
+                Err(e) => return self.expansion_failed(e).await,
+            }
+        }
+        let mut pending = Vec::new();
+        for a in &assignments {
+            match self.expand_assignment(a).await {
+                Ok(p) => pending.push(p),
+                Err(e) => return self.expansion_failed(e).await,
+            }
+        }
+        let subst_status = self.last_substitution.unwrap_or(0);
+        let io = match self.redirect(&redirects, &mut substituted).await {
+            Ok(io) => io,
+            Err(msg) => {
+                self.error(&msg).await;
+                self.shell.status = 1;
+                self.finish_substitutions(substituted).await;
+                return Ok(());
+            }
+        };
+        if argv.is_empty() {
+            if self.shell.options.xtrace {
+                let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
+                let text: String = pending
+                    .iter()
+                    .map(|p| match &p.value {
+                        crate::interp::assign::Assigned::Scalar(v) => {
+                            format!(
+                                "{ps4}{}{}={}\n",
+                                p.name,
+                                if p.append { "+" } else { "" },
+                                xtrace_word(v)
+                            )
+                        }
+                        crate::interp::assign::Assigned::Array(items) => {
+                            let items: Vec<String> =
+                                items.iter().map(|(_, v)| xtrace_word(v)).collect();
+                            format!("{ps4}{}=({})\n", p.name, items.join(" "))
+                        }
+                    })
+                    .collect();
+                let _ = io.stderr.write_all(text.as_bytes()).await;
+            }
+            for p in pending {
+                if let Err(msg) = self.apply_assignment(p) {
+                    self.error(&msg).await;
+                    self.shell.status = 1;
+                    return Err(Flow::Exit);
+                }
+            }
+            self.shell.status = subst_status;
+            return Ok(());
+        }
+        if self.shell.options.xtrace {
+            let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
+            let words: Vec<String> = argv.iter().map(|a| xtrace_word(a)).collect();
+            let _ = io
+                .stderr
+                .write_all(format!("{ps4}{}\n", words.join(" ")).as_bytes())
+                .await;
+        }
+        let saved = std::mem::replace(&mut self.io, io);
+        if self.shell.options.allexport && declaring.is_some() {
+            self.shell.status = 0;
+        }
+        let result = if let Some(declare) = declaring {
+            let status = declare(self, &argv[0], decl_args).await;
+            self.shell.status = status;
+            Ok(())
+        } else {
+            self.dispatch(argv, pending).await
+        };
+        if std::mem::take(&mut self.keep_redirections) {
+            // `exec > >(cmd)`: `cmd` reads what the shell writes from here on, so it runs
+            // as the shell ends.
+            let (exec, done) = substituted.into_iter().partition(|s| s.is_output());
+            self.exec_substitutions.extend::<Vec<_>>(exec);
+            substituted = done;
+        } else {
+            self.io = saved;
+        }
+        self.finish_substitutions(substituted).await;
+        result
+    }
+}
+
+/// How `set -x` shows a word: quoted when the shell would not read it back as it is.
+fn xtrace_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,+@%^".contains(c))
+    {
+        word.to_string()
+    } else {
+        crate::quote::single(word, true)
+    }
+}
+
+/// The name in a `{name}` word (a `{var}>file` redirection's variable).
+fn fd_variable(word: &str) -> Option<String> {
+    let name = word.strip_prefix('{')?.strip_suffix('}')?;
+    crate::vars::is_name(name).then(|| name.to_string())
+}

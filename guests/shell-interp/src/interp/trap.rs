@@ -1,0 +1,45 @@
+//! Running traps: `EXIT` when the shell ends, `RETURN` when a function or sourced script
+//! returns, and the action of any trap with `$?` kept around it.
+
+use crate::state::Flow;
+
+use crate::interp::{Interp, Outcome};
+
+impl Interp<'_> {
+    /// As a function that set it or a sourced script returns: the `RETURN` trap.
+    pub async fn run_return_trap(&mut self) -> Outcome {
+        match self.shell.traps.get("RETURN").cloned() {
+            Some(action) if !self.shell.in_trap => self.run_trap(&action).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs a trap's action; `$?` is kept around it.
+    pub async fn run_trap(&mut self, action: &str) -> Outcome {
+        let status = self.shell.status;
+        let was = std::mem::replace(&mut self.shell.in_trap, true);
+        let flow = self.run_source(action).await;
+        self.shell.in_trap = was;
+        match flow {
+            Some(Flow::Exit) => Err(Flow::Exit),
+            _ => {
+                self.shell.status = status;
+                Ok(())
+            }
+        }
+    }
+
+    /// As the shell ends: runs the `EXIT` trap, once, then the readers of `exec > >(cmd)`.
+    pub async fn run_exit_trap(&mut self) {
+        if let Some(action) = self.shell.traps.remove("EXIT") {
+            let status = self.shell.status;
+            let was = std::mem::replace(&mut self.shell.in_trap, true);
+            let flow = self.run_source(&action).await;
+            self.shell.in_trap = was;
+            if flow != Some(Flow::Exit) {
+                self.shell.status = status;
+            }
+        }
+        self.finish_exec_substitutions().await;
+    }
+}
