@@ -66,13 +66,13 @@ pub struct ExecRequest {
 /// The host's imports.
 pub trait Host {
     /// The inode at `path` (following a final link when `follow`).
-    fn stat(&self, path: &str, follow: bool) -> Result<FileInfo, String>;
+    fn stat(&self, path: &str, follow: bool) -> std::io::Result<FileInfo>;
     /// Sets the permission bits (and set-id and sticky bits) of `path`.
-    fn chmod(&self, path: &str, mode: u32) -> Result<(), String>;
+    fn chmod(&self, path: &str, mode: u32) -> std::io::Result<()>;
     /// Makes `path` a symbolic link to `target`.
-    fn symlink(&self, target: &str, path: &str) -> Result<(), String>;
+    fn symlink(&self, target: &str, path: &str) -> std::io::Result<()>;
     /// The workspace's space and inodes.
-    fn usage(&self) -> Result<FsUsage, String>;
+    fn usage(&self) -> std::io::Result<FsUsage>;
     /// Runs `git ARGS` in `cwd` on the host's git.
     fn git(
         &self,
@@ -91,14 +91,13 @@ pub struct Native;
 
 #[cfg(unix)]
 impl Host for Native {
-    fn stat(&self, path: &str, follow: bool) -> Result<FileInfo, String> {
+    fn stat(&self, path: &str, follow: bool) -> std::io::Result<FileInfo> {
         use std::os::unix::fs::MetadataExt;
         let m = if follow {
             std::fs::metadata(path)
         } else {
             std::fs::symlink_metadata(path)
-        }
-        .map_err(|e| crate::errno::io_message(&e))?;
+        }?;
         Ok(FileInfo {
             mode: m.mode(),
             uid: m.uid(),
@@ -112,18 +111,20 @@ impl Host for Native {
         })
     }
 
-    fn chmod(&self, path: &str, mode: u32) -> Result<(), String> {
+    fn chmod(&self, path: &str, mode: u32) -> std::io::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-            .map_err(|e| crate::errno::io_message(&e))
     }
 
-    fn symlink(&self, target: &str, path: &str) -> Result<(), String> {
-        std::os::unix::fs::symlink(target, path).map_err(|e| crate::errno::io_message(&e))
+    fn symlink(&self, target: &str, path: &str) -> std::io::Result<()> {
+        std::os::unix::fs::symlink(target, path)
     }
 
-    fn usage(&self) -> Result<FsUsage, String> {
-        Err("the workspace's usage is known only in the isolate".into())
+    fn usage(&self) -> std::io::Result<FsUsage> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "the workspace's usage is known only in the isolate",
+        ))
     }
 
     fn git(&self, _: &str, args: &[String], _: &[(String, String)]) -> Result<Finished, GitError> {

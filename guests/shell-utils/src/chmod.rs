@@ -64,6 +64,7 @@ pub async fn chmod(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 .await;
             };
             if let Err(e) = shell_base::host::current().chmod(&target.to_string_lossy(), mode) {
+                let e = shell_base::errno::io_message(&e);
                 status = complain(sh, &format!("chmod: changing permissions of '{f}': {e}")).await;
             }
         }

@@ -44,6 +44,7 @@ pub async fn df(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let u = match shell_base::host::current().usage() {
         Ok(u) => u,
         Err(e) => {
+            let e = shell_base::errno::io_message(&e);
             return complain(sh, &format!("df: cannot read the workspace's usage: {e}")).await;
         }
     };

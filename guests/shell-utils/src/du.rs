@@ -185,7 +185,8 @@ impl Walk<'_> {
         let i = match info(path, follow) {
             Ok(i) => i,
             Err(e) => {
-                self.errors.push(format!("cannot access '{shown}': {e}"));
+                self.errors
+                    .push(format!("cannot access '{shown}': {}", io_message(&e)));
                 return Ok(None);
             }
         };

@@ -6,15 +6,13 @@ use shell_base::host::FileInfo;
 use std::path::Path;
 
 /// A path's metadata from the workspace (`follow`: through a final symbolic link).
-pub fn info(path: &Path, follow: bool) -> Result<FileInfo, String> {
+pub fn info(path: &Path, follow: bool) -> std::io::Result<FileInfo> {
     shell_base::host::current().stat(&path.to_string_lossy(), follow)
 }
 
 /// Sets the permission bits of `path` (through links), as `chmod` does.
 pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
-    shell_base::host::current()
-        .chmod(&path.to_string_lossy(), mode)
-        .map_err(std::io::Error::other)
+    shell_base::host::current().chmod(&path.to_string_lossy(), mode)
 }
 
 /// The size `ls -l` and `du -b` show: directories as 4096 bytes, as on ext4.

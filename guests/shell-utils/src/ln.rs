@@ -10,16 +10,7 @@ use shell_base::errno::io_message;
 
 /// Creates the symbolic link `path` (absolute) pointing at `target`.
 pub fn symlink(target: &str, path: &Path) -> std::io::Result<()> {
-    shell_base::host::current()
-        .symlink(target, &path.to_string_lossy())
-        .map_err(|e| {
-            let kind = match e.as_str() {
-                "File exists" => std::io::ErrorKind::AlreadyExists,
-                "No such file or directory" => std::io::ErrorKind::NotFound,
-                _ => std::io::ErrorKind::Other,
-            };
-            std::io::Error::new(kind, e)
-        })
+    shell_base::host::current().symlink(target, &path.to_string_lossy())
 }
 
 struct Options {

@@ -46,10 +46,7 @@ pub async fn stat(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut status = 0;
     for f in &files {
         let path = sh.path(f);
-        let i = match std::fs::symlink_metadata(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|_| info(&path, follow))
-        {
+        let i = match std::fs::symlink_metadata(&path).and_then(|_| info(&path, follow)) {
             Ok(i) => i,
             Err(_) => {
                 status = complain(

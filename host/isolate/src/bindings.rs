@@ -8,6 +8,8 @@ wasmtime::component::bindgen!({
     require_store_data_send: true,
     with: {
         "wasi:io": wasmtime_wasi_io::bindings::wasi::io,
+        "wasi:filesystem": computer_wasi::bindings::wasi::filesystem,
+        "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
         "computer:host/exec.process": crate::exec::Process,
     },
 });

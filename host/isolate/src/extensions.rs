@@ -3,6 +3,8 @@
 
 use computer_vfs::ChangeKind;
 
+use computer_wasi::bindings::wasi::filesystem::types::ErrorCode;
+
 use crate::bindings::computer::host::{process, workspace};
 use crate::state::State;
 
@@ -50,7 +52,7 @@ impl workspace::Host for State {
         &mut self,
         path: String,
         follow: bool,
-    ) -> wasmtime::Result<Result<workspace::FileInfo, String>> {
+    ) -> wasmtime::Result<Result<workspace::FileInfo, ErrorCode>> {
         let vfs = &self.fs.vfs;
         let stat = if follow {
             vfs.stat(&path)
@@ -69,28 +71,28 @@ impl workspace::Host for State {
                 mtime: s.mtime,
                 ctime: s.ctime,
             })
-            .map_err(|e| e.to_string()))
+            .map_err(|e| computer_wasi::error_code(&e)))
     }
 
-    fn chmod(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), String>> {
+    fn chmod(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), ErrorCode>> {
         Ok(self
             .fs
             .vfs
             .set_permissions(&path, mode & 0o7777)
             .map(|_| ())
-            .map_err(|e| e.to_string()))
+            .map_err(|e| computer_wasi::error_code(&e)))
     }
 
-    fn symlink(&mut self, target: String, path: String) -> wasmtime::Result<Result<(), String>> {
+    fn symlink(&mut self, target: String, path: String) -> wasmtime::Result<Result<(), ErrorCode>> {
         Ok(self
             .fs
             .vfs
             .symlink(target, path)
             .map(|_| ())
-            .map_err(|e| e.to_string()))
+            .map_err(|e| computer_wasi::error_code(&e)))
     }
 
-    fn usage(&mut self) -> wasmtime::Result<Result<workspace::FsUsage, String>> {
+    fn usage(&mut self) -> wasmtime::Result<Result<workspace::FsUsage, ErrorCode>> {
         Ok(self
             .fs
             .vfs
@@ -102,7 +104,7 @@ impl workspace::Host for State {
                 files: s.files,
                 files_free: s.files_free,
             })
-            .map_err(|e| e.to_string()))
+            .map_err(|e| computer_wasi::error_code(&e)))
     }
 
     fn snapshots(&mut self) -> wasmtime::Result<Vec<String>> {

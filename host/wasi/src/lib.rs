@@ -28,7 +28,7 @@ use std::sync::Arc;
 use computer_vfs::Vfs;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 
-pub use error::{FsError, FsResult};
+pub use error::{FsError, FsResult, error_code};
 
 /// The name the guest sees for its one preopened directory.
 pub const ROOT_PREOPEN: &str = "/";
