@@ -43,12 +43,12 @@ pub async fn cp(sh: &mut dyn Context, argv: &[String]) -> i32 {
             ("--no-clobber", 'n'),
             ("--no-dereference", 'P'),
             ("--dereference", 'L'),
-            ("--preserve", 'p'),
+            ("--preserve=", 'p'),
             ("--verbose", 'v'),
         ],
     ) {
         Ok(split) => split,
-        Err(option) => return crate::stream::unrecognized(sh, "cp", &option, 1).await,
+        Err(option) => return crate::stream::bad_option(sh, "cp", &option, 1).await,
     };
     let recursive = flags.contains('r') || flags.contains('R') || flags.contains('a');
     let no_clobber = flags.contains('n');

@@ -18,7 +18,7 @@ pub async fn id(sh: &mut dyn Context, argv: &[String]) -> i32 {
         ],
     ) {
         Ok(split) => split,
-        Err(option) => return crate::stream::unrecognized(sh, "id", &option, 1).await,
+        Err(option) => return crate::stream::bad_option(sh, "id", &option, 1).await,
     };
     if let Some(other) = operands.first()
         && *other != user

@@ -58,11 +58,11 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
             ("--human-readable", 'h'),
             // Never a terminal here, so never colours: `--color[=WHEN]` is as `-1`, which a
             // pipe gets anyway.
-            ("--color", '1'),
+            ("--color=", '1'),
         ],
     ) {
         Ok(split) => split,
-        Err(option) => return crate::stream::unrecognized(sh, "ls", &option, 2).await,
+        Err(option) => return crate::stream::bad_option(sh, "ls", &option, 2).await,
     };
     if let Some(bad) = flags.chars().find(|c| !"aAdFpRrtS1UfhlLm".contains(*c)) {
         return complain(

@@ -12,7 +12,7 @@ pub async fn mv(sh: &mut dyn Context, argv: &[String]) -> i32 {
         &[("--force", 'f'), ("--no-clobber", 'n'), ("--verbose", 'v')],
     ) {
         Ok(split) => split,
-        Err(option) => return crate::stream::unrecognized(sh, "mv", &option, 1).await,
+        Err(option) => return crate::stream::bad_option(sh, "mv", &option, 1).await,
     };
     if operands.len() < 2 {
         let msg = if operands.is_empty() {

@@ -41,7 +41,7 @@ pub async fn rm(sh: &mut dyn Context, argv: &[String]) -> i32 {
         ],
     ) {
         Ok(split) => split,
-        Err(option) => return crate::stream::unrecognized(sh, "rm", &option, 1).await,
+        Err(option) => return crate::stream::bad_option(sh, "rm", &option, 1).await,
     };
     let recursive = flags.contains('r') || flags.contains('R');
     let force = flags.contains('f');

@@ -8,7 +8,7 @@ use shell_base::errno::io_message;
 pub async fn rmdir(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let (flags, dirs) = match split_flags(argv, &[("--parents", 'p'), ("--verbose", 'v')]) {
         Ok(split) => split,
-        Err(option) => return crate::stream::unrecognized(sh, "rmdir", &option, 1).await,
+        Err(option) => return crate::stream::bad_option(sh, "rmdir", &option, 1).await,
     };
     if dirs.is_empty() {
         return complain(

@@ -234,9 +234,10 @@ pub fn files_or_stdin(files: Vec<String>) -> Vec<String> {
 }
 
 /// Short flags run together (`-rf` → `rf`), the utility's own long options mapped to their
-/// letters (`long`: `("--force", 'f')`; `--name=VALUE` matches `--name`), and the operands
-/// (everything after `--` is an operand). An unknown long option is the error, as GNU's
-/// getopt reports it.
+/// letters (`long`: `("--force", 'f')`; a name ending in `=`, `("--color=", 'c')`, also takes
+/// `--color=VALUE`, whose value is ignored), and the operands (everything after `--` is an
+/// operand). The error is GNU getopt's complaint: an unknown long option, or a value given to
+/// one that takes none.
 pub fn split_flags(
     argv: &[String],
     long: &[(&str, char)],
@@ -248,10 +249,19 @@ pub fn split_flags(
         if !done && a == "--" {
             done = true;
         } else if !done && a.starts_with("--") {
-            let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
-            match long.iter().find(|(l, _)| *l == name) {
+            let (name, value) = match a.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (a.as_str(), false),
+            };
+            let found = long
+                .iter()
+                .find(|(l, _)| l.strip_suffix('=').unwrap_or(l) == name);
+            match found {
+                Some((l, _)) if value && !l.ends_with('=') => {
+                    return Err(format!("option '{name}' doesn't allow an argument"));
+                }
                 Some((_, letter)) => flags.push(*letter),
-                None => return Err(a.clone()),
+                None => return Err(format!("unrecognized option '{a}'")),
             }
         } else if !done && a.len() > 1 && a.starts_with('-') {
             flags.push_str(&a[1..]);
@@ -262,11 +272,12 @@ pub fn split_flags(
     Ok((flags, operands))
 }
 
-/// An unknown long option, as GNU tools report it; returns `status`.
-pub async fn unrecognized(sh: &dyn Context, cmd: &str, option: &str, status: i32) -> i32 {
+/// A bad option (`problem`, as [`split_flags`] words it), as GNU tools report it; returns
+/// `status`.
+pub async fn bad_option(sh: &dyn Context, cmd: &str, problem: &str, status: i32) -> i32 {
     complain(
         sh,
-        &format!("{cmd}: unrecognized option '{option}'\nTry '{cmd} --help' for more information."),
+        &format!("{cmd}: {problem}\nTry '{cmd} --help' for more information."),
     )
     .await;
     status
@@ -317,13 +328,18 @@ mod tests {
 
     #[test]
     fn long_options_are_each_utilitys_own() {
-        let long = [("--force", 'f'), ("--color", '-')];
+        let long = [("--force", 'f'), ("--color=", '-')];
         let split = split_flags(&argv(&["rm", "-rv", "--force", "a", "--", "-b"]), &long);
         assert_eq!(split, Ok(("rvf".into(), argv(&["a", "-b"]))));
         assert!(split_flags(&argv(&["ls", "--color=never"]), &long).is_ok());
+        assert!(split_flags(&argv(&["ls", "--color"]), &long).is_ok());
         assert_eq!(
             split_flags(&argv(&["rm", "--parents"]), &long),
-            Err("--parents".into())
+            Err("unrecognized option '--parents'".into())
+        );
+        assert_eq!(
+            split_flags(&argv(&["rm", "--force=x"]), &long),
+            Err("option '--force' doesn't allow an argument".into())
         );
     }
 
@@ -337,6 +353,15 @@ mod tests {
             "rm: unrecognized option '--bogus'\nTry 'rm --help' for more information.\n"
         );
         assert_eq!(ctx.run(&["ls", "--nope"], "").status, 2);
+        let ran = ctx.run(&["rm", "--recursive=x", "x"], "");
+        assert_eq!(
+            (ran.status, ran.stderr.as_str()),
+            (
+                1,
+                "rm: option '--recursive' doesn't allow an argument\n\
+                 Try 'rm --help' for more information.\n"
+            )
+        );
         ctx.write("f", "");
         assert_eq!(ctx.run(&["ls", "--color=never"], "").stdout, "f\n");
     }
