@@ -227,11 +227,7 @@ async fn restore(
     let fs = ws.fs();
     for entry in &manifest.entries {
         let path = PathBuf::from(&entry.path);
-        if !path.is_absolute()
-            || path
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
+        if !path.is_absolute() || computer::vfs::path::inside(&path).is_none() {
             return Err(BucketError::Snapshot(format!(
                 "manifest entry {:?} is not a plain absolute path",
                 entry.path

@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, HostContext, Result};
 
@@ -89,20 +89,12 @@ pub(crate) struct Meta {
 
 /// An archive member's path made relative and safe: `/` and `.` are dropped, `..` refused.
 pub(crate) fn safe_relative(path: &Path) -> Result<PathBuf> {
-    let mut out = PathBuf::new();
-    for comp in path.components() {
-        match comp {
-            Component::Normal(c) => out.push(c),
-            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
-            Component::ParentDir => {
-                return Err(Error::Archive(format!(
-                    "refusing archive member {}: it climbs out with '..'",
-                    path.display()
-                )));
-            }
-        }
-    }
-    Ok(out)
+    computer_vfs::path::inside(path).ok_or_else(|| {
+        Error::Archive(format!(
+            "refusing archive member {}: it climbs out with '..'",
+            path.display()
+        ))
+    })
 }
 
 /// A reader that counts the bytes read through it (archive progress).

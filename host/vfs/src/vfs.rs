@@ -11,7 +11,7 @@ use rusqlite::{Connection, OpenFlags as DbFlags};
 use crate::cache::LookupCache;
 use crate::error::{Result, VfsError};
 use crate::handles::OpenFiles;
-use crate::ops::{RenameFlags, XattrMode};
+use crate::inode_ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
 use crate::tx::{Owner, Tx};
 use crate::types::{ChangeKind, DirEntry, Ino, NAME_MAX, SetAttr, Stat, StatFs};

@@ -6,7 +6,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, VfsError};
-use crate::paths::{OpenPath, WalkEntry, normalize};
+use crate::path::tidy;
+use crate::path_ops::{OpenPath, WalkEntry};
 use crate::tx::{Owner, Tx};
 use crate::types::{DirEntry, SetAttr, Stat, TimeSet};
 use crate::vfs::{Batch, Vfs};
@@ -220,7 +221,7 @@ impl Vfs {
     /// Paths matching a shell-style glob (`*` and `?` stay within one component, `**` crosses
     /// directories, `{a,b}` and `[..]` work), sorted.
     pub fn glob(&self, pattern: &str) -> Result<Vec<PathBuf>> {
-        let absolute = String::from_utf8_lossy(&normalize(pattern.as_bytes())).into_owned();
+        let absolute = String::from_utf8_lossy(&tidy(pattern.as_bytes())).into_owned();
         let matcher = globset::GlobBuilder::new(&absolute)
             .literal_separator(true)
             .build()

@@ -1,4 +1,4 @@
-//! The path-level operations, as steps inside a transaction. `crate::fs` exposes them on
+//! The path-level operations, as steps inside a transaction. `crate::path_api` exposes them on
 //! [`crate::Vfs`] and on [`crate::Batch`].
 
 use std::ffi::OsString;
@@ -358,7 +358,7 @@ impl Tx<'_> {
         let root = self.resolve(path, true)?.stat()?;
         let mut out = Vec::new();
         let mut stack = vec![WalkEntry {
-            path: PathBuf::from(OsString::from_vec(normalize(path))),
+            path: PathBuf::from(OsString::from_vec(crate::path::tidy(path))),
             stat: root,
             depth: 0,
         }];
@@ -386,20 +386,4 @@ fn parent_path(path: &[u8]) -> Option<&[u8]> {
     }
     let cut = path[..end].iter().rposition(|b| *b == b'/')?;
     Some(if cut == 0 { b"/" } else { &path[..cut] })
-}
-
-/// A tidy absolute form of `path` for display (`a//b/` → `/a/b`); `..` is left to the resolver.
-pub(crate) fn normalize(path: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(path.len() + 1);
-    for comp in path
-        .split(|b| *b == b'/')
-        .filter(|c| !c.is_empty() && *c != b".")
-    {
-        out.push(b'/');
-        out.extend_from_slice(comp);
-    }
-    if out.is_empty() {
-        out.push(b'/');
-    }
-    out
 }
