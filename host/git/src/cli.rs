@@ -83,7 +83,7 @@ impl Invocation<'_> {
 
     /// `path` (relative to the current directory, or absolute) as a workspace path.
     pub(crate) fn resolve(&self, path: &str) -> PathBuf {
-        crate::repo::normalize(&self.cwd.join(path))
+        computer_vfs::path::normalize(&self.cwd.join(path))
     }
 }
 
@@ -98,46 +98,18 @@ impl Git {
     }
 
     fn dispatch(&self, args: &[String], inv: &Invocation<'_>) -> Result<Output> {
-        let Some((command, rest)) = args.split_first() else {
+        let Some((name, rest)) = args.split_first() else {
             return Err(GitError::Usage(USAGE.into()));
         };
+        let Some(command) = command(name) else {
+            return Err(GitError::Usage(format!(
+                "git: '{name}' is not a git command supported by the isolate's git. See 'git help'.\n\n{USAGE}"
+            )));
+        };
         let rest = rest.to_vec();
-        match command.as_str() {
-            "init" => crate::cmd_setup::init(self, rest, inv),
-            "clone" => crate::cmd_remote::clone(self, rest, inv),
-            "fetch" => self.with_repo(inv, true, |s| crate::cmd_remote::fetch(s, rest, inv)),
-            "pull" => self.with_repo(inv, true, |s| crate::cmd_remote::pull(s, rest, inv)),
-            "push" => self.with_repo(inv, true, |s| crate::cmd_push::push(s, rest, inv)),
-            "remote" => self.with_repo(inv, true, |s| crate::cmd_remote::remote(s, rest)),
-            "config" => self.with_repo(inv, true, |s| crate::cmd_setup::config(s, rest)),
-            "status" => self.with_repo(inv, false, |s| crate::cmd_worktree::status(s, rest, inv)),
-            "add" => self.with_repo(inv, true, |s| crate::cmd_worktree::add(s, rest, inv)),
-            "rm" => self.with_repo(inv, true, |s| crate::cmd_worktree::rm(s, rest, inv)),
-            "mv" => self.with_repo(inv, true, |s| crate::cmd_worktree::mv(s, rest, inv)),
-            "commit" => self.with_repo(inv, true, |s| crate::cmd_history::commit(s, rest, inv)),
-            "log" => self.with_repo(inv, false, |s| crate::cmd_history::log(s, rest, inv)),
-            "show" => self.with_repo(inv, false, |s| crate::cmd_history::show(s, rest)),
-            "diff" => self.with_repo(inv, false, |s| crate::cmd_history::diff(s, rest, inv)),
-            "rev-parse" => {
-                self.with_repo(inv, false, |s| crate::cmd_history::rev_parse(s, rest, inv))
-            }
-            "ls-files" => {
-                self.with_repo(inv, false, |s| crate::cmd_worktree::ls_files(s, rest, inv))
-            }
-            "branch" => self.with_repo(inv, true, |s| crate::cmd_branch::branch(s, rest)),
-            "checkout" => self.with_repo(inv, true, |s| crate::cmd_branch::checkout(s, rest, inv)),
-            "switch" => self.with_repo(inv, true, |s| crate::cmd_branch::switch(s, rest)),
-            "reset" => self.with_repo(inv, true, |s| crate::cmd_branch::reset(s, rest, inv)),
-            "restore" => self.with_repo(inv, true, |s| crate::cmd_worktree::restore(s, rest, inv)),
-            "stash" => self.with_repo(inv, true, |s| crate::cmd_stash::stash(s, rest, inv)),
-            "version" | "--version" => Ok(Output::ok(format!(
-                "git version 2.39.0 (computer {})\n",
-                env!("CARGO_PKG_VERSION")
-            ))),
-            "help" | "--help" | "-h" => Ok(Output::ok(USAGE)),
-            other => Err(GitError::Usage(format!(
-                "git: '{other}' is not a git command supported by the isolate's git. See 'git help'.\n\n{USAGE}"
-            ))),
+        match command.run {
+            Run::Alone(run) => run(self, rest, inv),
+            Run::InRepo(run) => self.with_repo(inv, command.writes, |s| run(s, rest, inv)),
         }
     }
 
@@ -159,42 +131,112 @@ impl Git {
     }
 }
 
-/// The commands [`Git::run`] implements (others answer with a usage error; callers such as the
-/// shell send them to the real git in a container instead).
-pub const COMMANDS: &[&str] = &[
-    "init",
-    "clone",
-    "fetch",
-    "pull",
-    "push",
-    "remote",
-    "config",
-    "status",
-    "add",
-    "rm",
-    "mv",
-    "commit",
-    "log",
-    "show",
-    "diff",
-    "rev-parse",
-    "ls-files",
-    "branch",
-    "checkout",
-    "switch",
-    "reset",
-    "restore",
-    "stash",
-    "version",
-    "--version",
-    "help",
-    "--help",
-    "-h",
+/// How a git command runs.
+#[derive(Clone, Copy)]
+pub(crate) enum Run {
+    /// Outside any repository (`init`, `clone`, `version`).
+    Alone(fn(&Git, Vec<String>, &Invocation<'_>) -> Result<Output>),
+    /// In the repository that contains the current directory.
+    InRepo(fn(&Session<'_>, Vec<String>, &Invocation<'_>) -> Result<Output>),
+}
+
+/// One git command [`Git::run`] implements.
+#[derive(Clone, Copy)]
+pub struct Command {
+    /// What follows `git` (`commit`, `rev-parse`).
+    pub name: &'static str,
+    /// Whether it may change the repository, so `.git` is copied back into the workspace
+    /// after it (also after a failure, which may have written something first).
+    pub writes: bool,
+    pub(crate) run: Run,
+}
+
+const fn alone(
+    name: &'static str,
+    run: fn(&Git, Vec<String>, &Invocation<'_>) -> Result<Output>,
+) -> Command {
+    Command {
+        name,
+        writes: false,
+        run: Run::Alone(run),
+    }
+}
+
+const fn in_repo(
+    name: &'static str,
+    writes: bool,
+    run: fn(&Session<'_>, Vec<String>, &Invocation<'_>) -> Result<Output>,
+) -> Command {
+    Command {
+        name,
+        writes,
+        run: Run::InRepo(run),
+    }
+}
+
+fn version(_: &Git, _: Vec<String>, _: &Invocation<'_>) -> Result<Output> {
+    Ok(Output::ok(format!(
+        "git version 2.39.0 (computer {})\n",
+        env!("CARGO_PKG_VERSION")
+    )))
+}
+
+fn help(_: &Git, _: Vec<String>, _: &Invocation<'_>) -> Result<Output> {
+    Ok(Output::ok(USAGE))
+}
+
+/// The commands [`Git::run`] implements, the one list its dispatch, [`supports`] and the
+/// shell read (others answer with a usage error; callers such as the shell send them to the
+/// real git in a container instead).
+pub const COMMANDS: &[Command] = &[
+    alone("init", crate::cmd_setup::init),
+    alone("clone", crate::cmd_remote::clone),
+    in_repo("fetch", true, crate::cmd_remote::fetch),
+    in_repo("pull", true, crate::cmd_remote::pull),
+    in_repo("push", true, crate::cmd_push::push),
+    in_repo("remote", true, |s, rest, _| {
+        crate::cmd_remote::remote(s, rest)
+    }),
+    in_repo("config", true, |s, rest, _| {
+        crate::cmd_setup::config(s, rest)
+    }),
+    in_repo("status", false, crate::cmd_worktree::status),
+    in_repo("add", true, crate::cmd_worktree::add),
+    in_repo("rm", true, crate::cmd_worktree::rm),
+    in_repo("mv", true, crate::cmd_worktree::mv),
+    in_repo("commit", true, crate::cmd_history::commit),
+    in_repo("log", false, crate::cmd_history::log),
+    in_repo("show", false, |s, rest, _| {
+        crate::cmd_history::show(s, rest)
+    }),
+    in_repo("diff", false, crate::cmd_history::diff),
+    in_repo("rev-parse", false, crate::cmd_history::rev_parse),
+    in_repo("ls-files", false, crate::cmd_worktree::ls_files),
+    in_repo("branch", true, |s, rest, _| {
+        crate::cmd_branch::branch(s, rest)
+    }),
+    in_repo("checkout", true, crate::cmd_branch::checkout),
+    in_repo("switch", true, |s, rest, _| {
+        crate::cmd_branch::switch(s, rest)
+    }),
+    in_repo("reset", true, crate::cmd_branch::reset),
+    in_repo("restore", true, crate::cmd_worktree::restore),
+    in_repo("stash", true, crate::cmd_stash::stash),
+    alone("version", version),
+    alone("--version", version),
+    alone("help", help),
+    alone("--help", help),
+    alone("-h", help),
 ];
+
+/// The command `git <name>` runs, if [`Git::run`] implements it.
+pub fn command(name: &str) -> Option<&'static Command> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
 
 /// Whether [`Git::run`] implements `git <command>`.
 pub fn supports(command: &str) -> bool {
-    COMMANDS.contains(&command)
+    self::command(command).is_some()
 }
 
 /// Splits `args` into options (and their values) and operands, the way git's parser does

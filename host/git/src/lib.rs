@@ -27,7 +27,7 @@ mod repo;
 mod status;
 mod worktree;
 
-pub use cli::{COMMANDS, Invocation, Output, identity_from_file, supports};
+pub use cli::{COMMANDS, Command, Invocation, Output, command, identity_from_file, supports};
 pub use cmd_remote::CloneOptions;
 pub use error::{GitError, Result};
 pub use mirror::SyncStats;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -333,7 +333,7 @@ impl Session<'_> {
     /// The repository-relative form of `arg` (given relative to `cwd`), or an error when it
     /// lies outside the worktree.
     pub fn rel_path(&self, cwd: &Path, arg: &str) -> Result<String> {
-        let abs = normalize(&cwd.join(arg));
+        let abs = computer_vfs::path::normalize(&cwd.join(arg));
         match abs.strip_prefix(&self.worktree) {
             Ok(rel) => Ok(rel.to_string_lossy().into_owned()),
             Err(_) => Err(GitError::Failed(format!(
@@ -383,21 +383,6 @@ pub(crate) fn private_dir(dir: &Path) -> std::io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-}
-
-/// `path` with `.` and `..` resolved lexically.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => out.push(name),
-            _ => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]
