@@ -1,5 +1,7 @@
 //! `edit`: exact replacements, all or nothing, with a unified diff of what changed.
 
+use crate::tool::{Tool, text};
+use crate::{CallContext, Content};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -151,4 +153,14 @@ pub fn edit(kit: &Toolkit, a: EditArgs) -> Result<String, ToolError> {
     } else {
         diff
     })
+}
+
+impl Tool for EditArgs {
+    const NAME: &'static str = "edit";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const WRITES: bool = true;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(edit(kit, self))
+    }
 }

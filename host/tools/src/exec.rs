@@ -1,6 +1,8 @@
 //! The `exec` tool: its arguments, how they become an [`ExecRequest`] (shared with the HTTP
 //! API's exec), and the text a model reads back.
 
+use crate::Content;
+use crate::tool::{Tool, text};
 use computer::{Backend, ExecOutput, ExecRequest, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -137,4 +139,14 @@ fn render(out: &ExecOutput, cap: usize) -> String {
         }
     }
     text
+}
+
+impl Tool for ExecArgs {
+    const NAME: &'static str = "exec";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const WRITES: bool = true;
+
+    fn call(self, kit: &Toolkit, context: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(exec(kit, self, context))
+    }
 }

@@ -1,5 +1,7 @@
 //! `read`, `write`, `ls` and `delete`.
 
+use crate::CallContext;
+use crate::tool::{Tool, text};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -294,4 +296,44 @@ pub fn page(items: Vec<String>, offset: Option<usize>, limit: usize, what: &str)
         ));
     }
     out
+}
+
+impl Tool for ReadArgs {
+    const NAME: &'static str = "read";
+    const DESCRIPTION: &'static str = READ_DESCRIPTION;
+    const WRITES: bool = false;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        read(kit, self)
+    }
+}
+
+impl Tool for WriteArgs {
+    const NAME: &'static str = "write";
+    const DESCRIPTION: &'static str = WRITE_DESCRIPTION;
+    const WRITES: bool = true;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(write(kit, self))
+    }
+}
+
+impl Tool for LsArgs {
+    const NAME: &'static str = "ls";
+    const DESCRIPTION: &'static str = LS_DESCRIPTION;
+    const WRITES: bool = false;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(ls(kit, self))
+    }
+}
+
+impl Tool for DeleteArgs {
+    const NAME: &'static str = "delete";
+    const DESCRIPTION: &'static str = DELETE_DESCRIPTION;
+    const WRITES: bool = true;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(delete(kit, self))
+    }
 }

@@ -3,6 +3,8 @@
 //! job keeps that read position, so it holds across the HTTP server's requests); it can
 //! wait for the job or kill it.
 
+use crate::tool::{Tool, text};
+use crate::{CallContext, Content};
 use std::time::Duration;
 
 use computer::isolate::RunStatus;
@@ -108,4 +110,14 @@ pub(crate) fn job(kit: &Toolkit, args: JobArgs) -> Result<String, ToolError> {
         ));
     }
     Ok(text)
+}
+
+impl Tool for JobArgs {
+    const NAME: &'static str = "job";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const WRITES: bool = true;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(job(kit, self))
+    }
 }

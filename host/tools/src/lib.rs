@@ -16,11 +16,10 @@ mod jobs;
 pub mod mcp;
 mod search;
 mod slots;
+mod tool;
 
 use computer::Workspace;
 use computer::isolate::{CancelToken, OutputSink};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::Value;
 
 pub use edit::{Edit, EditArgs};
@@ -29,6 +28,8 @@ pub use fs::{DeleteArgs, LsArgs, ReadArgs, WriteArgs};
 pub use jobs::JobArgs;
 pub use search::{FindArgs, GrepArgs};
 pub use slots::{ExecSlot, ExecSlots};
+use tool::TOOLS;
+pub use tool::Tool;
 
 /// Limits on what one tool call may read, write or return.
 #[derive(Debug, Clone)]
@@ -128,19 +129,6 @@ pub struct CallContext {
     /// Stops `exec` when cancelled (the result is status 130, as after Ctrl-C).
     pub cancel: Option<CancelToken>,
 }
-
-/// Every tool, in the order they are offered, and whether it changes the workspace.
-const TOOLS: &[(&str, bool)] = &[
-    ("read", false),
-    ("write", true),
-    ("edit", true),
-    ("ls", false),
-    ("find", false),
-    ("grep", false),
-    ("delete", true),
-    ("exec", true),
-    ("job", true),
-];
 
 /// Largest image `read` returns as an image, in bytes.
 pub const MAX_IMAGE_BYTES: usize = 5 << 20;
@@ -258,67 +246,33 @@ impl Toolkit {
         args: Value,
         context: CallContext,
     ) -> Result<Vec<Content>, ToolError> {
-        let Some(&(_, writes)) = TOOLS.iter().find(|(n, _)| *n == name) else {
+        let Some(tool) = TOOLS.iter().find(|t| t.name == name) else {
             return Err(ToolError::UnknownTool(name.to_string()));
         };
-        if writes && self.read_only {
+        if tool.writes && self.read_only {
             return Err(ToolError::ReadOnly(name.to_string()));
         }
-        let text = match name {
-            "read" => return fs::read(self, parse(name, args)?),
-            "write" => fs::write(self, parse(name, args)?),
-            "edit" => edit::edit(self, parse(name, args)?),
-            "ls" => fs::ls(self, parse(name, args)?),
-            "find" => search::find(self, parse(name, args)?),
-            "grep" => search::grep(self, parse(name, args)?),
-            "delete" => fs::delete(self, parse(name, args)?),
-            "job" => jobs::job(self, parse(name, args)?),
-            _ => exec::exec(self, parse(name, args)?, context),
-        }?;
-        Ok(vec![Content::Text(text)])
+        (tool.call)(self, args, context)
     }
 
     /// The absolute path a tool argument names, with `.` and `..` worked out (never above `/`),
     /// so that checks such as "not /workspace itself" see the real target.
     fn resolve(&self, path: &str) -> std::path::PathBuf {
-        use std::path::Component;
-        let mut out = std::path::PathBuf::from("/");
-        for c in self.ws.resolve(path).components() {
-            match c {
-                Component::ParentDir => {
-                    out.pop();
-                }
-                Component::Normal(n) => out.push(n),
-                _ => {}
-            }
-        }
-        out
+        computer::vfs::path::normalize(&self.ws.resolve(path))
     }
 }
 
 /// The tools, as a model sees them (without the writing ones when `read_only`).
 pub fn tool_defs(read_only: bool) -> Vec<ToolDef> {
-    fn def<T: JsonSchema>(name: &'static str, description: &'static str) -> ToolDef {
-        ToolDef {
-            name,
-            description,
-            input_schema: serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null),
-            writes: TOOLS.iter().any(|&(n, w)| n == name && w),
-        }
-    }
-    let all = [
-        def::<ReadArgs>("read", fs::READ_DESCRIPTION),
-        def::<WriteArgs>("write", fs::WRITE_DESCRIPTION),
-        def::<EditArgs>("edit", edit::DESCRIPTION),
-        def::<LsArgs>("ls", fs::LS_DESCRIPTION),
-        def::<FindArgs>("find", search::FIND_DESCRIPTION),
-        def::<GrepArgs>("grep", search::GREP_DESCRIPTION),
-        def::<DeleteArgs>("delete", fs::DELETE_DESCRIPTION),
-        def::<ExecArgs>("exec", exec::DESCRIPTION),
-        def::<JobArgs>("job", jobs::DESCRIPTION),
-    ];
-    all.into_iter()
+    TOOLS
+        .iter()
         .filter(|t| !read_only || !t.writes)
+        .map(|t| ToolDef {
+            name: t.name,
+            description: t.description,
+            input_schema: (t.schema)(),
+            writes: t.writes,
+        })
         .collect()
 }
 
@@ -332,17 +286,4 @@ fn at(path: &std::path::Path) -> impl Fn(computer::VfsError) -> ToolError + '_ {
             ToolError::Failed(message)
         }
     }
-}
-
-fn parse<T: for<'de> Deserialize<'de>>(tool: &str, args: Value) -> Result<T, ToolError> {
-    // A call without arguments is an empty object.
-    let args = if args.is_null() {
-        Value::Object(Default::default())
-    } else {
-        args
-    };
-    serde_json::from_value(args).map_err(|e| ToolError::InvalidArgs {
-        tool: tool.to_string(),
-        reason: e.to_string(),
-    })
 }

@@ -1,5 +1,7 @@
 //! `find` (glob patterns with `**`) and `grep` (regular expressions or plain text).
 
+use crate::tool::{Tool, text};
+use crate::{CallContext, Content};
 use globset::GlobBuilder;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -167,4 +169,24 @@ pub fn grep(kit: &Toolkit, a: GrepArgs) -> Result<String, ToolError> {
         a.limit.unwrap_or(kit.limits.results),
         "matching lines",
     ))
+}
+
+impl Tool for FindArgs {
+    const NAME: &'static str = "find";
+    const DESCRIPTION: &'static str = FIND_DESCRIPTION;
+    const WRITES: bool = false;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(find(kit, self))
+    }
+}
+
+impl Tool for GrepArgs {
+    const NAME: &'static str = "grep";
+    const DESCRIPTION: &'static str = GREP_DESCRIPTION;
+    const WRITES: bool = false;
+
+    fn call(self, kit: &Toolkit, _: CallContext) -> Result<Vec<Content>, ToolError> {
+        text(grep(kit, self))
+    }
 }
