@@ -20,6 +20,7 @@
 //! - Commands get the caller's environment only (never the host's), with `PATH` and `HOME`
 //!   defaults; `cwd` is relative to `/workspace`.
 
+mod backend;
 mod config;
 mod copy;
 mod engine;
@@ -28,6 +29,7 @@ mod image;
 mod procs;
 mod sandbox;
 
+pub use backend::{ContainerFallback, ContainerProgress, Containers};
 pub use config::{ContainerConfig, DEFAULT_IMAGE, DEFAULT_PACKAGES, Limits, Transfer};
 pub use engine::Engine;
 pub use error::{ContainerError, Result};

@@ -26,14 +26,8 @@ use crate::engine::{BOOT, Engine, HOST, LABEL, OWNER};
 use crate::error::{ContainerError, Result, docker, io};
 use crate::procs;
 
-/// Where a command's output went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputStream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
+/// Where a command's output went: the stream every backend names.
+pub use computer_exec::Stream as OutputStream;
 
 /// A command to run in the container.
 #[derive(Debug, Clone, Default)]

@@ -20,9 +20,9 @@ use computer_isolate::{
     RunRequest, RunStatus, Stream, WorkspaceComponents,
 };
 
-use crate::container::ContainerFallback;
 use crate::error::{Error, Result};
 use crate::workspace::{DEFAULT_CWD, Workspace};
+use computer_container::ContainerFallback;
 
 /// Where a command runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -294,12 +294,8 @@ impl Workspace {
             stdin: req.stdin,
             timeout: Some(req.limits.timeout),
         };
-        let sink = |stream: computer_container::OutputStream, bytes: &[u8]| {
+        let sink = |stream: Stream, bytes: &[u8]| {
             if let Some(on_output) = &on_output {
-                let stream = match stream {
-                    computer_container::OutputStream::Stdout => Stream::Stdout,
-                    computer_container::OutputStream::Stderr => Stream::Stderr,
-                };
                 on_output(stream, bytes);
             }
         };
@@ -315,7 +311,7 @@ impl Workspace {
         };
         if let Some(limit) = &out.limit {
             let line = format!("computer: {limit}\n");
-            sink(computer_container::OutputStream::Stderr, line.as_bytes());
+            sink(Stream::Stderr, line.as_bytes());
             stderr.extend_from_slice(line.as_bytes());
         }
         Ok(ExecOutput {

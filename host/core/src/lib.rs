@@ -27,7 +27,6 @@
 //! # Ok::<(), computer::Error>(())
 //! ```
 
-mod container;
 mod error;
 mod exec;
 mod export;
@@ -38,11 +37,11 @@ mod transfer;
 mod workspace;
 
 pub use computer_container as containers;
+pub use computer_container::ContainerProgress;
 pub use computer_git as gitlib;
 pub use computer_isolate as isolate;
 pub use computer_vfs as vfs;
 pub use computer_vfs::{Vfs, VfsError, VfsOptions};
-pub use container::ContainerProgress;
 pub use error::{Error, Result};
 pub use exec::{Backend, ExecOutput, ExecRequest, Program, Session, runtime, start_runtime};
 pub use git::GitOptions;

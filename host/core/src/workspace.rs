@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use computer_vfs::{SnapshotInfo, Vfs, VfsOptions};
 
-use crate::container::{ContainerProgress, Containers};
 use crate::error::Result;
 use crate::git::GitSlot;
 use crate::jobs::Jobs;
 use computer_container::ContainerConfig;
+use computer_container::{ContainerProgress, Containers};
 
 /// The agent's home in the computer's namespace: the default working directory everywhere,
 /// and where relative paths given to the API, the CLI and the tools resolve.

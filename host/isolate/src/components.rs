@@ -9,10 +9,9 @@ use std::sync::Arc;
 use computer_vfs::{FileType, Vfs};
 
 use crate::engine::Isolate;
-use crate::exec::{CancelToken, ExecCommand, ExecError, ExecHandler};
 use crate::limits::Limits;
-use crate::output::Stream;
 use crate::run::{RunRequest, RunStatus};
+use computer_exec::{CancelToken, ExecCommand, ExecError, ExecHandler, Stream};
 
 /// Runs workspace components; passes other commands to `next`.
 pub struct WorkspaceComponents {

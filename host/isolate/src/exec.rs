@@ -2,7 +2,6 @@
 //! [`ExecHandler`] (the Workspace's exec router provides it; [`NoBackends`] knows none). `run`
 //! waits for the command; `spawn` returns a `process` whose output streams while it runs.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,109 +12,8 @@ use wasmtime_wasi_io::poll::{DynPollable, Pollable, subscribe};
 use wasmtime_wasi_io::streams::{DynInputStream, InputStream, StreamError, StreamResult};
 
 use crate::bindings::computer::host::exec as wit;
-use crate::limits::Deadline;
-use crate::output::Stream;
 use crate::state::State;
-
-/// A command a guest asked to run, with paths and limits already resolved by the host.
-#[derive(Debug, Clone)]
-pub struct ExecCommand {
-    /// Program and arguments (empty when `source` is set).
-    pub argv: Vec<String>,
-    /// Shell source to run instead of `argv`.
-    pub source: Option<String>,
-    /// Absolute working directory.
-    pub cwd: String,
-    /// The whole environment.
-    pub env: Vec<(String, String)>,
-    /// Standard input.
-    pub stdin: Vec<u8>,
-    /// The backend asked for (`None`: automatic).
-    pub backend: Option<String>,
-    /// Time the command may take: the guest's request, capped by what the guest has left.
-    pub timeout: Duration,
-    /// The guest's own deadline: a backend gives back here the time it spent getting ready
-    /// before the command started (see [`Deadline::extend`]).
-    pub deadline: Deadline,
-}
-
-/// Why a command could not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExecError {
-    /// No backend has the program.
-    NotFound(String),
-    /// The backend cannot be used now.
-    Unavailable(String),
-    /// A host limit was hit.
-    Limit(String),
-    /// The request is invalid.
-    Invalid(String),
-}
-
-/// A cancellation flag shared between a caller and a running command. A child token is
-/// cancelled when it or any of its parents is.
-#[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<CancelInner>);
-
-#[derive(Debug, Default)]
-struct CancelInner {
-    flag: AtomicBool,
-    parent: Option<CancelToken>,
-}
-
-impl CancelToken {
-    /// A new, not cancelled token.
-    pub fn new() -> CancelToken {
-        CancelToken::default()
-    }
-
-    /// A token cancelled by its own `cancel` and by this one's.
-    pub fn child(&self) -> CancelToken {
-        CancelToken(Arc::new(CancelInner {
-            flag: AtomicBool::new(false),
-            parent: Some(self.clone()),
-        }))
-    }
-
-    /// Asks the command to stop.
-    pub fn cancel(&self) {
-        self.0.flag.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether this token or a parent was cancelled.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.flag.load(Ordering::SeqCst) || self.0.parent.as_ref().is_some_and(Self::is_cancelled)
-    }
-}
-
-/// Runs commands for guests. Implementations must stop soon after `cancel` is set.
-pub trait ExecHandler: Send + Sync + 'static {
-    /// Runs `cmd` to completion, handing its output to `sink` as it comes; returns the status.
-    fn run(
-        &self,
-        cmd: ExecCommand,
-        sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
-        cancel: &CancelToken,
-    ) -> Result<i32, ExecError>;
-}
-
-/// The handler of a runtime with no backends: every command is "not found".
-#[derive(Debug, Default)]
-pub struct NoBackends;
-
-impl ExecHandler for NoBackends {
-    fn run(
-        &self,
-        cmd: ExecCommand,
-        _sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
-        _cancel: &CancelToken,
-    ) -> Result<i32, ExecError> {
-        let what = cmd.argv.first().cloned().or(cmd.source).unwrap_or_default();
-        Err(ExecError::NotFound(format!(
-            "{what}: no backend can run it"
-        )))
-    }
-}
+use computer_exec::{CancelToken, ExecCommand, ExecError, Stream};
 
 impl From<ExecError> for wit::Error {
     fn from(e: ExecError) -> Self {

@@ -44,12 +44,14 @@ mod run;
 mod state;
 
 pub use components::WorkspaceComponents;
+pub use computer_exec::{
+    CancelToken, Deadline, ExecCommand, ExecError, ExecHandler, NoBackends, OutputSink, Stream,
+};
 pub use engine::{Isolate, IsolateConfig, Program, default_cache_dir};
 pub use error::IsolateError;
-pub use exec::{CancelToken, ExecCommand, ExecError, ExecHandler, NoBackends, Process};
+pub use exec::Process;
 pub use git::{GitHandler, GitOutput, NoGit};
-pub use limits::{Deadline, LimitHit, Limits};
-pub use output::{OutputSink, Stream};
+pub use limits::{LimitHit, Limits};
 pub use run::{RunOutcome, RunRequest, RunStatus};
 pub use state::State;
 

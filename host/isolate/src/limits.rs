@@ -1,8 +1,6 @@
 //! Limits of one execution: each has a default and a name that appears in the error when hit.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The limits of one execution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,50 +21,6 @@ impl Default for Limits {
             output: 16 << 20,
         }
     }
-}
-
-/// When a run's time is up. A backend that spends time getting ready before a command of the
-/// guest's starts (building an image, starting a container) gives that time back with
-/// [`Deadline::extend`]: setting a backend up once is not the command's time.
-#[derive(Debug, Clone)]
-pub struct Deadline {
-    start: Instant,
-    /// Nanoseconds from `start`; only ever grows.
-    at: Arc<AtomicU64>,
-}
-
-impl Deadline {
-    /// A deadline `limit` from now.
-    pub fn after(limit: Duration) -> Deadline {
-        Deadline {
-            start: Instant::now(),
-            at: Arc::new(AtomicU64::new(nanos(limit))),
-        }
-    }
-
-    /// The instant the time is up.
-    pub fn at(&self) -> Instant {
-        self.start + Duration::from_nanos(self.at.load(Ordering::SeqCst))
-    }
-
-    /// Time left (zero once passed).
-    pub fn left(&self) -> Duration {
-        self.at().saturating_duration_since(Instant::now())
-    }
-
-    /// Whether the time is up.
-    pub fn passed(&self) -> bool {
-        Instant::now() >= self.at()
-    }
-
-    /// Moves the deadline `by` later.
-    pub fn extend(&self, by: Duration) {
-        self.at.fetch_add(nanos(by), Ordering::SeqCst);
-    }
-}
-
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX / 2)
 }
 
 /// Which limit stopped a guest.

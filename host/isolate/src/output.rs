@@ -6,21 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use computer_exec::{OutputSink, Stream};
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi_io::poll::Pollable;
 use wasmtime_wasi_io::streams::{OutputStream, StreamError, StreamResult};
-
-/// Which output stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
-
-/// Receives output while the guest runs.
-pub type OutputSink = Arc<dyn Fn(Stream, &[u8]) + Send + Sync>;
 
 #[derive(Default)]
 pub(crate) struct Collected {

@@ -10,10 +10,10 @@ use wasmtime_wasi::WasiCtx;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 
 use crate::engine::{Isolate, Program, TICK};
-use crate::exec::{CancelToken, ExecHandler, NoBackends};
-use crate::limits::{Deadline, LimitHit, Limits, MemoryLimiter};
-use crate::output::{Capture, OutputLimit, OutputSink, Stream};
+use crate::limits::{LimitHit, Limits, MemoryLimiter};
+use crate::output::{Capture, OutputLimit};
 use crate::state::{HostCtx, State};
+use computer_exec::{CancelToken, Deadline, ExecHandler, NoBackends, OutputSink, Stream};
 
 /// What to run a program with.
 #[derive(Clone)]

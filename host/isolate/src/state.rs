@@ -9,8 +9,8 @@ use wasmtime::Engine;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::exec::{CancelToken, ExecHandler};
-use crate::limits::{Deadline, MemoryLimiter};
+use crate::limits::MemoryLimiter;
+use computer_exec::{CancelToken, Deadline, ExecHandler};
 
 /// What our own interfaces need.
 pub(crate) struct HostCtx {

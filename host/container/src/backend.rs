@@ -1,17 +1,20 @@
-//! A workspace's container backend: one warm container (see [`computer_container`]), started
+//! A workspace's container backend: one warm container (a [`Sandbox`]), started
 //! on the first command that needs it, reused for every command after, stopped after the
 //! configured idle time and when the last handle to the workspace goes.
 
-use std::sync::{Arc, Mutex, Weak};
-
-use crate::lock;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use computer_container::{
-    Command, ContainerConfig, ContainerError, Engine, Output, OutputStream, Sandbox,
-};
-use computer_isolate::{CancelToken, ExecCommand, ExecError, ExecHandler, Stream};
+use computer_exec::{CancelToken, ExecCommand, ExecError, ExecHandler, Stream};
 use computer_vfs::Vfs;
+
+use crate::{Command, ContainerConfig, ContainerError, Engine, Output, Sandbox};
+
+/// A poisoned lock still guards consistent data here: every critical section is short and
+/// leaves the state whole.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A step of starting the backend (pulling or building an image takes minutes once).
 pub type ContainerProgress = Arc<dyn Fn(&str) + Send + Sync>;
@@ -25,7 +28,7 @@ struct State {
 }
 
 /// The container backend of one workspace.
-pub(crate) struct Containers {
+pub struct Containers {
     /// Weak: a workspace whose container is stopped counts its file's users exactly.
     vfs: Weak<Vfs>,
     config: Mutex<ContainerConfig>,
@@ -43,7 +46,9 @@ impl std::fmt::Debug for Containers {
 }
 
 impl Containers {
-    pub(crate) fn new(vfs: Weak<Vfs>) -> Arc<Containers> {
+    /// The backend of the workspace stored in `vfs`, with the image and transfer mode of
+    /// `COMPUTER_CONTAINER_IMAGE` and `COMPUTER_CONTAINER_TRANSFER` when they are set.
+    pub fn new(vfs: Weak<Vfs>) -> Arc<Containers> {
         let mut config = ContainerConfig::default();
         if let Ok(image) = std::env::var("COMPUTER_CONTAINER_IMAGE") {
             config.image = image;
@@ -65,15 +70,18 @@ impl Containers {
         })
     }
 
-    pub(crate) fn set_config(&self, config: ContainerConfig) {
+    /// The settings of containers started from now on.
+    pub fn set_config(&self, config: ContainerConfig) {
         *lock(&self.config) = config;
     }
 
-    pub(crate) fn config(&self) -> ContainerConfig {
+    /// The settings in force.
+    pub fn config(&self) -> ContainerConfig {
         lock(&self.config).clone()
     }
 
-    pub(crate) fn set_progress(&self, progress: Option<ContainerProgress>) {
+    /// Where the steps of getting a container ready are said (an image build takes minutes).
+    pub fn set_progress(&self, progress: Option<ContainerProgress>) {
         *lock(&self.progress) = progress;
     }
 
@@ -175,10 +183,10 @@ impl Containers {
     }
 
     /// Runs `cmd` in the container.
-    pub(crate) fn run(
+    pub fn run(
         self: &Arc<Self>,
         cmd: &Command,
-        sink: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
+        sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
         cancel: &CancelToken,
     ) -> Result<Output, ContainerError> {
         let sandbox = self.sandbox()?;
@@ -204,7 +212,7 @@ impl Drop for Containers {
 
 /// The last backend of `auto`: what neither the shell nor a workspace component can run goes
 /// to the container, with the same cwd, environment and input.
-pub(crate) struct ContainerFallback(pub(crate) Arc<Containers>);
+pub struct ContainerFallback(pub Arc<Containers>);
 
 impl ExecHandler for ContainerFallback {
     fn run(
@@ -243,10 +251,7 @@ impl ExecHandler for ContainerFallback {
             stdin: cmd.stdin,
             timeout: Some(cmd.timeout),
         };
-        let forward = |stream: OutputStream, bytes: &[u8]| match stream {
-            OutputStream::Stdout => sink(Stream::Stdout, bytes),
-            OutputStream::Stderr => sink(Stream::Stderr, bytes),
-        };
+        let forward = |stream: Stream, bytes: &[u8]| sink(stream, bytes);
         let unavailable = |e| match e {
             // No engine here, or no way to mount the workspace for it (not root): as bash
             // on a machine without the program.
