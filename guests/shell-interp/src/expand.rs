@@ -98,9 +98,9 @@ impl ExpandError {
     }
 }
 
-/// What expansion needs from the interpreter that runs it: its state and streams, and
-/// running the commands of a `$(...)`. The interpreter implements it; expansion never sees
-/// how commands run.
+/// What expansion needs from the interpreter that runs it: its state, a way to report
+/// errors, and running the commands of a `$(...)`. The interpreter implements it; expansion
+/// never sees how commands run (the tests below give it a frame of their own).
 pub trait Frame {
     fn shell(&self) -> &Shell;
     fn shell_mut(&mut self) -> &mut Shell;
@@ -490,5 +490,101 @@ fn push_values(segs: &mut Vec<Seg>, values: Values, in_quotes: bool) {
                 segs.push(Seg::Quoted(f));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expansion on a frame of its own, with no interpreter: `$(...)` is answered by the
+    //! frame, so what is tested is expansion alone.
+
+    use std::rc::Rc;
+
+    use shell_base::Registry;
+    use shell_base::io::Output;
+    use shell_base::runtime::{Task, block_on};
+
+    use super::{Expand, Frame};
+    use crate::state::Shell;
+
+    struct Fake {
+        shell: Shell,
+        ran: Vec<String>,
+        substitution: Option<i32>,
+    }
+
+    impl Frame for Fake {
+        fn shell(&self) -> &Shell {
+            &self.shell
+        }
+        fn shell_mut(&mut self) -> &mut Shell {
+            &mut self.shell
+        }
+        fn line(&self) -> usize {
+            7
+        }
+        fn set_substitution_status(&mut self, status: i32) {
+            self.substitution = Some(status);
+        }
+        fn error<'a>(&'a self, _: &'a str) -> Task<'a, ()> {
+            Box::pin(async {})
+        }
+        fn run_subshell<'a>(&'a mut self, src: &'a str, stdout: Output) -> Task<'a, i32> {
+            self.ran.push(src.to_string());
+            Box::pin(async move {
+                let _ = stdout.write_all(b"from the frame\n\n").await;
+                3
+            })
+        }
+        fn standard_path<'p>(&self, _: &'p str) -> Option<&'p str> {
+            None
+        }
+    }
+
+    fn fake() -> Fake {
+        let mut shell = Shell::new("sh".into(), Vec::new(), Rc::new(Registry::new(&[])));
+        shell.set("name", "report.tar.gz");
+        Fake {
+            shell,
+            ran: Vec::new(),
+            substitution: None,
+        }
+    }
+
+    #[test]
+    fn command_substitution_goes_to_the_frame() {
+        let mut f = fake();
+        let out = block_on(Box::pin(async {
+            let word = f.expand_fields(r#"x"$(list files)"y"#).await.ok();
+            let line = f.expand_fields("$LINENO").await.ok();
+            (word, line)
+        }));
+        assert_eq!(
+            out,
+            (
+                Some(vec!["xfrom the framey".into()]),
+                Some(vec!["7".into()])
+            )
+        );
+        assert_eq!(f.ran, ["list files"]);
+        assert_eq!(f.substitution, Some(3));
+    }
+
+    #[test]
+    fn parameters_split_and_braces_need_no_interpreter() {
+        let mut f = fake();
+        f.shell.set("v", "one  two");
+        let out = block_on(Box::pin(async {
+            let mut all = Vec::new();
+            for word in ["${name%%.*}-{a,b}", "${#name}", "$v"] {
+                all.extend(f.expand_fields(word).await.ok().unwrap_or_default());
+            }
+            all
+        }));
+        assert_eq!(out, ["report-a", "report-b", "13", "one", "two"]);
+        let err = block_on(Box::pin(async {
+            f.expand_string("${missing:?not set}").await
+        }));
+        assert_eq!(err.err().map(|e| e.status), Some(127));
     }
 }
