@@ -42,12 +42,36 @@ impl Default for IsolateConfig {
     }
 }
 
-/// `$XDG_CACHE_HOME/computer/components` or `~/.cache/computer/components`.
+/// `$XDG_CACHE_HOME/computer/components`, else `~/.cache/computer/components`. `~` is `HOME`
+/// or, where that is unset (cron, systemd units, some CI steps), the user's home in the
+/// password database: without a cache every run compiles the shell again (seconds).
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    cache_dir_from(
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+        passwd_home,
+    )
+}
+
+/// The cache directory for these settings; `passwd_home` is asked only when neither is set.
+fn cache_dir_from(
+    xdg_cache_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+    passwd_home: impl FnOnce() -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    // The XDG spec: a relative (or empty) value is to be ignored.
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    let base = xdg_cache_home
+        .and_then(absolute)
+        .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")))
+        .or_else(|| passwd_home().map(|h| h.join(".cache")))?;
     Some(base.join("computer").join("components"))
+}
+
+/// The effective user's home directory in the password database.
+fn passwd_home() -> Option<PathBuf> {
+    let user = nix::unistd::User::from_uid(nix::unistd::Uid::effective()).ok()??;
+    Some(user.dir).filter(|d| d.is_absolute())
 }
 
 /// A compiled component, ready to instantiate.
@@ -231,5 +255,32 @@ impl Isolate {
 impl Drop for Isolate {
     fn drop(&mut self) {
         self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_is_found_without_home() {
+        let never = || -> Option<PathBuf> { panic!("the password database is not needed") };
+        let dir = cache_dir_from(Some("/x".into()), Some("/h".into()), never);
+        assert_eq!(dir, Some(PathBuf::from("/x/computer/components")));
+        let dir = cache_dir_from(Some("rel".into()), Some("/h".into()), never);
+        assert_eq!(dir, Some(PathBuf::from("/h/.cache/computer/components")));
+        let dir = cache_dir_from(None, None, || Some("/home/u".into()));
+        assert_eq!(
+            dir,
+            Some(PathBuf::from("/home/u/.cache/computer/components"))
+        );
+        let dir = cache_dir_from(Some("".into()), Some("".into()), || Some("/home/u".into()));
+        assert_eq!(
+            dir,
+            Some(PathBuf::from("/home/u/.cache/computer/components"))
+        );
+        assert_eq!(cache_dir_from(None, None, || None), None);
+        // This machine's user has an entry (root, in CI), so HOME unset still caches.
+        assert!(passwd_home().is_some_and(|h| h.is_absolute()));
     }
 }
