@@ -6,6 +6,7 @@
 //! - [`posix`]: POSIX regular expressions (BRE and ERE) translated for the `regex` crates;
 //! - [`format`]: the printf engine that `printf`, `echo -e` and awk share;
 //! - [`errno`]: the C library's wording of I/O errors; [`path`]: logical path text;
+//! - [`args`]: how utilities read their options (lexopt, with getopt's wording of errors);
 //! - the seam: [`Context`] (what a utility sees of the shell that runs it), [`Host`] (the
 //!   workspace, git and exec imports, whoever provides them) and [`Registry`] (every command
 //!   by name, with its usage and help).
@@ -13,6 +14,7 @@
 //! It builds natively as well as for wasm32-wasip2, so everything here is unit-tested on the
 //! developer's machine.
 
+pub mod args;
 pub mod context;
 pub mod errno;
 pub mod format;

@@ -1,7 +1,9 @@
 //! `base64`: encode or decode base64.
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, plain, string, value};
 
 const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -53,20 +55,26 @@ pub async fn base64(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut decode_mode = false;
     let mut wrap = 76usize;
     let mut file = "-".to_string();
-    let mut i = 1;
-    while i < argv.len() {
-        match argv[i].as_str() {
-            "-d" | "--decode" => decode_mode = true,
-            "-i" | "--ignore-garbage" => {}
-            "-w" => {
-                i += 1;
-                wrap = argv.get(i).and_then(|v| v.parse().ok()).unwrap_or(76);
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('d') | Long("decode") => decode_mode = true,
+                Short('i') | Long("ignore-garbage") => {}
+                Short('w') | Long("wrap") => {
+                    let v = value(&mut p)?;
+                    wrap = v
+                        .parse()
+                        .map_err(|_| plain(format!("invalid wrap size: '{v}'")))?;
+                }
+                Value(v) => file = string(v),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with("-w") => wrap = s[2..].parse().unwrap_or(76),
-            s if s.starts_with("--wrap=") => wrap = s[7..].parse().unwrap_or(76),
-            s => file = s.to_string(),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "base64", e, 1).await;
     }
     let input = match open(sh, &file) {
         Ok(i) => i,

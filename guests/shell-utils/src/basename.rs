@@ -1,29 +1,32 @@
 //! `basename`: strip directories and a suffix from file names.
 
 use super::stream::complain;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 
 /// `basename NAME [SUFFIX]`, `basename -a NAME...`, `-s SUFFIX`.
 pub async fn basename(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut names = Vec::new();
     let mut suffix = None;
     let mut multiple = false;
-    let mut i = 1;
-    while i < argv.len() {
-        match argv[i].as_str() {
-            "-a" | "--multiple" => multiple = true,
-            "-s" => {
-                i += 1;
-                suffix = argv.get(i).cloned();
-                multiple = true;
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('a') | Long("multiple") => multiple = true,
+                Short('s') | Long("suffix") => {
+                    suffix = Some(value(&mut p)?);
+                    multiple = true;
+                }
+                Value(v) => names.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            "--" => {
-                names.extend(argv[i + 1..].iter().cloned());
-                break;
-            }
-            a => names.push(a.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "basename", e, 1).await;
     }
     if names.is_empty() {
         complain(

@@ -1,9 +1,10 @@
 //! `cat`: concatenate files to standard output.
 
-use super::stream::{Lines, Stop, Writer, bad_usage, complain, files_or_stdin, open};
+use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::text::*;
 use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 
 /// `cat [-nbsAETv] [FILE...]`.
 pub async fn cat(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -23,7 +24,7 @@ pub async fn cat(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Ok(Some(Short('e'))) => (nonprint, ends) = (true, true),
             Ok(Some(Short('t'))) => (nonprint, tabs) = (true, true),
             Ok(Some(Short('u'))) => {}
-            Ok(Some(Value(v))) => files.push(value_string(v)),
+            Ok(Some(Value(v))) => files.push(string(v)),
             Ok(Some(other)) => return bad_usage(sh, "cat", other.unexpected(), 1).await,
             Ok(None) => break,
             Err(e) => return bad_usage(sh, "cat", e, 1).await,

@@ -3,7 +3,9 @@
 
 use super::stream::complain;
 use crate::fileinfo::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, dashed, parser, string};
 use std::path::Path;
 
 /// `chmod [-R] MODE FILE...`: octal (`755`) or symbolic (`u+x`, `go-w`, `a=r`, `+x`, lists
@@ -11,12 +13,28 @@ use std::path::Path;
 pub async fn chmod(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut recursive = false;
     let mut rest = Vec::new();
-    for a in &argv[1..] {
-        match a.as_str() {
-            "-R" | "--recursive" => recursive = true,
-            "-v" | "-c" | "-f" | "--verbose" | "--changes" | "--silent" | "--quiet" => {}
-            _ => rest.push(a.clone()),
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        loop {
+            // `chmod -x FILE`: a mode that starts with `-` is the mode, not options.
+            let mode = |m: &str| m.chars().all(|c| "rwxXst".contains(c));
+            if let Some(m) = dashed(&mut p, mode) {
+                rest.push(format!("-{m}"));
+                continue;
+            }
+            let Some(arg) = p.next()? else { break };
+            match arg {
+                Short('R') | Long("recursive") => recursive = true,
+                // Nothing is reported either way.
+                Short('v' | 'c' | 'f') | Long("verbose" | "changes" | "silent" | "quiet") => {}
+                Value(v) => rest.push(string(v)),
+                _ => return Err(arg.unexpected()),
+            }
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "chmod", e, 1).await;
     }
     let Some(spec) = rest.first().cloned() else {
         return complain(

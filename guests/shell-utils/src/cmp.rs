@@ -2,23 +2,35 @@
 
 use super::stream::{MEMORY_LIMIT, complain, open, read_all_limited};
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 
 /// `cmp [-s] FILE1 FILE2`.
 pub async fn cmp(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let silent = argv[1..]
-        .iter()
-        .any(|a| a == "-s" || a == "--quiet" || a == "--silent");
-    let files: Vec<&String> = argv[1..]
-        .iter()
-        .filter(|a| !a.starts_with('-') || *a == "-")
-        .collect();
+    let (mut silent, mut verbose) = (false, false);
+    let mut files = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('s') | Long("quiet" | "silent") => silent = true,
+                Short('l') | Long("verbose") => verbose = true,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "cmp", e, 2).await;
+    }
     if files.len() < 2 {
         complain(
             sh,
             &format!(
                 "cmp: missing operand after '{}'\nTry 'cmp --help' for more information.",
-                files.first().map(|s| s.as_str()).unwrap_or("cmp")
+                files.first().map_or("cmp", String::as_str)
             ),
         )
         .await;
@@ -42,7 +54,6 @@ pub async fn cmp(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
     }
     let (a, b) = (&data[0], &data[1]);
-    let verbose = argv[1..].iter().any(|x| x == "-l" || x == "--verbose");
     if verbose {
         // `-l`: every differing byte: position, then both values in octal.
         let width = a.len().max(b.len()).to_string().len();
@@ -58,9 +69,9 @@ pub async fn cmp(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
         if a.len() != b.len() {
             let (short, n) = if a.len() < b.len() {
-                (files[0], a.len())
+                (&files[0], a.len())
             } else {
-                (files[1], b.len())
+                (&files[1], b.len())
             };
             complain(sh, &format!("cmp: EOF on {short} after byte {n}")).await;
         }
@@ -94,9 +105,9 @@ pub async fn cmp(sh: &mut dyn Context, argv: &[String]) -> i32 {
     if a.len() != b.len() {
         if !silent {
             let (short, n) = if a.len() < b.len() {
-                (files[0], a.len())
+                (&files[0], a.len())
             } else {
-                (files[1], b.len())
+                (&files[1], b.len())
             };
             let after = if n == 0 {
                 "empty file".to_string()

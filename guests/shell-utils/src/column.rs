@@ -1,47 +1,30 @@
 //! `column`: columnate lists and tables.
 
-use super::stream::complain;
 use crate::layout::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 
 /// `column -t [-s SEPARATORS] [-o OUTPUT_SEPARATOR] [FILE...]` (table mode; without `-t`,
 /// the lines are put in columns across 80 characters).
 pub async fn column(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let (mut table, mut seps, mut out_sep) = (false, None::<String>, "  ".to_string());
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-t" | "--table" => table = true,
-            "-s" | "--separator" | "-o" | "--output-separator" => {
-                i += 1;
-                let v = argv.get(i).cloned().unwrap_or_default();
-                if a.starts_with("-s") || a == "--separator" {
-                    seps = Some(v);
-                } else {
-                    out_sep = v;
-                }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('t') | Long("table") => table = true,
+                Short('s') | Long("separator") => seps = Some(value(&mut p)?),
+                Short('o') | Long("output-separator") => out_sep = value(&mut p)?,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with("-s") => seps = Some(s[2..].to_string()),
-            s if s.starts_with("-o") => out_sep = s[2..].to_string(),
-            "-ts" => {
-                table = true;
-                i += 1;
-                seps = argv.get(i).cloned();
-            }
-            s if s.starts_with("-t") && s.len() > 2 => {
-                table = true;
-                if let Some(rest) = s[2..].strip_prefix('s') {
-                    seps = Some(rest.to_string());
-                }
-            }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return complain(sh, &format!("column: invalid option -- '{}'", &s[1..])).await;
-            }
-            s => files.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "column", e, 1).await;
     }
     let lines = match read_lines(sh, "column", files).await {
         Ok(l) => l,

@@ -1,20 +1,27 @@
 //! `comm`: compare two sorted files line by line.
 
 use super::stream::{Lines, Stop, Writer, complain, open};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 
 /// `comm [-123] FILE1 FILE2` (both sorted).
 pub async fn comm(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut hide = [false; 3];
     let mut files = Vec::new();
-    for a in &argv[1..] {
-        if a.starts_with('-') && a.len() > 1 && a[1..].chars().all(|c| "123".contains(c)) {
-            for c in a[1..].chars() {
-                hide[c as usize - '1' as usize] = true;
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short(c @ '1'..='3') => hide[c as usize - '1' as usize] = true,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else {
-            files.push(a.clone());
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "comm", e, 1).await;
     }
     if files.len() != 2 {
         let msg = if files.len() < 2 {

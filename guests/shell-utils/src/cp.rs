@@ -1,7 +1,8 @@
 //! `cp`: copy files and directories (modes kept; links copied as links with -r/-a/-P).
 
-use super::stream::{complain, split_flags};
+use super::stream::complain;
 use shell_base::Context;
+use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
 use std::path::{Path, PathBuf};
 
@@ -32,23 +33,24 @@ fn copy_tree(from: &Path, to: &Path, keep_links: bool, mask: u32) -> std::io::Re
     }
 }
 
+/// `cp`'s long options, as the letters they stand for.
+const LONG: &[(&str, char)] = &[
+    ("recursive", 'R'),
+    ("archive", 'a'),
+    ("force", 'f'),
+    ("no-clobber", 'n'),
+    ("no-dereference", 'P'),
+    ("dereference", 'L'),
+    ("verbose", 'v'),
+    // `--preserve[=ATTRS]`: modes are kept, which is all a workspace file has.
+    ("preserve=", 'p'),
+];
+
 /// `cp [-r|-R|-a] [-n] [-f] SOURCE... DEST`.
 pub async fn cp(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (flags, mut operands) = match split_flags(
-        argv,
-        &[
-            ("--recursive", 'R'),
-            ("--archive", 'a'),
-            ("--force", 'f'),
-            ("--no-clobber", 'n'),
-            ("--no-dereference", 'P'),
-            ("--dereference", 'L'),
-            ("--preserve=", 'p'),
-            ("--verbose", 'v'),
-        ],
-    ) {
-        Ok(split) => split,
-        Err(option) => return crate::stream::bad_option(sh, "cp", &option, 1).await,
+    let (flags, mut operands) = match flags(argv, "rRafnPLdpv", LONG) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "cp", e, 1).await,
     };
     let recursive = flags.contains('r') || flags.contains('R') || flags.contains('a');
     let no_clobber = flags.contains('n');

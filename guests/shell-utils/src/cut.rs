@@ -1,7 +1,9 @@
 //! `cut`: fields, characters, bytes; on bytes as GNU does in the C locale.
 
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, usage, value};
 
 /// A `cut` list: 1-based inclusive ranges.
 fn parse_list(text: &str) -> Option<Vec<(usize, usize)>> {
@@ -29,6 +31,22 @@ fn parse_list(text: &str) -> Option<Vec<(usize, usize)>> {
     Some(ranges)
 }
 
+/// The list of `-f`, `-c` or `-b` (`flag`), or GNU's complaint about it.
+fn list(text: &str, flag: char) -> Result<Vec<(usize, usize)>, lexopt::Error> {
+    match parse_list(text) {
+        Some(r) => Ok(r),
+        None if text.split([',', '-']).any(|n| n == "0") => {
+            let what = if flag == 'f' {
+                "fields are"
+            } else {
+                "byte/character positions are"
+            };
+            Err(usage(format!("{what} numbered from 1")))
+        }
+        None => Err(usage(format!("invalid field value '{text}'"))),
+    }
+}
+
 fn selected(ranges: &[(usize, usize)], i: usize, complement: bool) -> bool {
     ranges.iter().any(|(a, b)| *a <= i && i <= *b) != complement
 }
@@ -41,81 +59,37 @@ pub async fn cut(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut complement = false;
     let mut out_delim: Option<Vec<u8>> = None;
     let mut files = Vec::new();
-    let mut i = 1;
-    let usage = "Try 'cut --help' for more information.";
-    while i < argv.len() {
-        let a = argv[i].clone();
-        let take = |i: &mut usize, inline: &str| -> Option<String> {
-            if !inline.is_empty() {
-                return Some(inline.to_string());
-            }
-            *i += 1;
-            argv.get(*i).cloned()
-        };
-        if a == "--complement" {
-            complement = true;
-        } else if a == "-s" || a == "--only-delimited" {
-            only_delimited = true;
-        } else if let Some(v) = a.strip_prefix("--output-delimiter=") {
-            out_delim = Some(v.as_bytes().to_vec());
-        } else if let Some(v) = a.strip_prefix("--delimiter=") {
-            delim = v.bytes().next().unwrap_or(b'\t');
-        } else if a.starts_with('-') && a.get(1..2).is_some_and(|f| "fcbd".contains(f)) {
-            let flag = a.as_bytes()[1] as char;
-            let Some(v) = take(&mut i, &a[2..]) else {
-                return complain(
-                    sh,
-                    &format!("cut: option requires an argument -- '{flag}'\n{usage}"),
-                )
-                .await;
-            };
-            if flag == 'd' {
-                if v.len() != 1 {
-                    return complain(
-                        sh,
-                        &format!("cut: the delimiter must be a single character\n{usage}"),
-                    )
-                    .await;
-                }
-                delim = v.as_bytes()[0];
-            } else {
-                match parse_list(&v) {
-                    Some(r) => mode = Some((flag, r)),
-                    None if v.split([',', '-']).any(|n| n == "0") => {
-                        let what = if flag == 'f' {
-                            "fields are"
-                        } else {
-                            "byte/character positions are"
-                        };
-                        return complain(sh, &format!("cut: {what} numbered from 1\n{usage}"))
-                            .await;
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Long("complement") => complement = true,
+                Short('s') | Long("only-delimited") => only_delimited = true,
+                Long("output-delimiter") => out_delim = Some(value(&mut p)?.into_bytes()),
+                Short('d') | Long("delimiter") => {
+                    let v = value(&mut p)?;
+                    if v.len() != 1 {
+                        return Err(usage("the delimiter must be a single character"));
                     }
-                    None => {
-                        return complain(sh, &format!("cut: invalid field value '{v}'\n{usage}"))
-                            .await;
-                    }
+                    delim = v.as_bytes()[0];
                 }
+                // `-n` (with -b: never split a character) changes nothing in the C locale.
+                Short('n') => {}
+                Short('f') | Long("fields") => mode = Some(('f', list(&value(&mut p)?, 'f')?)),
+                Short('c') | Long("characters") => mode = Some(('c', list(&value(&mut p)?, 'c')?)),
+                Short('b') | Long("bytes") => mode = Some(('b', list(&value(&mut p)?, 'b')?)),
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else if a.starts_with('-') && a != "-" {
-            return complain(
-                sh,
-                &format!(
-                    "cut: invalid option -- '{}'\n{usage}",
-                    a.chars().nth(1).unwrap_or('-')
-                ),
-            )
-            .await;
-        } else {
-            files.push(a);
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "cut", e, 1).await;
     }
     let Some((kind, ranges)) = mode else {
-        return complain(
-            sh,
-            &format!("cut: you must specify a list of bytes, characters, or fields\n{usage}"),
-        )
-        .await;
+        let e = usage("you must specify a list of bytes, characters, or fields");
+        return bad_usage(sh, "cut", e, 1).await;
     };
     let out_delim = out_delim.unwrap_or_else(|| if kind == 'f' { vec![delim] } else { Vec::new() });
     let mut out = Writer::new(&sh.io().stdout);

@@ -3,7 +3,9 @@
 
 use super::stream::complain;
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 
 /// Days since 1970-01-01 → (year, month, day) (Howard Hinnant's civil-from-days).
 pub(super) fn civil(days: i64) -> (i64, u32, u32) {
@@ -209,62 +211,53 @@ pub async fn date(sh: &mut dyn Context, argv: &[String]) -> i32 {
         .unwrap_or_default();
     let (mut secs, mut nanos) = (now.as_secs() as i64, now.subsec_nanos());
     let mut fmt = "%a %b %e %H:%M:%S %Z %Y".to_string();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-u" | "--utc" | "--universal" => {}
-            "-d" | "--date" => {
-                i += 1;
-                let text = argv.get(i).cloned().unwrap_or_default();
-                match parse(&text, secs) {
-                    Some(s) => {
-                        secs = s;
-                        nanos = 0;
-                    }
-                    None => return complain(sh, &format!("date: invalid date '{text}'")).await,
-                }
-            }
-            "-r" | "--reference" => {
-                // The file's modification time.
-                i += 1;
-                let file = argv.get(i).cloned().unwrap_or_default();
-                let modified = std::fs::metadata(sh.path(&file))
-                    .and_then(|m| m.modified())
-                    .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default());
-                match modified {
-                    Ok(d) => {
-                        secs = d.as_secs() as i64;
-                        nanos = d.subsec_nanos();
-                    }
-                    Err(e) => {
-                        let msg = shell_base::errno::io_message(&e);
-                        return complain(sh, &format!("date: {file}: {msg}")).await;
-                    }
-                }
-            }
-            "-I" | "--iso-8601" => fmt = "%Y-%m-%d".into(),
-            "-R" | "--rfc-email" => fmt = "%a, %d %b %Y %H:%M:%S +0000".into(),
-            s if s.starts_with("--date=") => match parse(&s[7..], secs) {
-                Some(v) => {
-                    secs = v;
-                    nanos = 0;
-                }
-                None => return complain(sh, &format!("date: invalid date '{}'", &s[7..])).await,
-            },
-            s if s.starts_with("-d") => match parse(&s[2..], secs) {
-                Some(v) => {
-                    secs = v;
-                    nanos = 0;
-                }
-                None => return complain(sh, &format!("date: invalid date '{}'", &s[2..])).await,
-            },
-            s if s.starts_with('+') => fmt = s[1..].to_string(),
-            other => {
-                return complain(sh, &format!("date: invalid date '{other}'")).await;
+    // The last of `-d DATE` and `-r FILE`: which, and its value.
+    let mut given: Option<(char, String)> = None;
+    let mut operands = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                // Times are UTC here anyway.
+                Short('u') | Long("utc" | "universal") => {}
+                Short('d') | Long("date") => given = Some(('d', value(&mut p)?)),
+                Short('r') | Long("reference") => given = Some(('r', value(&mut p)?)),
+                Short('I') | Long("iso-8601") => fmt = "%Y-%m-%d".into(),
+                Short('R') | Long("rfc-email") => fmt = "%a, %d %b %Y %H:%M:%S +0000".into(),
+                Value(v) => operands.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "date", e, 1).await;
+    }
+    for operand in operands {
+        match operand.strip_prefix('+') {
+            Some(f) => fmt = f.to_string(),
+            None => return complain(sh, &format!("date: invalid date '{operand}'")).await,
+        }
+    }
+    match given {
+        Some(('d', text)) => match parse(&text, secs) {
+            Some(s) => (secs, nanos) = (s, 0),
+            None => return complain(sh, &format!("date: invalid date '{text}'")).await,
+        },
+        // The file's modification time.
+        Some((_, file)) => {
+            let modified = std::fs::metadata(sh.path(&file))
+                .and_then(|m| m.modified())
+                .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default());
+            match modified {
+                Ok(d) => (secs, nanos) = (d.as_secs() as i64, d.subsec_nanos()),
+                Err(e) => {
+                    let msg = shell_base::errno::io_message(&e);
+                    return complain(sh, &format!("date: {file}: {msg}")).await;
+                }
+            }
+        }
+        None => {}
     }
     out(sh, &format!("{}\n", format(secs, nanos, &fmt))).await
 }

@@ -1,7 +1,8 @@
 //! `df`: how full the workspace is, from the host's usage of it.
 
-use super::stream::{bad_usage, complain};
+use super::stream::complain;
 use crate::fileinfo::{human_size, si_size};
+use shell_base::args::{bad_usage, parser};
 
 use shell_base::Context;
 use shell_base::errno::io_message;
@@ -11,7 +12,7 @@ pub async fn df(sh: &mut dyn Context, argv: &[String]) -> i32 {
     use lexopt::prelude::*;
     let (mut human, mut si, mut inodes, mut with_type) = (false, false, false, false);
     let mut operands = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,

@@ -3,9 +3,11 @@
 //! trouble. `-i -b -w -B` decide whether files count as the same; when they differ anyway,
 //! the diff shown is of the files as they are.
 
+use shell_base::args::{bad_usage, number, parser, string, value};
 use similar::{DiffOp, TextDiff};
 
 use super::stream::{Stop, Writer, complain};
+use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::errno::io_message;
 
@@ -321,60 +323,47 @@ pub async fn diff(sh: &mut dyn Context, argv: &[String]) -> i32 {
         given: String::new(),
     };
     let mut operands = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
+    // The options as given, for the `diff -r` headers (`diff -u a/f b/f`).
+    for (k, a) in argv
+        .iter()
+        .enumerate()
+        .skip(1)
+        .take_while(|(_, a)| *a != "--")
+    {
         if a.starts_with('-') && a.len() > 1 {
             o.given.push(' ');
             o.given.push_str(a);
             if a == "-U" {
                 o.given.push(' ');
-                o.given.push_str(argv.get(i + 1).map_or("", String::as_str));
+                o.given.push_str(argv.get(k + 1).map_or("", String::as_str));
             }
         }
-        match a {
-            "-u" | "--unified" => o.unified = Some(3),
-            "-q" | "--brief" => o.brief = true,
-            "-r" | "--recursive" => o.recursive = true,
-            "-N" | "--new-file" => o.new_file = true,
-            "-a" | "--text" => {}
-            "-s" | "--report-identical-files" => o.report_same = true,
-            "-i" | "--ignore-case" => o.ignore_case = true,
-            "-b" | "--ignore-space-change" => o.ignore_space_change = true,
-            "-w" | "--ignore-all-space" => o.ignore_all_space = true,
-            "-B" | "--ignore-blank-lines" => o.ignore_blank_lines = true,
-            "-U" => {
-                i += 1;
-                o.unified = argv.get(i).and_then(|v| v.parse().ok());
-            }
-            s if s.starts_with("-U") => o.unified = s[2..].parse().ok(),
-            s if s.starts_with("--unified=") => o.unified = s[10..].parse().ok(),
-            s if s.starts_with('-')
-                && s.len() > 1
-                && s.chars().skip(1).all(|c| "uqrNasibwB".contains(c)) =>
-            {
-                for c in s[1..].chars() {
-                    match c {
-                        'u' => o.unified = Some(3),
-                        'q' => o.brief = true,
-                        'r' => o.recursive = true,
-                        'N' => o.new_file = true,
-                        's' => o.report_same = true,
-                        'i' => o.ignore_case = true,
-                        'b' => o.ignore_space_change = true,
-                        'w' => o.ignore_all_space = true,
-                        'B' => o.ignore_blank_lines = true,
-                        _ => {}
-                    }
+    }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('u') => o.unified = Some(3),
+                Short('U') | Long("unified") => {
+                    o.unified = Some(number(&value(&mut p)?, "context length")?)
                 }
+                Short('q') | Long("brief") => o.brief = true,
+                Short('r') | Long("recursive") => o.recursive = true,
+                Short('N') | Long("new-file") => o.new_file = true,
+                Short('a') | Long("text") => {}
+                Short('s') | Long("report-identical-files") => o.report_same = true,
+                Short('i') | Long("ignore-case") => o.ignore_case = true,
+                Short('b') | Long("ignore-space-change") => o.ignore_space_change = true,
+                Short('w') | Long("ignore-all-space") => o.ignore_all_space = true,
+                Short('B') | Long("ignore-blank-lines") => o.ignore_blank_lines = true,
+                Value(v) => operands.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with('-') && s.len() > 1 => {
-                complain(sh, &format!("diff: invalid option -- '{}'\ndiff: Try 'diff --help' for more information.", s.chars().nth(1).unwrap_or('-'))).await;
-                return 2;
-            }
-            s => operands.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "diff", e, 2).await;
     }
     if operands.len() != 2 {
         let msg = match operands.len() {

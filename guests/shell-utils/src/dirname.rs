@@ -2,10 +2,14 @@
 
 use super::stream::complain;
 use shell_base::Context;
+use shell_base::args::{bad_usage, operands};
 
 /// `dirname NAME...`.
 pub async fn dirname(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let names: Vec<&String> = argv[1..].iter().filter(|a| *a != "--").collect();
+    let names = match operands(argv) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "dirname", e, 1).await,
+    };
     if names.is_empty() {
         complain(
             sh,

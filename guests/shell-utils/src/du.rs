@@ -1,7 +1,8 @@
 //! `du`: what files take, counted as ext4 would (see `fileinfo::disk_kib`).
 
-use super::stream::{Stop, Writer, bad_usage, complain};
+use super::stream::{Stop, Writer, complain};
 use crate::fileinfo::{apparent_size, disk_kib, human_size, info};
+use shell_base::args::{bad_usage, parser};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -50,7 +51,7 @@ pub async fn du(sh: &mut dyn Context, argv: &[String]) -> i32 {
         exclude: Vec::new(),
     };
     let mut operands = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,

@@ -3,12 +3,18 @@
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::layout::*;
 use shell_base::Context;
+use shell_base::args::bad_usage;
 
 /// `expand [-t N|LIST] [-i] [FILE...]`: tabs to spaces.
 pub async fn expand(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (stops, initial, files) = match tab_options(argv) {
+    let TabOptions {
+        stops,
+        flag: initial,
+        files,
+        ..
+    } = match tab_options(argv) {
         Ok(o) => o,
-        Err(m) => return complain(sh, &format!("expand: {m}")).await,
+        Err(e) => return bad_usage(sh, "expand", e, 1).await,
     };
     let mut w = Writer::new(&sh.io().stdout);
     for f in files_or_stdin(files) {

@@ -3,10 +3,11 @@
 //! compressed data, images, PDF, ELF, WebAssembly and SQLite. Not libmagic's thousands of
 //! rules: anything else binary is `data`.
 
+use shell_base::args::{bad_usage, parser};
 use std::io::Read;
 use std::path::Path;
 
-use super::stream::{Stop, Writer, bad_usage};
+use super::stream::{Stop, Writer};
 use shell_base::Context;
 use shell_base::errno::io_message;
 
@@ -44,7 +45,7 @@ pub async fn file(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let (mut brief, mut follow, mut no_pad) = (false, false, false);
     let mut show = Show::Description;
     let mut names = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,

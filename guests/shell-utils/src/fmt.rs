@@ -1,37 +1,37 @@
 //! `fmt`: reformat paragraphs.
 
-use super::stream::complain;
 use crate::layout::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, dashed, number, parser, string, value};
 
 /// `fmt [-w WIDTH] [-s] [FILE...]`: paragraphs refilled to the width (greedily).
 pub async fn fmt(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut width = 75usize;
     let mut split_only = false;
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-w" | "--width" => {
-                i += 1;
-                width = argv.get(i).and_then(|v| v.parse().ok()).unwrap_or(75);
+    let mut p = parser(argv);
+    let widths = |v: &str| number::<usize>(v, "width");
+    let parsed: Result<(), lexopt::Error> = (|| {
+        loop {
+            // `fmt -72`: the historical form of `-w 72`.
+            let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
+            if let Some(n) = dashed(&mut p, digits) {
+                width = widths(&n)?;
+                continue;
             }
-            "-s" | "--split-only" => split_only = true,
-            s if s.starts_with("--width=") => width = s[8..].parse().unwrap_or(75),
-            s if s.starts_with("-w") => width = s[2..].parse().unwrap_or(75),
-            s if s.starts_with('-')
-                && s.len() > 1
-                && s[1..].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                width = s[1..].parse().unwrap_or(75)
+            let Some(arg) = p.next()? else { break };
+            match arg {
+                Short('w') | Long("width") => width = widths(&value(&mut p)?)?,
+                Short('s') | Long("split-only") => split_only = true,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return complain(sh, &format!("fmt: invalid option -- '{}'", &s[1..])).await;
-            }
-            s => files.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "fmt", e, 1).await;
     }
     let lines = match read_lines(sh, "fmt", files).await {
         Ok(l) => l,

@@ -1,31 +1,39 @@
 //! `fold`: wrap lines to a width.
 
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, dashed, number, parser, string, value};
 
 /// `fold [-w N] [-s] [FILE...]`.
 pub async fn fold(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut width = 80usize;
     let mut spaces = false;
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        match argv[i].as_str() {
-            "-s" | "--spaces" => spaces = true,
-            "-w" => {
-                i += 1;
-                width = argv.get(i).and_then(|v| v.parse().ok()).unwrap_or(80);
+    let mut p = parser(argv);
+    let columns = |v: &str| number::<usize>(v, "number of columns");
+    let parsed: Result<(), lexopt::Error> = (|| {
+        loop {
+            // `fold -40`: the historical form of `-w 40`.
+            let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
+            if let Some(n) = dashed(&mut p, digits) {
+                width = columns(&n)?;
+                continue;
             }
-            s if s.starts_with("-w") => width = s[2..].parse().unwrap_or(80),
-            s if s.starts_with('-')
-                && s.len() > 1
-                && s[1..].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                width = s[1..].parse().unwrap_or(80)
+            let Some(arg) = p.next()? else { break };
+            match arg {
+                Short('s') | Long("spaces") => spaces = true,
+                // Bytes and columns are the same in the C locale.
+                Short('b') | Long("bytes") => {}
+                Short('w') | Long("width") => width = columns(&value(&mut p)?)?,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s => files.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "fold", e, 1).await;
     }
     let width = width.max(1);
     let files = files_or_stdin(files);

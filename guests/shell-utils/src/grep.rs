@@ -3,11 +3,12 @@
 //! crate's syntax; `-P` is the crate's own. Backreferences, and `-P`'s look-around, are
 //! matched by fancy-regex's backtracking (see `posix::Pattern`).
 
+use shell_base::args::{bad_usage, parser};
 use std::collections::VecDeque;
 
 use lexopt::prelude::*;
 
-use super::stream::{Lines, Stop, Writer, bad_usage, complain, open};
+use super::stream::{Lines, Stop, Writer, complain, open};
 use shell_base::Context;
 use shell_base::pattern::{MatchOptions, Pattern};
 use shell_base::posix::{self, Flags, translate_with_backreferences};
@@ -89,7 +90,7 @@ pub async fn grep(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut patterns: Vec<String> = Vec::new();
     let mut pattern_given = false;
     let mut operands = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     let num = |v: std::ffi::OsString| v.to_string_lossy().parse::<usize>().ok();
     loop {
         let arg = match p.next() {

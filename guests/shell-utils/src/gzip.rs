@@ -1,7 +1,9 @@
 //! `gzip`, `gunzip` and `zcat`, over `flate2`.
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 use shell_base::errno::io_message;
 use std::io::{Read, Write};
 
@@ -13,24 +15,26 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
     // `-t`: check the files decompress; `-l`: list their sizes.
     let (mut test, mut list) = (false, false);
     let mut files = Vec::new();
-    for a in &argv[1..] {
-        if a.starts_with('-') && a.len() > 1 {
-            for c in a[1..].chars() {
-                match c {
-                    'd' => decompress = true,
-                    'c' => to_stdout = true,
-                    'k' => keep = true,
-                    't' => test = true,
-                    'l' => list = true,
-                    'f' | 'n' | 'N' | 'q' | '1'..='9' => {}
-                    other => {
-                        return complain(sh, &format!("gzip: invalid option -- '{other}'")).await;
-                    }
-                }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('d') | Long("decompress" | "uncompress") => decompress = true,
+                Short('c') | Long("stdout" | "to-stdout") => to_stdout = true,
+                Short('k') | Long("keep") => keep = true,
+                Short('t') | Long("test") => test = true,
+                Short('l') | Long("list") => list = true,
+                // Names, times and levels change nothing that is checked here.
+                Short('f' | 'n' | 'N' | 'q' | '1'..='9')
+                | Long("force" | "no-name" | "name" | "quiet" | "fast" | "best") => {}
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else {
-            files.push(a.clone());
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "gzip", e, 1).await;
     }
     // gunzip and zcat are gzip, as GNU's scripts are: messages say gzip.
     let name = "gzip".to_string();

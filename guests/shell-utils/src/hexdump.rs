@@ -1,45 +1,36 @@
 //! `hexdump` and `hd`. Inputs are read whole (up to the memory limit a command may
 //! hold), then printed row by row.
 
-use super::stream::{Stop, Writer, complain, parse_size};
+use super::stream::{Stop, Writer, parse_size};
 use crate::dump::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, plain, string, value};
 
 /// `hexdump [-C] [-n LEN] [-s SKIP] [-v] [FILE...]`; `hd` is `hexdump -C`.
 pub async fn hexdump(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut canonical = argv[0] == "hd";
     let (mut len, mut skip, mut all_rows) = (None, 0, false);
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-C" => canonical = true,
-            "-v" => all_rows = true,
-            "-n" | "-s" => {
-                i += 1;
-                let Some(v) = argv.get(i).and_then(|v| parse_size(v)) else {
-                    return complain(
-                        sh,
-                        &format!(
-                            "hexdump: bad {} value",
-                            if a == "-n" { "length" } else { "skip" }
-                        ),
-                    )
-                    .await;
-                };
-                if a == "-n" {
-                    len = Some(v);
-                } else {
-                    skip = v;
-                }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        let size = |v: String, what: &str| {
+            parse_size(&v).ok_or_else(|| plain(format!("bad {what} value")))
+        };
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('C') | Long("canonical") => canonical = true,
+                Short('v') | Long("no-squeezing") => all_rows = true,
+                Short('n') | Long("length") => len = Some(size(value(&mut p)?, "length")?),
+                Short('s') | Long("skip") => skip = size(value(&mut p)?, "skip")?,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return complain(sh, &format!("hexdump: invalid option -- '{}'", &s[1..])).await;
-            }
-            s => files.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "hexdump", e, 1).await;
     }
     let data = match read_inputs(sh, "hexdump", files, skip, len).await {
         Ok(d) => d,

@@ -1,24 +1,25 @@
 //! `id`: print user and group ids.
 
-use super::stream::{complain, split_flags};
+use super::stream::complain;
 use crate::stream::out;
 use shell_base::Context;
+use shell_base::args::{bad_usage, flags};
+
+/// `id`'s long options, as the letters they stand for.
+const LONG: &[(&str, char)] = &[
+    ("user", 'u'),
+    ("group", 'g'),
+    ("groups", 'G'),
+    ("name", 'n'),
+];
 
 /// `id [-u|-g|-G] [-n] [USER]`: the workspace's one user (uid and gid 1000, named by
 /// `$USER`).
 pub async fn id(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let user = sh.var("USER").unwrap_or("user").to_string();
-    let (flags, operands) = match split_flags(
-        argv,
-        &[
-            ("--user", 'u'),
-            ("--group", 'g'),
-            ("--groups", 'G'),
-            ("--name", 'n'),
-        ],
-    ) {
-        Ok(split) => split,
-        Err(option) => return crate::stream::bad_option(sh, "id", &option, 1).await,
+    let (flags, operands) = match flags(argv, "ugGn", LONG) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "id", e, 1).await,
     };
     if let Some(other) = operands.first()
         && *other != user

@@ -2,7 +2,26 @@
 
 use super::stream::complain;
 use crate::layout::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, plain, string, value};
+
+/// `-o`'s list of fields: `0` (the join field) or `FILE.FIELD`, by commas or blanks.
+fn output_format(spec: &str) -> Result<Vec<(usize, usize)>, lexopt::Error> {
+    spec.split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .map(|f| match f {
+            "0" => Some((0, 0)),
+            f => {
+                let (file, field) = f.split_once('.')?;
+                let file = file.parse().ok().filter(|n: &usize| (1..=2).contains(n))?;
+                let field = field.parse().ok().filter(|n: &usize| *n > 0)?;
+                Some((file, field))
+            }
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| plain(format!("invalid field specifier: '{spec}'")))
+}
 
 /// `join [-t CHAR] [-1 F] [-2 F] [-j F] [-a 1|2] [-v 1|2] [-e TEXT] [-o LIST] [-i] FILE1 FILE2`.
 pub async fn join(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -13,79 +32,38 @@ pub async fn join(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut format: Option<Vec<(usize, usize)>> = None;
     let mut ignore_case = false;
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].clone();
-        let value = |i: &mut usize| -> String {
-            if a.len() > 2 {
-                a[2..].to_string()
-            } else {
-                *i += 1;
-                argv.get(*i).cloned().unwrap_or_default()
-            }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        let field = |v: String| match v.parse::<usize>() {
+            Ok(f) if f > 0 => Ok(f),
+            _ => Err(plain(format!("invalid field number: '{v}'"))),
         };
-        match a.get(..2).unwrap_or(&a) {
-            "-t" => sep = value(&mut i).chars().next(),
-            "-1" | "-2" | "-j" => {
-                let v = value(&mut i);
-                let Some(f) = v.parse::<usize>().ok().filter(|f| *f > 0) else {
-                    return complain(sh, &format!("join: invalid field number: '{v}'")).await;
-                };
-                match &a[..2] {
-                    "-1" => f1 = f,
-                    "-2" => f2 = f,
-                    _ => (f1, f2) = (f, f),
+        let file_number = |v: String| match v.parse::<usize>() {
+            Ok(n @ 1..=2) => Ok(n - 1),
+            _ => Err(plain("invalid file number")),
+        };
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('t') => sep = value(&mut p)?.chars().next(),
+                Short('1') => f1 = field(value(&mut p)?)?,
+                Short('2') => f2 = field(value(&mut p)?)?,
+                Short('j') => {
+                    let f = field(value(&mut p)?)?;
+                    (f1, f2) = (f, f);
                 }
+                Short('a') => unpaired[file_number(value(&mut p)?)?] = true,
+                Short('v') => only[file_number(value(&mut p)?)?] = true,
+                Short('e') => empty = Some(value(&mut p)?),
+                Short('o') => format = Some(output_format(&value(&mut p)?)?),
+                Short('i') | Long("ignore-case") => ignore_case = true,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            "-a" | "-v" => {
-                let which: usize = value(&mut i).parse().unwrap_or(0);
-                if !(1..=2).contains(&which) {
-                    return complain(sh, "join: invalid file number").await;
-                }
-                if a.starts_with("-a") {
-                    unpaired[which - 1] = true;
-                } else {
-                    only[which - 1] = true;
-                }
-            }
-            "-e" => empty = Some(value(&mut i)),
-            "-o" => {
-                let spec = value(&mut i);
-                let fields: Option<Vec<(usize, usize)>> = spec
-                    .split([',', ' '])
-                    .filter(|s| !s.is_empty())
-                    .map(|f| match f {
-                        "0" => Some((0, 0)),
-                        f => {
-                            let (file, field) = f.split_once('.')?;
-                            let file = file.parse().ok().filter(|n: &usize| (1..=2).contains(n))?;
-                            let field = field.parse().ok().filter(|n: &usize| *n > 0)?;
-                            Some((file, field))
-                        }
-                    })
-                    .collect();
-                match fields {
-                    Some(f) => format = Some(f),
-                    None => {
-                        return complain(sh, &format!("join: invalid field specifier: '{spec}'"))
-                            .await;
-                    }
-                }
-            }
-            "-i" => ignore_case = true,
-            _ if a.starts_with('-') && a.len() > 1 => {
-                return complain(
-                    sh,
-                    &format!(
-                        "join: invalid option -- '{}'\nTry 'join --help' for more information.",
-                        &a[1..]
-                    ),
-                )
-                .await;
-            }
-            _ => files.push(a.clone()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "join", e, 1).await;
     }
     if files.len() != 2 {
         let msg = match files.as_slice() {

@@ -56,46 +56,46 @@ pub(crate) fn next_stop(stops: &[usize], col: usize) -> usize {
 }
 
 /// Options of `expand` and `unexpand`: tab stops, `-i`/`-a`, files.
-pub(crate) fn tab_options(argv: &[String]) -> Result<(Vec<usize>, bool, Vec<String>), String> {
-    let mut stops = vec![8];
-    let mut flag = false;
-    let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-t" | "--tabs" => {
-                i += 1;
-                let v = argv.get(i).cloned().unwrap_or_default();
-                stops = tab_stops(&v)
-                    .ok_or(format!("tab size contains invalid character(s): '{v}'"))?;
-            }
-            "-i" | "--initial" | "-a" | "--all" => flag = true,
-            "--first-only" => flag = false,
-            s if s.starts_with("--tabs=") => {
-                stops = tab_stops(&s[7..]).ok_or(format!(
-                    "tab size contains invalid character(s): '{}'",
-                    &s[7..]
-                ))?;
-            }
-            s if s.starts_with("-t") => {
-                stops = tab_stops(&s[2..]).ok_or(format!(
-                    "tab size contains invalid character(s): '{}'",
-                    &s[2..]
-                ))?;
-            }
-            s if s.starts_with('-')
-                && s.len() > 1
-                && s[1..].chars().all(|c| c.is_ascii_digit() || c == ',') =>
-            {
-                stops = tab_stops(&s[1..]).ok_or(format!("invalid tab size: '{}'", &s[1..]))?;
-            }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return Err(format!("invalid option -- '{}'", &s[1..]));
-            }
-            s => files.push(s.to_string()),
+pub(crate) struct TabOptions {
+    pub(crate) stops: Vec<usize>,
+    /// `-i` (expand: leading tabs only) or `-a` (unexpand: all blanks).
+    pub(crate) flag: bool,
+    /// Whether `-t` was given (it implies unexpand's `-a`).
+    pub(crate) tabs_given: bool,
+    pub(crate) files: Vec<String>,
+}
+
+pub(crate) fn tab_options(argv: &[String]) -> Result<TabOptions, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut o = TabOptions {
+        stops: vec![8],
+        flag: false,
+        tabs_given: false,
+        files: Vec::new(),
+    };
+    let stops = |v: &str, what: &str| {
+        tab_stops(v).ok_or_else(|| shell_base::args::plain(format!("{what}: '{v}'")))
+    };
+    let mut p = shell_base::args::parser(argv);
+    loop {
+        // `-4` and `-4,8`: the historical form of `-t`.
+        let is_list = |n: &str| n.chars().all(|c| c.is_ascii_digit() || c == ',');
+        if let Some(list) = shell_base::args::dashed(&mut p, is_list) {
+            o.stops = stops(&list, "invalid tab size")?;
+            continue;
         }
-        i += 1;
+        let Some(arg) = p.next()? else { break };
+        match arg {
+            Short('t') | Long("tabs") => {
+                let v = shell_base::args::value(&mut p)?;
+                o.stops = stops(&v, "tab size contains invalid character(s)")?;
+                o.tabs_given = true;
+            }
+            Short('i' | 'a') | Long("initial" | "all") => o.flag = true,
+            Long("first-only") => o.flag = false,
+            Value(v) => o.files.push(shell_base::args::string(v)),
+            _ => return Err(arg.unexpected()),
+        }
     }
-    Ok((stops, flag, files))
+    Ok(o)
 }

@@ -16,6 +16,8 @@ mod layout;
 mod stream;
 mod text;
 
+#[cfg(all(test, unix))]
+mod options_tests;
 mod registry;
 #[cfg(all(test, unix))]
 mod testing;

@@ -1,9 +1,10 @@
 //! `ln`: hard and symbolic links. Symbolic links go through the workspace import (Rust's
 //! standard library has no stable call for them on WASI); hard links through `std::fs`.
 
+use shell_base::args::{bad_usage, parser};
 use std::path::{Component, Path, PathBuf};
 
-use super::stream::{bad_usage, complain};
+use super::stream::complain;
 
 use shell_base::Context;
 use shell_base::errno::io_message;
@@ -38,7 +39,7 @@ pub async fn ln(sh: &mut dyn Context, argv: &[String]) -> i32 {
         target_dir: None,
     };
     let mut operands = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,

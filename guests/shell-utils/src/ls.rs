@@ -1,7 +1,8 @@
 //! `ls`: one name per line, as GNU ls writes to a pipe; `-l` lines as GNU's.
 
-use super::stream::{Stop, Writer, complain, split_flags};
+use super::stream::{Stop, Writer, complain};
 use shell_base::Context;
+use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
 use std::path::PathBuf;
 
@@ -44,34 +45,26 @@ fn sort_items(items: &mut [Item], flags: &str) {
     }
 }
 
+/// `ls`'s long options, as the letters they stand for.
+const LONG: &[(&str, char)] = &[
+    ("all", 'a'),
+    ("almost-all", 'A'),
+    ("recursive", 'R'),
+    ("reverse", 'r'),
+    ("directory", 'd'),
+    ("classify", 'F'),
+    ("human-readable", 'h'),
+    // Never a terminal here, so never colours: `--color[=WHEN]` is as `-1`, which a
+    // pipe gets anyway.
+    ("color=", '1'),
+];
+
 /// `ls [-laAdFhpRrtS1] [FILE...]`.
 pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (flags, operands) = match split_flags(
-        argv,
-        &[
-            ("--all", 'a'),
-            ("--almost-all", 'A'),
-            ("--recursive", 'R'),
-            ("--reverse", 'r'),
-            ("--directory", 'd'),
-            ("--classify", 'F'),
-            ("--human-readable", 'h'),
-            // Never a terminal here, so never colours: `--color[=WHEN]` is as `-1`, which a
-            // pipe gets anyway.
-            ("--color=", '1'),
-        ],
-    ) {
-        Ok(split) => split,
-        Err(option) => return crate::stream::bad_option(sh, "ls", &option, 2).await,
+    let (flags, operands) = match flags(argv, "aAdFpRrtS1UfhlLm", LONG) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "ls", e, 2).await,
     };
-    if let Some(bad) = flags.chars().find(|c| !"aAdFpRrtS1UfhlLm".contains(*c)) {
-        return complain(
-            sh,
-            &format!("ls: invalid option -- '{bad}'\nTry 'ls --help' for more information."),
-        )
-        .await
-            + 1;
-    }
     // `-l`: modes and owners come from the workspace (WASI has none).
     let long = flags.contains('l');
     let human = flags.contains('h');

@@ -2,8 +2,10 @@
 //! a list of them, with GNU's output and messages. The RustCrypto crates do the hashing.
 
 use sha2::Digest;
+use shell_base::args::{bad_usage, parser, string};
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
+use lexopt::prelude::*;
 use shell_base::Context;
 
 fn hex_digest(algo: &str, data: &[u8]) -> String {
@@ -28,24 +30,23 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut quiet = false;
     let mut status_only = false;
     let mut files = Vec::new();
-    for a in &argv[1..] {
-        match a.as_str() {
-            "-c" | "--check" => check = true,
-            "--quiet" => quiet = true,
-            "--status" => status_only = true,
-            "-b" | "-t" | "--binary" | "--text" => {}
-            s if s.starts_with('-') && s != "-" => {
-                let c = s.chars().nth(1).unwrap_or('-');
-                return complain(
-                    sh,
-                    &format!(
-                        "{algo}: invalid option -- '{c}'\nTry '{algo} --help' for more information."
-                    ),
-                )
-                .await;
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('c') | Long("check") => check = true,
+                Long("quiet") => quiet = true,
+                Long("status") => status_only = true,
+                // Binary and text mode are the same on this system.
+                Short('b' | 't') | Long("binary" | "text") => {}
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s => files.push(s.to_string()),
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, &algo, e, 1).await;
     }
     let files = files_or_stdin(files);
     let mut out = Writer::new(&sh.io().stdout);

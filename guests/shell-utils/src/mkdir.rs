@@ -1,14 +1,18 @@
 //! `mkdir`: make directories.
 
-use super::stream::{complain, split_flags};
+use super::stream::complain;
 use shell_base::Context;
+use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
+
+/// `mkdir`'s long options, as the letters they stand for.
+const LONG: &[(&str, char)] = &[("parents", 'p'), ("verbose", 'v')];
 
 /// `mkdir [-pv] DIR...`.
 pub async fn mkdir(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (flags, dirs) = match split_flags(argv, &[("--parents", 'p'), ("--verbose", 'v')]) {
-        Ok(split) => split,
-        Err(option) => return crate::stream::bad_option(sh, "mkdir", &option, 1).await,
+    let (flags, dirs) = match flags(argv, "pv", LONG) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "mkdir", e, 1).await,
     };
     if dirs.is_empty() {
         return complain(sh, "mkdir: missing operand").await;

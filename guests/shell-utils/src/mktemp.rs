@@ -2,7 +2,9 @@
 
 use super::stream::complain;
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 use shell_base::errno::io_message;
 
 /// `mktemp [-d] [-p DIR] [TEMPLATE]`: a new file (or directory) named from TEMPLATE's `X`s.
@@ -11,20 +13,22 @@ pub async fn mktemp(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut in_tmpdir = false;
     let mut base: Option<String> = None;
     let mut template: Option<String> = None;
-    let mut i = 1;
-    while i < argv.len() {
-        match argv[i].as_str() {
-            "-d" | "--directory" => dir_mode = true,
-            "-p" | "--tmpdir" => {
-                i += 1;
-                base = argv.get(i).cloned();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('d') | Long("directory") => dir_mode = true,
+                Short('p') | Long("tmpdir") => base = Some(value(&mut p)?),
+                Short('t') => in_tmpdir = true,
+                Short('q' | 'u') | Long("quiet" | "dry-run") => {}
+                Value(v) => template = Some(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            "-t" => in_tmpdir = true,
-            "-q" | "-u" => {}
-            s if s.starts_with("--tmpdir=") => base = Some(s[9..].to_string()),
-            s => template = Some(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "mktemp", e, 1).await;
     }
     // Without a template, or with `-p`/`-t`, the name goes in the temporary directory.
     in_tmpdir |= template.is_none() || base.is_some();

@@ -1,18 +1,19 @@
 //! `mv`: move or rename files.
 
-use super::stream::{complain, split_flags};
+use super::stream::complain;
 use crate::cp::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
+
+/// `mv`'s long options, as the letters they stand for.
+const LONG: &[(&str, char)] = &[("force", 'f'), ("no-clobber", 'n'), ("verbose", 'v')];
 
 /// `mv [-f] [-n] SOURCE... DEST`.
 pub async fn mv(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (flags, mut operands) = match split_flags(
-        argv,
-        &[("--force", 'f'), ("--no-clobber", 'n'), ("--verbose", 'v')],
-    ) {
-        Ok(split) => split,
-        Err(option) => return crate::stream::bad_option(sh, "mv", &option, 1).await,
+    let (flags, mut operands) = match flags(argv, "fnv", LONG) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "mv", e, 1).await,
     };
     if operands.len() < 2 {
         let msg = if operands.is_empty() {

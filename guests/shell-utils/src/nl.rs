@@ -1,7 +1,9 @@
 //! `nl`: number lines of files.
 
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, number, parser, string, value};
 
 /// `nl [-b a|t] [-w N] [-s SEP] [FILE]`.
 pub async fn nl(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -12,32 +14,30 @@ pub async fn nl(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut format = "rn".to_string();
     let (mut start, mut step) = (1i64, 1i64);
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        let mut value = |inline: &str| -> String {
-            if !inline.is_empty() {
-                return inline.to_string();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('b') | Long("body-numbering") => all = value(&mut p)? == "a",
+                Short('w') | Long("number-width") => {
+                    width = number(&value(&mut p)?, "line number field width")?
+                }
+                Short('s') | Long("number-separator") => sep = value(&mut p)?,
+                Short('n') | Long("number-format") => format = value(&mut p)?,
+                Short('v') | Long("starting-line-number") => {
+                    start = number(&value(&mut p)?, "starting line number")?
+                }
+                Short('i') | Long("line-increment") => {
+                    step = number(&value(&mut p)?, "line number increment")?
+                }
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            i += 1;
-            argv.get(i).cloned().unwrap_or_default()
-        };
-        if let Some(v) = a.strip_prefix("-b") {
-            all = value(v) == "a";
-        } else if let Some(v) = a.strip_prefix("-w") {
-            width = value(v).parse().unwrap_or(6);
-        } else if let Some(v) = a.strip_prefix("-s") {
-            sep = value(v);
-        } else if let Some(v) = a.strip_prefix("-n") {
-            format = value(v);
-        } else if let Some(v) = a.strip_prefix("-v") {
-            start = value(v).parse().unwrap_or(1);
-        } else if let Some(v) = a.strip_prefix("-i") {
-            step = value(v).parse().unwrap_or(1);
-        } else {
-            files.push(a.to_string());
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "nl", e, 1).await;
     }
     let files = files_or_stdin(files);
     let mut w = Writer::new(&sh.io().stdout);

@@ -1,9 +1,11 @@
 //! `od`: octal, hex, decimal and character dumps. Inputs are read whole (up to the memory
 //! limit a command may hold), then printed row by row.
 
-use super::stream::{Stop, Writer, complain, parse_size};
+use super::stream::{Stop, Writer, parse_size};
 use crate::dump::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, plain, string, usage, value};
 
 /// One `od -t` output type.
 #[derive(Clone, Copy)]
@@ -118,73 +120,55 @@ fn od_type(spec: &str) -> Option<(OdType, bool)> {
     Some((t, z))
 }
 
-/// A usage error of `od` (status 2).
-async fn od_usage(sh: &dyn Context, msg: String) -> i32 {
-    complain(
-        sh,
-        &format!("od: {msg}\nTry 'od --help' for more information."),
-    )
-    .await
-        + 1
-}
-
 /// `od [-A RADIX] [-t TYPE]... [-c -x -o -d -b] [-j SKIP] [-N COUNT] [-v] [-w N] [FILE...]`.
 pub async fn od(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut radix = 'o';
     let mut types: Vec<(OdType, bool)> = Vec::new();
     let (mut skip, mut limit, mut all_rows, mut width) = (0, None, false, 16usize);
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        let mut value = |flag: &str| -> Option<String> {
-            if a == flag {
-                i += 1;
-                return argv.get(i).cloned();
-            }
-            a.strip_prefix(flag).map(str::to_string)
-        };
-        if let Some(v) = value("-A") {
-            match v.as_str() {
-                "d" | "o" | "x" | "n" => radix = v.chars().next().unwrap_or('o'),
-                _ => {
-                    return od_usage(
-                        sh,
-                        format!(
-                            "invalid output address radix '{v}'; it is not one character of [doxn]"
-                        ),
-                    )
-                    .await;
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('A') | Long("address-radix") => {
+                    let v = value(&mut p)?;
+                    match v.as_str() {
+                        "d" | "o" | "x" | "n" => radix = v.chars().next().unwrap_or('o'),
+                        _ => {
+                            return Err(plain(format!(
+                                "invalid output address radix '{v}'; it must be one character from [doxn]"
+                            )));
+                        }
+                    }
                 }
-            }
-        } else if let Some(v) = value("-t") {
-            match od_type(&v) {
-                Some(t) => types.push(t),
-                None => {
-                    let bad = v.chars().next().unwrap_or(' ');
-                    let msg = format!("od: invalid character '{bad}' in type string '{v}'");
-                    return complain(sh, &msg).await;
+                Short('t') | Long("format") => {
+                    let v = value(&mut p)?;
+                    let Some(t) = od_type(&v) else {
+                        let bad = v.chars().next().unwrap_or(' ');
+                        return Err(plain(format!(
+                            "invalid character '{bad}' in type string '{v}'"
+                        )));
+                    };
+                    types.push(t);
                 }
-            }
-        } else if let Some(v) = value("-j") {
-            match parse_size(&v) {
-                Some(n) => skip = n,
-                None => return od_usage(sh, format!("invalid skip argument: '{v}'")).await,
-            }
-        } else if let Some(v) = value("-N") {
-            match parse_size(&v) {
-                Some(n) => limit = Some(n),
-                None => return od_usage(sh, format!("invalid count argument: '{v}'")).await,
-            }
-        } else if let Some(v) = value("-w") {
-            width = parse_size(if v.is_empty() { "32" } else { &v })
-                .unwrap_or(16)
-                .max(1);
-        } else if a == "-v" {
-            all_rows = true;
-        } else if a.len() > 1 && a.starts_with('-') && a != "-" {
-            for c in a[1..].chars() {
-                types.push(match c {
+                Short('j') | Long("skip-bytes") => {
+                    let v = value(&mut p)?;
+                    skip = parse_size(&v)
+                        .ok_or_else(|| usage(format!("invalid skip argument: '{v}'")))?;
+                }
+                Short('N') | Long("read-bytes") => {
+                    let v = value(&mut p)?;
+                    let n = parse_size(&v)
+                        .ok_or_else(|| usage(format!("invalid count argument: '{v}'")))?;
+                    limit = Some(n);
+                }
+                // `-w` alone is 32 bytes a line; its value can only be attached (`-w8`).
+                Short('w') | Long("width") => {
+                    let v = p.optional_value().map_or("32".to_string(), string);
+                    width = parse_size(&v).unwrap_or(16).max(1);
+                }
+                Short('v') | Long("output-duplicates") => all_rows = true,
+                Short(c) if "cbxhodsila".contains(c) => types.push(match c {
                     'c' => (OdType::Char, false),
                     'b' => (OdType::Int(b'o', 1), false),
                     'x' | 'h' => (OdType::Int(b'x', 2), false),
@@ -193,14 +177,16 @@ pub async fn od(sh: &mut dyn Context, argv: &[String]) -> i32 {
                     's' => (OdType::Int(b'd', 2), false),
                     'i' => (OdType::Int(b'd', 4), false),
                     'l' => (OdType::Int(b'd', 8), false),
-                    'a' => (OdType::Named, false),
-                    _ => return od_usage(sh, format!("invalid option -- '{c}'")).await,
-                });
+                    _ => (OdType::Named, false),
+                }),
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else {
-            files.push(a.to_string());
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "od", e, 1).await;
     }
     if types.is_empty() {
         types.push((OdType::Int(b'o', 2), false));

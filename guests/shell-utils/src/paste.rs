@@ -2,46 +2,39 @@
 
 use super::stream::{Lines, complain, files_or_stdin, open};
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 
 /// `paste [-d LIST] [-s] FILE...`.
 pub async fn paste(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut delims: Vec<char> = vec!['\t'];
     let mut serial = false;
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        let a = if a.starts_with("-s") && a.len() > 2 {
-            // `-sd+`: clustered.
-            serial = true;
-            format!("-{}", &a[2..])
-        } else {
-            a.to_string()
-        };
-        let a = a.as_str();
-        if a == "-s" || a == "--serial" {
-            serial = true;
-        } else if let Some(v) = a.strip_prefix("-d") {
-            let v = if v.is_empty() {
-                i += 1;
-                argv.get(i).cloned().unwrap_or_default()
-            } else {
-                v.to_string()
-            };
-            delims = v
-                .replace("\\t", "\t")
-                .replace("\\n", "\n")
-                .replace("\\0", "")
-                .chars()
-                .collect();
-            if delims.is_empty() {
-                delims = vec!['\0'];
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('s') | Long("serial") => serial = true,
+                Short('d') | Long("delimiters") => {
+                    delims = value(&mut p)?
+                        .replace("\\t", "\t")
+                        .replace("\\n", "\n")
+                        .replace("\\0", "")
+                        .chars()
+                        .collect();
+                    if delims.is_empty() {
+                        delims = vec!['\0'];
+                    }
+                }
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else {
-            files.push(a.to_string());
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "paste", e, 1).await;
     }
     let files = files_or_stdin(files);
     let mut contents: Vec<Vec<String>> = Vec::new();

@@ -3,6 +3,7 @@
 //! failed hunks saved to `FILE.rej` and a `FILE.orig` backup when anything did not match
 //! exactly; new and deleted files, git's file modes, `-R`, `--dry-run`, `-o`, `-b`, `-E`.
 
+use shell_base::args::{bad_usage, parser};
 use std::path::{Path, PathBuf};
 
 use super::stream::{MEMORY_LIMIT, complain, open, read_all_limited};
@@ -129,12 +130,12 @@ pub async fn patch(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut o = Options::default();
     let mut input: Option<String> = None;
     let mut operands = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,
             Ok(None) => break,
-            Err(e) => return super::stream::bad_usage(sh, "patch", e, 2).await,
+            Err(e) => return bad_usage(sh, "patch", e, 2).await,
         };
         let value = |p: &mut lexopt::Parser| p.value().map(|v| v.to_string_lossy().into_owned());
         match arg {
@@ -144,19 +145,19 @@ pub async fn patch(sh: &mut dyn Context, argv: &[String]) -> i32 {
                     return complain(sh, "patch: strip count must be a non-negative number").await
                         + 1;
                 }
-                Err(e) => return super::stream::bad_usage(sh, "patch", e, 2).await,
+                Err(e) => return bad_usage(sh, "patch", e, 2).await,
             },
             Short('i') | Long("input") => match value(&mut p) {
                 Ok(v) => input = Some(v),
-                Err(e) => return super::stream::bad_usage(sh, "patch", e, 2).await,
+                Err(e) => return bad_usage(sh, "patch", e, 2).await,
             },
             Short('o') | Long("output") => match value(&mut p) {
                 Ok(v) => o.output = Some(v),
-                Err(e) => return super::stream::bad_usage(sh, "patch", e, 2).await,
+                Err(e) => return bad_usage(sh, "patch", e, 2).await,
             },
             Short('d') | Long("directory") => match value(&mut p) {
                 Ok(v) => o.dir = Some(v),
-                Err(e) => return super::stream::bad_usage(sh, "patch", e, 2).await,
+                Err(e) => return bad_usage(sh, "patch", e, 2).await,
             },
             Short('R') | Long("reverse") => o.reverse = true,
             Short('N') | Long("forward") => o.forward = true,
@@ -173,7 +174,7 @@ pub async fn patch(sh: &mut dyn Context, argv: &[String]) -> i32 {
             | Long("no-backup-if-mismatch")
             | Short('l') => {}
             Value(v) => operands.push(v.to_string_lossy().into_owned()),
-            other => return super::stream::bad_usage(sh, "patch", other.unexpected(), 2).await,
+            other => return bad_usage(sh, "patch", other.unexpected(), 2).await,
         }
     }
     if operands.len() > 2 {

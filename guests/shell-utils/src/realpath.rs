@@ -2,21 +2,35 @@
 
 use super::stream::complain;
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 use shell_base::errno::io_message;
 
 /// `realpath [-s] FILE...`.
 pub async fn realpath(sh: &mut dyn Context, argv: &[String]) -> i32 {
     // `-m`: no part needs to exist (the path is only normalized).
-    let no_symlinks = argv[1..].iter().any(|a| {
-        matches!(
-            a.as_str(),
-            "-s" | "--no-symlinks" | "-m" | "--canonicalize-missing"
-        )
-    });
+    let mut no_symlinks = false;
+    let mut files = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('s' | 'm') | Long("no-symlinks" | "strip" | "canonicalize-missing") => {
+                    no_symlinks = true
+                }
+                Short('e' | 'q') | Long("canonicalize-existing" | "quiet") => {}
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "realpath", e, 1).await;
+    }
     let mut status = 0;
     let mut text = String::new();
-    let files: Vec<&String> = argv[1..].iter().filter(|a| !a.starts_with('-')).collect();
     if files.is_empty() {
         return complain(
             sh,
@@ -24,7 +38,7 @@ pub async fn realpath(sh: &mut dyn Context, argv: &[String]) -> i32 {
         )
         .await;
     }
-    for f in files {
+    for f in &files {
         let path = sh.path(f).to_string_lossy().into_owned();
         let r = if no_symlinks {
             Ok(shell_base::path::normalize(&path))

@@ -3,12 +3,17 @@
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::text::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, operands};
 
 /// `rev [FILE...]`: reverses the characters of each line.
 pub async fn rev(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let files = match operands(argv) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "rev", e, 1).await,
+    };
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
-    for f in files_or_stdin(argv[1..].to_vec()) {
+    for f in files_or_stdin(files) {
         let input = match open(sh, &f) {
             Ok(i) => i,
             Err(m) => {

@@ -1,7 +1,8 @@
 //! `rm`: remove files or directories (-i is refused: nobody can answer).
 
-use super::stream::{complain, split_flags};
+use super::stream::complain;
 use shell_base::Context;
+use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
 
 /// What `rm -rv` removes under `path` (shown as `shown`), in the order it goes: (name,
@@ -29,19 +30,19 @@ fn removal_order(path: &std::path::Path, shown: &str, out: &mut Vec<(String, boo
     out.push((shown.to_string(), true));
 }
 
+/// `rm`'s long options, as the letters they stand for.
+const LONG: &[(&str, char)] = &[
+    ("force", 'f'),
+    ("recursive", 'r'),
+    ("dir", 'd'),
+    ("verbose", 'v'),
+];
+
 /// `rm [-rf] FILE...`.
 pub async fn rm(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (flags, files) = match split_flags(
-        argv,
-        &[
-            ("--force", 'f'),
-            ("--recursive", 'r'),
-            ("--dir", 'd'),
-            ("--verbose", 'v'),
-        ],
-    ) {
-        Ok(split) => split,
-        Err(option) => return crate::stream::bad_option(sh, "rm", &option, 1).await,
+    let (flags, files) = match flags(argv, "fRrdvi", LONG) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "rm", e, 1).await,
     };
     let recursive = flags.contains('r') || flags.contains('R');
     let force = flags.contains('f');

@@ -1,14 +1,18 @@
 //! `rmdir`: remove empty directories.
 
-use super::stream::{complain, split_flags};
+use super::stream::complain;
 use shell_base::Context;
+use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
+
+/// `rmdir`'s long options, as the letters they stand for.
+const LONG: &[(&str, char)] = &[("parents", 'p'), ("verbose", 'v')];
 
 /// `rmdir [-p] DIR...`.
 pub async fn rmdir(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (flags, dirs) = match split_flags(argv, &[("--parents", 'p'), ("--verbose", 'v')]) {
-        Ok(split) => split,
-        Err(option) => return crate::stream::bad_option(sh, "rmdir", &option, 1).await,
+    let (flags, dirs) = match flags(argv, "pv", LONG) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "rmdir", e, 1).await,
     };
     if dirs.is_empty() {
         return complain(

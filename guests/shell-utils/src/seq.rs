@@ -2,7 +2,9 @@
 
 use super::stream::{Stop, Writer, complain};
 use crate::text::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, dashed, parser, string, value};
 
 /// `seq [-s SEP] [-w] [FIRST [INCREMENT]] LAST`.
 pub async fn seq(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -10,36 +12,28 @@ pub async fn seq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut equal_width = false;
     let mut format: Option<String> = None;
     let mut nums = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = &argv[i];
-        match a.as_str() {
-            "-s" => {
-                i += 1;
-                sep = argv.get(i).cloned().unwrap_or_default();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        loop {
+            // `seq -5 5`: a negative number is an operand, not an option.
+            let negative = |n: &str| n.parse::<f64>().is_ok();
+            if let Some(n) = dashed(&mut p, negative) {
+                nums.push(format!("-{n}"));
+                continue;
             }
-            "-w" | "--equal-width" => equal_width = true,
-            "-f" | "--format" => {
-                i += 1;
-                format = argv.get(i).cloned();
+            let Some(arg) = p.next()? else { break };
+            match arg {
+                Short('s') | Long("separator") => sep = value(&mut p)?,
+                Short('w') | Long("equal-width") => equal_width = true,
+                Short('f') | Long("format") => format = Some(value(&mut p)?),
+                Value(v) => nums.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with("--format=") => format = Some(s[9..].to_string()),
-            s if s.starts_with("-f") && s.len() > 2 => format = Some(s[2..].to_string()),
-            s if s.starts_with("-s") && s.len() > 2 => sep = s[2..].to_string(),
-            s if s.starts_with('-') && s.parse::<f64>().is_err() => {
-                complain(
-                    sh,
-                    &format!(
-                        "seq: invalid option -- '{}'\nTry 'seq --help' for more information.",
-                        s.chars().nth(1).unwrap_or('-')
-                    ),
-                )
-                .await;
-                return 1;
-            }
-            s => nums.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "seq", e, 1).await;
     }
     if nums.is_empty() || nums.len() > 3 {
         let msg = if nums.is_empty() {

@@ -1,23 +1,24 @@
 //! `sleep`: wait a while.
 
-use super::stream::complain;
 use shell_base::Context;
+use shell_base::args::{bad_usage, operands, usage};
 
 /// `sleep DURATION...` (`s m h d` suffixes); the run's time limit still applies.
 pub async fn sleep(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let mut total = 0.0f64;
-    if argv.len() < 2 {
-        return complain(
-            sh,
-            "sleep: missing operand\nTry 'sleep --help' for more information.",
-        )
-        .await;
+    let intervals = match operands(argv) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "sleep", e, 1).await,
+    };
+    if intervals.is_empty() {
+        return bad_usage(sh, "sleep", usage("missing operand"), 1).await;
     }
-    for a in &argv[1..] {
+    let mut total = 0.0f64;
+    for a in &intervals {
         match parse_duration(a) {
             Some(v) => total += v,
             None => {
-                return complain(sh, &format!("sleep: invalid time interval '{a}'\nTry 'sleep --help' for more information.")).await;
+                let e = usage(format!("invalid time interval '{a}'"));
+                return bad_usage(sh, "sleep", e, 1).await;
             }
         }
     }

@@ -1,9 +1,10 @@
 //! `sort`: keys, `-t`, `-n -h -V -g -f -b -r -u -s -c -o`, comparing bytes as GNU does in
 //! the C locale. It holds its input, within the memory limit a command may hold.
 
-use super::stream::{Lines, MEMORY_LIMIT, Stop, Writer, bad_usage, complain, files_or_stdin, open};
+use super::stream::{Lines, MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open};
 use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser};
 use std::cmp::Ordering;
 
 #[derive(Clone, Copy, Default)]
@@ -269,7 +270,7 @@ pub async fn sort(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let (mut unique, mut stable, mut check, mut zero) = (false, false, false, false);
     let mut output: Option<String> = None;
     let mut files = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,

@@ -1,70 +1,77 @@
 //! `split`: split a file into pieces.
 
-use super::stream::{MEMORY_LIMIT, complain, invalid_option, open, read_all_limited};
+use super::stream::{MEMORY_LIMIT, complain, open, read_all_limited};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, plain, string, value};
+
+enum By {
+    Lines(usize),
+    Bytes(usize),
+    Chunks(usize),
+}
+
+/// What `split` was asked for.
+struct Options {
+    by: By,
+    numeric: bool,
+    suffix_len: usize,
+    extra: String,
+    operands: Vec<String>,
+}
+
+fn options(argv: &[String]) -> Result<Options, lexopt::Error> {
+    let mut o = Options {
+        by: By::Lines(1000),
+        numeric: false,
+        suffix_len: 2,
+        extra: String::new(),
+        operands: Vec::new(),
+    };
+    let positive = |v: &str, what: &str| match v.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(plain(format!("invalid number of {what}: '{v}'"))),
+    };
+    let mut p = parser(argv);
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("additional-suffix") => o.extra = value(&mut p)?,
+            Short('d') | Long("numeric-suffixes") => o.numeric = true,
+            Short('l') | Long("lines") => o.by = By::Lines(positive(&value(&mut p)?, "lines")?),
+            Short('b') | Long("bytes") => {
+                let v = value(&mut p)?;
+                match super::stream::parse_size(&v) {
+                    Some(n) if n > 0 => o.by = By::Bytes(n),
+                    _ => return Err(plain(format!("invalid number of bytes: '{v}'"))),
+                }
+            }
+            Short('n') | Long("number") => o.by = By::Chunks(positive(&value(&mut p)?, "chunks")?),
+            Short('a') | Long("suffix-length") => {
+                let v = value(&mut p)?;
+                match v.parse() {
+                    Ok(n) if n > 0 => o.suffix_len = n,
+                    _ => return Err(plain(format!("invalid suffix length: '{v}'"))),
+                }
+            }
+            Value(v) => o.operands.push(string(v)),
+            _ => return Err(arg.unexpected()),
+        }
+    }
+    Ok(o)
+}
 
 /// `split [-l N | -b SIZE | -n CHUNKS] [-d] [-a LEN] [--additional-suffix=S] [FILE [PREFIX]]`.
 pub async fn split(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    enum By {
-        Lines(usize),
-        Bytes(usize),
-        Chunks(usize),
-    }
-    let mut by = By::Lines(1000);
-    let (mut numeric, mut suffix_len, mut extra) = (false, 2usize, String::new());
-    let mut operands = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].clone();
-        let value = |i: &mut usize| -> String {
-            if a.len() > 2 && !a.starts_with("--") {
-                a[2..].to_string()
-            } else {
-                *i += 1;
-                argv.get(*i).cloned().unwrap_or_default()
-            }
-        };
-        let bad = |what: &str, v: &str| format!("split: invalid number of {what}: '{v}'");
-        match a.as_str() {
-            s if s.starts_with("--additional-suffix=") => extra = s[20..].to_string(),
-            "-d" | "--numeric-suffixes" => numeric = true,
-            s if s.starts_with("-l") => {
-                let v = value(&mut i);
-                match v.parse() {
-                    Ok(n) if n > 0 => by = By::Lines(n),
-                    _ => return complain(sh, &bad("lines", &v)).await,
-                }
-            }
-            s if s.starts_with("-b") => {
-                let v = value(&mut i);
-                match super::stream::parse_size(&v) {
-                    Some(n) if n > 0 => by = By::Bytes(n),
-                    _ => return complain(sh, &bad("bytes", &v)).await,
-                }
-            }
-            s if s.starts_with("-n") => {
-                let v = value(&mut i);
-                match v.parse() {
-                    Ok(n) if n > 0 => by = By::Chunks(n),
-                    _ => return complain(sh, &bad("chunks", &v)).await,
-                }
-            }
-            s if s.starts_with("-a") => {
-                let v = value(&mut i);
-                match v.parse() {
-                    Ok(n) if n > 0 => suffix_len = n,
-                    _ => {
-                        return complain(sh, &format!("split: invalid suffix length: '{v}'")).await;
-                    }
-                }
-            }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return invalid_option(sh, "split", &s[1..]).await;
-            }
-            _ => operands.push(a.clone()),
-        }
-        i += 1;
-    }
+    let Options {
+        by,
+        numeric,
+        suffix_len,
+        extra,
+        operands,
+    } = match options(argv) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "split", e, 1).await,
+    };
     let file = operands.first().cloned().unwrap_or_else(|| "-".into());
     let prefix = operands.get(1).cloned().unwrap_or_else(|| "x".into());
     let input = match open(sh, &file) {

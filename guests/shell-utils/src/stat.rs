@@ -1,9 +1,11 @@
 //! `stat`: the inode as the host's workspace has it (mode, owner, links, times).
 
-use super::stream::{complain, invalid_option};
+use super::stream::complain;
 use crate::fileinfo::*;
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 use shell_base::host::FileInfo;
 use std::path::Path;
 
@@ -12,27 +14,21 @@ pub async fn stat(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut format: Option<String> = None;
     let mut follow = false;
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-c" | "--format" | "--printf" => {
-                i += 1;
-                let mut f = argv.get(i).cloned().unwrap_or_default();
-                if a != "--printf" {
-                    f.push('\n');
-                }
-                format = Some(f);
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('c') | Long("format") => format = Some(value(&mut p)? + "\n"),
+                Long("printf") => format = Some(value(&mut p)?),
+                Short('L') | Long("dereference") => follow = true,
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            "-L" | "--dereference" => follow = true,
-            s if s.starts_with("--format=") => format = Some(format!("{}\n", &s[9..])),
-            s if s.starts_with("--printf=") => format = Some(s[9..].to_string()),
-            s if s.starts_with('-') && s.len() > 1 => {
-                return invalid_option(sh, "stat", &s[1..]).await;
-            }
-            s => files.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "stat", e, 1).await;
     }
     if files.is_empty() {
         return complain(

@@ -181,40 +181,6 @@ pub fn standard_path<'p>(sh: &dyn Context, path: &'p str) -> Option<&'p str> {
     shell_base::registry::standard_path(path, |n| sh.has_command(n) || sh.is_builtin(n))
 }
 
-/// An unknown option, as GNU tools report it: the message, and `Try 'CMD --help'`.
-pub async fn bad_usage(sh: &dyn Context, cmd: &str, err: lexopt::Error, status: i32) -> i32 {
-    let msg = match &err {
-        lexopt::Error::UnexpectedOption(o) if o.starts_with("--") => {
-            format!("{cmd}: unrecognized option '{o}'")
-        }
-        lexopt::Error::UnexpectedOption(o) => {
-            format!("{cmd}: invalid option -- '{}'", o.trim_start_matches('-'))
-        }
-        lexopt::Error::MissingValue { option: Some(o) } => {
-            format!(
-                "{cmd}: option requires an argument -- '{}'",
-                o.trim_start_matches('-')
-            )
-        }
-        other => format!("{cmd}: {other}"),
-    };
-    complain(
-        sh,
-        &format!("{msg}\nTry '{cmd} --help' for more information."),
-    )
-    .await;
-    status
-}
-
-/// An unknown short option, as GNU tools word it; returns 1.
-pub async fn invalid_option(sh: &dyn Context, cmd: &str, option: &str) -> i32 {
-    complain(
-        sh,
-        &format!("{cmd}: invalid option -- '{option}'\nTry '{cmd} --help' for more information."),
-    )
-    .await
-}
-
 /// The names in directory `dir`, sorted by bytes (names that are not UTF-8 are left out).
 pub fn sorted_names(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
     let mut names: Vec<String> = std::fs::read_dir(dir)?
@@ -231,56 +197,6 @@ pub fn files_or_stdin(files: Vec<String>) -> Vec<String> {
     } else {
         files
     }
-}
-
-/// Short flags run together (`-rf` → `rf`), the utility's own long options mapped to their
-/// letters (`long`: `("--force", 'f')`; a name ending in `=`, `("--color=", 'c')`, also takes
-/// `--color=VALUE`, whose value is ignored), and the operands (everything after `--` is an
-/// operand). The error is GNU getopt's complaint: an unknown long option, or a value given to
-/// one that takes none.
-pub fn split_flags(
-    argv: &[String],
-    long: &[(&str, char)],
-) -> Result<(String, Vec<String>), String> {
-    let mut flags = String::new();
-    let mut operands = Vec::new();
-    let mut done = false;
-    for a in &argv[1..] {
-        if !done && a == "--" {
-            done = true;
-        } else if !done && a.starts_with("--") {
-            let (name, value) = match a.split_once('=') {
-                Some((name, _)) => (name, true),
-                None => (a.as_str(), false),
-            };
-            let found = long
-                .iter()
-                .find(|(l, _)| l.strip_suffix('=').unwrap_or(l) == name);
-            match found {
-                Some((l, _)) if value && !l.ends_with('=') => {
-                    return Err(format!("option '{name}' doesn't allow an argument"));
-                }
-                Some((_, letter)) => flags.push(*letter),
-                None => return Err(format!("unrecognized option '{a}'")),
-            }
-        } else if !done && a.len() > 1 && a.starts_with('-') {
-            flags.push_str(&a[1..]);
-        } else {
-            operands.push(a.clone());
-        }
-    }
-    Ok((flags, operands))
-}
-
-/// A bad option (`problem`, as [`split_flags`] words it), as GNU tools report it; returns
-/// `status`.
-pub async fn bad_option(sh: &dyn Context, cmd: &str, problem: &str, status: i32) -> i32 {
-    complain(
-        sh,
-        &format!("{cmd}: {problem}\nTry '{cmd} --help' for more information."),
-    )
-    .await;
-    status
 }
 
 /// A size operand: decimal, `0x` hex, `0` octal, with GNU's suffixes (`k`, `K`, `M`, ...).
@@ -315,54 +231,4 @@ pub fn parse_size(text: &str) -> Option<usize> {
         digits.parse().ok()?
     };
     v.checked_mul(mult)
-}
-
-#[cfg(all(test, unix))]
-mod tests {
-    use super::split_flags;
-    use crate::testing::Native;
-
-    fn argv(words: &[&str]) -> Vec<String> {
-        words.iter().map(|w| w.to_string()).collect()
-    }
-
-    #[test]
-    fn long_options_are_each_utilitys_own() {
-        let long = [("--force", 'f'), ("--color=", '-')];
-        let split = split_flags(&argv(&["rm", "-rv", "--force", "a", "--", "-b"]), &long);
-        assert_eq!(split, Ok(("rvf".into(), argv(&["a", "-b"]))));
-        assert!(split_flags(&argv(&["ls", "--color=never"]), &long).is_ok());
-        assert!(split_flags(&argv(&["ls", "--color"]), &long).is_ok());
-        assert_eq!(
-            split_flags(&argv(&["rm", "--parents"]), &long),
-            Err("unrecognized option '--parents'".into())
-        );
-        assert_eq!(
-            split_flags(&argv(&["rm", "--force=x"]), &long),
-            Err("option '--force' doesn't allow an argument".into())
-        );
-    }
-
-    #[test]
-    fn an_unknown_long_option_is_named_with_gnus_status() {
-        let mut ctx = Native::new();
-        let ran = ctx.run(&["rm", "--bogus", "x"], "");
-        assert_eq!(ran.status, 1);
-        assert_eq!(
-            ran.stderr,
-            "rm: unrecognized option '--bogus'\nTry 'rm --help' for more information.\n"
-        );
-        assert_eq!(ctx.run(&["ls", "--nope"], "").status, 2);
-        let ran = ctx.run(&["rm", "--recursive=x", "x"], "");
-        assert_eq!(
-            (ran.status, ran.stderr.as_str()),
-            (
-                1,
-                "rm: option '--recursive' doesn't allow an argument\n\
-                 Try 'rm --help' for more information.\n"
-            )
-        );
-        ctx.write("f", "");
-        assert_eq!(ctx.run(&["ls", "--color=never"], "").stdout, "f\n");
-    }
 }

@@ -1,48 +1,42 @@
 //! `strings`: the printable runs of bytes in a file.
 
-use super::stream::{Stop, Writer, complain, files_or_stdin};
+use super::stream::{Stop, Writer, files_or_stdin};
 use crate::dump::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, dashed, parser, plain, string, value};
 
 /// `strings [-n MIN] [-t d|o|x] [-a] [FILE...]`: runs of printable characters.
 pub async fn strings(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let (mut min, mut radix) = (4usize, None);
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-a" | "--all" => {}
-            "-n" | "--bytes" | "-t" => {
-                i += 1;
-                let v = argv.get(i).cloned().unwrap_or_default();
-                if a == "-t" {
-                    radix = v.chars().next();
-                } else {
-                    match v.parse::<usize>() {
-                        Ok(n) if n > 0 => min = n,
-                        _ => {
-                            return complain(
-                                sh,
-                                &format!("strings: invalid minimum string length {v}"),
-                            )
-                            .await;
-                        }
-                    }
-                }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        let length = |v: &str| match v.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(plain(format!("invalid minimum string length {v}"))),
+        };
+        loop {
+            // `strings -8`: the historical form of `-n 8`.
+            let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
+            if let Some(n) = dashed(&mut p, digits) {
+                min = length(&n)?;
+                continue;
             }
-            s if s.starts_with('-')
-                && s.len() > 1
-                && s[1..].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                min = s[1..].parse().unwrap_or(4).max(1);
+            let Some(arg) = p.next()? else { break };
+            match arg {
+                // The whole file is always scanned.
+                Short('a') | Long("all") => {}
+                Short('n') | Long("bytes") => min = length(&value(&mut p)?)?,
+                Short('t') | Long("radix") => radix = value(&mut p)?.chars().next(),
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return complain(sh, &format!("strings: invalid option -- '{}'", &s[1..])).await;
-            }
-            s => files.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "strings", e, 1).await;
     }
     let mut w = Writer::new(&sh.io().stdout);
     for f in files_or_stdin(files) {

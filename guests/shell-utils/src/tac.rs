@@ -3,10 +3,14 @@
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
 use crate::text::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, operands};
 
 /// `tac [FILE...]`.
 pub async fn tac(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let files: Vec<String> = argv[1..].to_vec();
+    let files = match operands(argv) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "tac", e, 1).await,
+    };
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
     for f in files_or_stdin(files) {

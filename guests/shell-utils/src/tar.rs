@@ -2,7 +2,9 @@
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
 use crate::gzip::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{number, parser, string, value, wording};
 use shell_base::errno::io_message;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -82,53 +84,42 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut dir: Option<String> = None;
     let mut strip = 0usize;
     let mut paths = Vec::new();
-    let mut args: Vec<String> = argv[1..].to_vec();
+    let mut args: Vec<String> = argv.to_vec();
     // The old form: a first word of letters without a dash.
-    if let Some(first) = args.first().cloned()
+    if let Some(first) = args.get(1).cloned()
         && !first.starts_with('-')
         && first.chars().all(|c| "cxtzvfjJpPO".contains(c))
     {
-        args[0] = format!("-{first}");
+        args[1] = format!("-{first}");
     }
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].clone();
-        i += 1;
-        if let Some(v) = a.strip_prefix("--strip-components=") {
-            strip = v.parse().unwrap_or(0);
-        } else if a == "--strip-components" {
-            strip = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
-            i += 1;
-        } else if let Some(v) = a.strip_prefix("--directory=") {
-            dir = Some(v.to_string());
-        } else if let Some(v) = a.strip_prefix("--file=") {
-            file = Some(v.to_string());
-        } else if matches!(a.as_str(), "--gzip" | "--gunzip") {
-            gzip = true;
-        } else if a.starts_with('-') && !a.starts_with("--") && a.len() > 1 {
-            for c in a[1..].chars() {
-                match c {
-                    'c' | 'x' | 't' => mode = Some(c),
-                    'z' => gzip = true,
-                    'v' => verbose = true,
-                    'O' => to_stdout = true,
-                    'p' | 'P' | 'o' => {}
-                    'f' => {
-                        file = args.get(i).cloned();
-                        i += 1;
-                    }
-                    'C' => {
-                        dir = args.get(i).cloned();
-                        i += 1;
-                    }
-                    other => {
-                        return complain(sh, &format!("tar: invalid option -- '{other}'\nTry 'tar --help' or 'tar --usage' for more information.")).await + 1;
-                    }
+    let mut p = parser(&args);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short(c @ ('c' | 'x' | 't')) => mode = Some(c),
+                Long("create") => mode = Some('c'),
+                Long("extract" | "get") => mode = Some('x'),
+                Long("list") => mode = Some('t'),
+                Short('z') | Long("gzip" | "gunzip") => gzip = true,
+                Short('v') | Long("verbose") => verbose = true,
+                Short('O') | Long("to-stdout") => to_stdout = true,
+                // Modes and owners are always kept as the workspace has them.
+                Short('p' | 'P' | 'o') => {}
+                Short('f') | Long("file") => file = Some(value(&mut p)?),
+                Short('C') | Long("directory") => dir = Some(value(&mut p)?),
+                Long("strip-components") => {
+                    strip = number(&value(&mut p)?, "number of components")?
                 }
+                Value(v) => paths.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else {
-            paths.push(a);
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        let (msg, _) = wording("tar", &e);
+        let hint = "Try 'tar --help' or 'tar --usage' for more information.";
+        return complain(sh, &format!("{msg}\n{hint}")).await + 1;
     }
     let Some(mode) = mode else {
         return complain(sh, "tar: You must specify one of the '-Acdtrux', '--delete' or '--test-label' options\nTry 'tar --help' or 'tar --usage' for more information.").await + 1;

@@ -1,9 +1,9 @@
 //! `tee`: copy standard input to files and standard output.
 
-use super::stream::{bad_usage, complain};
-use crate::text::*;
+use super::stream::complain;
 use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 
 /// `tee [-a] [FILE...]`: copies stdin to stdout and to each file.
 pub async fn tee(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -14,7 +14,7 @@ pub async fn tee(sh: &mut dyn Context, argv: &[String]) -> i32 {
         match p.next() {
             Ok(Some(Short('a') | Long("append"))) => append = true,
             Ok(Some(Short('i') | Long("ignore-interrupts"))) => {}
-            Ok(Some(Value(v))) => files.push(value_string(v)),
+            Ok(Some(Value(v))) => files.push(string(v)),
             Ok(Some(other)) => return bad_usage(sh, "tee", other.unexpected(), 1).await,
             Ok(None) => break,
             Err(e) => return bad_usage(sh, "tee", e, 1).await,

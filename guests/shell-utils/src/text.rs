@@ -1,17 +1,10 @@
-//! Helpers of the line utilities: lexopt's parser over argv, `head` and `tail`'s
-//! `-n`/`-c` counts and the parts of files they print.
+//! Helpers of the line utilities: `head` and `tail`'s `-n`/`-c` counts and the parts of
+//! files they print.
 
-use super::stream::{Stop, Writer, bad_usage, complain, open};
+use super::stream::{Stop, Writer, complain, open};
 use lexopt::prelude::*;
 use shell_base::Context;
-
-pub(crate) fn parser(argv: &[String]) -> lexopt::Parser {
-    lexopt::Parser::from_args(argv[1..].iter().cloned())
-}
-
-pub(crate) fn value_string(v: std::ffi::OsString) -> String {
-    v.to_string_lossy().into_owned()
-}
+use shell_base::args::{bad_usage, parser, string};
 
 pub(crate) fn done(r: Result<(), Stop>, status: i32) -> i32 {
     match r {
@@ -95,7 +88,7 @@ pub(crate) async fn span(sh: &mut dyn Context, cmd: &str, argv: &[String]) -> Re
             Short('n') | Long("lines") | Short('c') | Long("bytes") => {
                 s.bytes = matches!(arg, Short('c') | Long("bytes"));
                 let text = match p.value() {
-                    Ok(v) => value_string(v),
+                    Ok(v) => string(v),
                     Err(e) => return Err(bad_usage(sh, cmd, e, 1).await),
                 };
                 match count(&text) {
@@ -114,7 +107,7 @@ pub(crate) async fn span(sh: &mut dyn Context, cmd: &str, argv: &[String]) -> Re
             Short('q') | Long("quiet") | Long("silent") => s.headers = Some(false),
             Short('v') | Long("verbose") => s.headers = Some(true),
             Short('f') | Long("follow") | Short('F') => {}
-            Value(v) => s.files.push(value_string(v)),
+            Value(v) => s.files.push(string(v)),
             other => return Err(bad_usage(sh, cmd, other.unexpected(), 1).await),
         }
     }

@@ -1,8 +1,10 @@
 //! `timeout`: run a command with a time limit (status 124 when it is hit).
 
-use super::stream::{complain, invalid_option};
+use super::stream::complain;
 use crate::sleep::*;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, usage};
 
 /// `timeout [-s SIGNAL] [-k DURATION] [--preserve-status] DURATION COMMAND [ARG]...`.
 ///
@@ -10,41 +12,39 @@ use shell_base::Context;
 /// script's next step) once the time is up, and `sleep` wakes at the deadline; a single
 /// long-running built-in command finishes its work. Past the deadline the status is 124.
 pub async fn timeout(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let mut i = 1;
     let mut preserve = false;
-    while let Some(a) = argv.get(i) {
-        match a.as_str() {
-            "-s" | "--signal" | "-k" | "--kill-after" => i += 1,
-            "--preserve-status" => preserve = true,
-            "--foreground" | "-v" | "--verbose" => {}
-            "--" => {
-                i += 1;
-                break;
+    let mut operands: Vec<String> = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                // No processes, so no signals: the names are taken and not used.
+                Short('s') | Long("signal") | Short('k') | Long("kill-after") => {
+                    p.value()?;
+                }
+                Long("preserve-status") => preserve = true,
+                Long("foreground") | Short('v') | Long("verbose") => {}
+                // The duration, then the command and its arguments, which are its own.
+                Value(v) => {
+                    operands.push(string(v));
+                    operands.extend(p.raw_args()?.map(string));
+                }
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with("--signal=") || s.starts_with("--kill-after=") => {}
-            s if s.starts_with("-s") || s.starts_with("-k") => {}
-            s if s.starts_with('-')
-                && s.len() > 1
-                && !s[1..].starts_with(|c: char| c.is_ascii_digit()) =>
-            {
-                return invalid_option(sh, "timeout", &s[1..]).await + 124;
-            }
-            _ => break,
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "timeout", e, 125).await;
     }
-    let Some(duration) = argv.get(i) else {
-        return complain(
-            sh,
-            "timeout: missing operand\nTry 'timeout --help' for more information.",
-        )
-        .await
-            + 124;
+    let Some(duration) = operands.first() else {
+        return bad_usage(sh, "timeout", usage("missing operand"), 125).await;
     };
     let Some(seconds) = parse_duration(duration) else {
-        return complain(sh, &format!("timeout: invalid time interval '{duration}'\nTry 'timeout --help' for more information.")).await + 124;
+        let e = usage(format!("invalid time interval '{duration}'"));
+        return bad_usage(sh, "timeout", e, 125).await;
     };
-    let command = argv[i + 1..].to_vec();
+    let command = operands[1..].to_vec();
     if command.is_empty() {
         return complain(sh, "Try 'timeout --help' for more information.").await + 124;
     }

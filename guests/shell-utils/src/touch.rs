@@ -1,72 +1,66 @@
 //! `touch`: change file times, creating files.
 
-use super::stream::{complain, invalid_option};
+use super::stream::complain;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 use shell_base::errno::io_message;
 
 /// `touch [-c] [-a|-m] [-d DATE | -r FILE | -t STAMP] FILE...`: creates missing files (not
 /// with `-c`) and sets times to now or to the given time.
 pub async fn touch(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut no_create = false;
-    let mut when: Option<std::time::SystemTime> = None;
+    // The last of `-d DATE`, `-t STAMP`, `-r FILE`: which, and its value.
+    let mut given: Option<(char, String)> = None;
     let mut files = Vec::new();
-    let mut i = 1;
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('c') | Long("no-create") => no_create = true,
+                // Both times are set; links are never followed by a workspace write anyway.
+                Short('a' | 'm' | 'f' | 'h') | Long("no-dereference") => {}
+                Short('d') | Long("date") => given = Some(('d', value(&mut p)?)),
+                Short('t') => given = Some(('t', value(&mut p)?)),
+                Short('r') | Long("reference") => given = Some(('r', value(&mut p)?)),
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "touch", e, 1).await;
+    }
     let now = std::time::SystemTime::now();
     let now_secs = now
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     let at = |secs: i64| std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs.max(0) as u64);
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        match a {
-            "-c" | "--no-create" => no_create = true,
-            "-a" | "-m" | "-f" | "-h" | "--no-dereference" => {}
-            "-d" | "--date" | "-r" | "--reference" | "-t" => {
-                i += 1;
-                let Some(v) = argv.get(i) else {
-                    let flag = a.trim_start_matches('-').chars().next().unwrap_or('d');
-                    return complain(
-                        sh,
-                        &format!("touch: option requires an argument -- '{flag}'"),
-                    )
-                    .await;
-                };
-                let parsed = match a {
-                    "-d" | "--date" => super::date::parse(v, now_secs).map(at),
-                    "-t" => stamp(v, now_secs).map(at),
-                    _ => match std::fs::metadata(sh.path(v)).and_then(|m| m.modified()) {
-                        Ok(t) => Some(t),
-                        Err(e) => {
-                            return complain(
-                                sh,
-                                &format!(
-                                    "touch: failed to get attributes of '{v}': {}",
-                                    io_message(&e)
-                                ),
-                            )
-                            .await;
-                        }
-                    },
-                };
-                match parsed {
-                    Some(t) => when = Some(t),
-                    None if a == "-t" => {
-                        return complain(sh, &format!("touch: invalid date format '{v}'")).await;
-                    }
-                    None if a.starts_with("-d") || a == "--date" => {
-                        return complain(sh, &format!("touch: invalid date format '{v}'")).await;
-                    }
-                    None => {}
-                }
+    let when = match given {
+        None => None,
+        Some(('r', v)) => match std::fs::metadata(sh.path(&v)).and_then(|m| m.modified()) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                let msg = format!(
+                    "touch: failed to get attributes of '{v}': {}",
+                    io_message(&e)
+                );
+                return complain(sh, &msg).await;
             }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return invalid_option(sh, "touch", &s[1..]).await;
+        },
+        Some((kind, v)) => {
+            let parsed = match kind {
+                'd' => super::date::parse(&v, now_secs),
+                _ => stamp(&v, now_secs),
+            };
+            match parsed {
+                Some(secs) => Some(at(secs)),
+                None => return complain(sh, &format!("touch: invalid date format '{v}'")).await,
             }
-            s => files.push(s.to_string()),
         }
-        i += 1;
-    }
+    };
     if files.is_empty() {
         return complain(
             sh,

@@ -2,7 +2,9 @@
 //! the C locale.
 
 use super::stream::{Stop, Writer, complain};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 
 /// The bytes of a `tr` set, expanded.
 fn expand_set(text: &str) -> Result<Vec<u8>, String> {
@@ -105,26 +107,22 @@ pub async fn tr(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let (mut delete, mut squeeze, mut complement, mut truncate) = (false, false, false, false);
     let mut sets = Vec::new();
     let usage = "Try 'tr --help' for more information.";
-    let mut options_done = false;
-    for a in &argv[1..] {
-        if !options_done && a == "--" {
-            options_done = true;
-        } else if !options_done && a.len() > 1 && a.starts_with('-') {
-            for c in a[1..].chars() {
-                match c {
-                    'd' => delete = true,
-                    's' => squeeze = true,
-                    'c' | 'C' => complement = true,
-                    't' => truncate = true,
-                    _ => {
-                        return complain(sh, &format!("tr: invalid option -- '{c}'\n{usage}"))
-                            .await;
-                    }
-                }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('d') | Long("delete") => delete = true,
+                Short('s') | Long("squeeze-repeats") => squeeze = true,
+                Short('c' | 'C') | Long("complement") => complement = true,
+                Short('t') | Long("truncate-set1") => truncate = true,
+                Value(v) => sets.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else {
-            sets.push(a.clone());
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "tr", e, 1).await;
     }
     let needed = if delete && !squeeze {
         1

@@ -1,9 +1,10 @@
 //! `tree`: a directory drawn as a tree, as tree 2.1 draws it (ASCII lines unless the locale
 //! is UTF-8, names in byte order, the root counted among the directories).
 
+use shell_base::args::{bad_usage, parser};
 use std::path::{Path, PathBuf};
 
-use super::stream::{Stop, Writer, bad_usage, complain};
+use super::stream::{Stop, Writer, complain};
 use crate::fileinfo::{apparent_size, human_size, info, mode_string};
 use shell_base::Context;
 use shell_base::pattern::{MatchOptions, Pattern};
@@ -33,7 +34,7 @@ pub async fn tree(sh: &mut dyn Context, argv: &[String]) -> i32 {
     use lexopt::prelude::*;
     let mut o = Options::default();
     let mut roots = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     let pattern = |v: &str| {
         // `a|b` is two patterns.
         v.split('|')

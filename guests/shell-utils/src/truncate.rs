@@ -1,26 +1,29 @@
 //! `truncate`: shrink or extend files to a size.
 
 use super::stream::complain;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string, value};
 use shell_base::errno::io_message;
 
 /// `truncate -s [+-]SIZE FILE...`.
 pub async fn truncate(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut size: Option<String> = None;
     let mut files = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        match argv[i].as_str() {
-            "-s" | "--size" => {
-                i += 1;
-                size = argv.get(i).cloned();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('s') | Long("size") => size = Some(value(&mut p)?),
+                Short('c') | Long("no-create") => {}
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with("-s") => size = Some(s[2..].to_string()),
-            s if s.starts_with("--size=") => size = Some(s[7..].to_string()),
-            "-c" | "--no-create" => {}
-            s => files.push(s.to_string()),
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "truncate", e, 1).await;
     }
     let Some(spec) = size else {
         return complain(sh, "truncate: you must specify either '--size' or '--reference'\nTry 'truncate --help' for more information.").await;

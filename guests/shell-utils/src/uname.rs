@@ -1,14 +1,33 @@
 //! `uname`: print system information.
 
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser};
 
 /// `uname [-asnrvmo]`: the isolate is a WASI machine.
 pub async fn uname(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let flags: String = argv[1..]
-        .iter()
-        .filter_map(|a| a.strip_prefix('-'))
-        .collect();
+    let mut flags = String::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short(c) if "asnrvmpio".contains(c) => flags.push(c),
+                Long("all") => flags.push('a'),
+                Long("kernel-name") => flags.push('s'),
+                Long("nodename") => flags.push('n'),
+                Long("kernel-release") => flags.push('r'),
+                Long("kernel-version") => flags.push('v'),
+                Long("machine") => flags.push('m'),
+                Long("operating-system") => flags.push('o'),
+                _ => return Err(arg.unexpected()),
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "uname", e, 1).await;
+    }
     let host = sh.var("HOSTNAME").unwrap_or("computer").to_string();
     let all = flags.contains('a');
     let mut parts = Vec::new();
@@ -26,6 +45,12 @@ pub async fn uname(sh: &mut dyn Context, argv: &[String]) -> i32 {
     }
     if all || flags.contains('m') {
         parts.push("wasm32".into());
+    }
+    // GNU prints `unknown` for these when asked by name, and leaves them out of `-a`.
+    for c in ['p', 'i'] {
+        if flags.contains(c) {
+            parts.push("unknown".into());
+        }
     }
     if all || flags.contains('o') {
         parts.push("WASI".into());

@@ -3,21 +3,22 @@
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use crate::layout::*;
 use shell_base::Context;
+use shell_base::args::bad_usage;
 
 /// `unexpand [-a] [-t N|LIST] [FILE...]`: leading (with `-a`, all) runs of blanks that
 /// reach a tab stop become tabs.
 pub async fn unexpand(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let (stops, mut all, files) = match tab_options(argv) {
+    let TabOptions {
+        stops,
+        flag,
+        tabs_given,
+        files,
+    } = match tab_options(argv) {
         Ok(o) => o,
-        Err(m) => return complain(sh, &format!("unexpand: {m}")).await,
+        Err(e) => return bad_usage(sh, "unexpand", e, 1).await,
     };
     // `-t` implies `-a`.
-    if argv
-        .iter()
-        .any(|a| a.starts_with("-t") || a.starts_with("--tabs"))
-    {
-        all = true;
-    }
+    let all = flag || tabs_given;
     let mut w = Writer::new(&sh.io().stdout);
     for f in files_or_stdin(files) {
         let input = match open(sh, &f) {

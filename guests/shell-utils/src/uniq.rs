@@ -1,8 +1,9 @@
 //! `uniq`: `-c -d -u -i -f -s -w`, comparing bytes as GNU does in the C locale.
 
-use super::stream::{Lines, Stop, Writer, bad_usage, complain, open};
+use super::stream::{Lines, Stop, Writer, complain, open};
 use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser};
 
 /// `uniq [-c] [-d] [-u] [-i] [-f N] [-s N] [-w N] [INPUT [OUTPUT]]`.
 pub async fn uniq(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -11,7 +12,7 @@ pub async fn uniq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut all_repeated = false;
     let (mut skip_fields, mut skip_chars, mut width) = (0usize, 0usize, usize::MAX);
     let mut operands = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv[1..].iter().cloned());
+    let mut p = parser(argv);
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,

@@ -2,7 +2,9 @@
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain};
 use crate::fileinfo::set_mode;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{parser, plain, string, value};
 use shell_base::errno::io_message;
 use shell_base::pattern::{MatchOptions, Pattern};
 use std::io::{Cursor, Read};
@@ -38,39 +40,38 @@ pub async fn unzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut operands = Vec::new();
     let mut excluded = Vec::new();
     let mut excluding = false;
-    let mut i = 1;
-    while i < argv.len() {
-        let a = &argv[i];
-        if a == "-Z1" {
-            o.names_only = true;
-        } else if a == "-x" {
-            excluding = true;
-        } else if a == "-d" {
-            i += 1;
-            o.dir = argv.get(i).cloned();
-        } else if a.starts_with('-') && a.len() > 1 {
-            for c in a[1..].chars() {
-                match c {
-                    'l' | 'v' => o.list = true,
-                    't' => o.test = true,
-                    'p' => o.pipe = true,
-                    'o' => o.overwrite = Some(true),
-                    'n' => o.overwrite = Some(false),
-                    'q' => o.quiet += 1,
-                    'j' => o.junk = true,
-                    'a' | 'b' | 'C' | 'L' | 'X' | 'D' | 'K' => {}
-                    other => {
-                        let msg = format!("unzip:  error in command line: invalid option -{other}");
-                        return complain(sh, &msg).await * 10;
-                    }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                // `-Z1`: zipinfo's names only.
+                Short('Z') => o.names_only = true,
+                Short('1') if o.names_only => {}
+                // `-x PATTERN...`: every later operand is a pattern to leave out.
+                Short('x') => excluding = true,
+                Short('d') => o.dir = Some(value(&mut p)?),
+                Short('l' | 'v') => o.list = true,
+                Short('t') => o.test = true,
+                Short('p') => o.pipe = true,
+                Short('o') => o.overwrite = Some(true),
+                Short('n') => o.overwrite = Some(false),
+                Short('q') => o.quiet += 1,
+                Short('j') => o.junk = true,
+                // Text conversion, case and ownership: nothing to change in a workspace.
+                Short('a' | 'b' | 'C' | 'L' | 'X' | 'D' | 'K') => {}
+                Value(v) if excluding => {
+                    excluded.push(Pattern::new(&string(v), MatchOptions::default()))
                 }
+                Value(v) => operands.push(string(v)),
+                Short(other) => return Err(plain(format!("invalid option -{other}"))),
+                _ => return Err(arg.unexpected()),
             }
-        } else if excluding {
-            excluded.push(Pattern::new(a, MatchOptions::default()));
-        } else {
-            operands.push(a.clone());
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        let msg = format!("unzip:  error in command line: {e}");
+        return complain(sh, &msg).await * 10;
     }
     let Some(name) = operands.first().cloned() else {
         return complain(sh, UNZIP_USAGE).await * 10;

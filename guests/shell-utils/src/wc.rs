@@ -1,9 +1,10 @@
 //! `wc`: count lines, words and bytes.
 
-use super::stream::{Stop, Writer, bad_usage, complain, files_or_stdin, open};
+use super::stream::{Stop, Writer, complain, files_or_stdin, open};
 use crate::text::*;
 use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 
 /// `wc [-lwcmL] [FILE...]`, with GNU's column widths.
 pub async fn wc(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -17,7 +18,7 @@ pub async fn wc(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Ok(Some(Short('c') | Long("bytes"))) => c = true,
             Ok(Some(Short('m') | Long("chars"))) => m = true,
             Ok(Some(Short('L') | Long("max-line-length"))) => longest = true,
-            Ok(Some(Value(v))) => files.push(value_string(v)),
+            Ok(Some(Value(v))) => files.push(string(v)),
             Ok(Some(other)) => return bad_usage(sh, "wc", other.unexpected(), 1).await,
             Ok(None) => break,
             Err(e) => return bad_usage(sh, "wc", e, 1).await,

@@ -1,13 +1,31 @@
 //! `which`: locate a command.
 
 use crate::stream::out;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{bad_usage, parser, string};
 
 /// `which [-a] NAME...`: the shell's commands live in `/usr/bin`.
 pub async fn which(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let mut names = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                // Every command has one place, /usr/bin, so `-a` finds no more.
+                Short('a') | Short('s') => {}
+                Value(v) => names.push(string(v)),
+                _ => return Err(arg.unexpected()),
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "which", e, 2).await;
+    }
     let mut status = 0;
     let mut text = String::new();
-    for name in argv[1..].iter().filter(|a| !a.starts_with('-')) {
+    for name in &names {
         if sh.has_command(name) {
             text.push_str(&format!("/usr/bin/{name}\n"));
         } else if name.contains('/') && sh.path(name).is_file() {

@@ -2,7 +2,9 @@
 //! after another.
 
 use super::stream::{Lines, complain};
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{number, parser, string, value, wording};
 
 /// `xargs [-0] [-d C] [-n N] [-L N] [-I R] [-r] [-t] [-P N] [COMMAND [ARGS...]]`.
 pub async fn xargs(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -13,60 +15,51 @@ pub async fn xargs(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut replace: Option<String> = None;
     let mut no_empty = false;
     let mut trace = false;
-    let mut i = 1;
-    while i < argv.len() && argv[i].starts_with('-') && argv[i] != "-" {
-        let a = argv[i].clone();
-        let value = |i: &mut usize, inline: &str| -> Option<String> {
-            if !inline.is_empty() {
-                return Some(inline.to_string());
-            }
-            *i += 1;
-            argv.get(*i).cloned()
-        };
-        match a.as_str() {
-            "--" => {
-                i += 1;
-                break;
-            }
-            "-0" | "--null" => zero = true,
-            "-r" | "--no-run-if-empty" => no_empty = true,
-            "-t" | "--verbose" => trace = true,
-            "-x" | "--exit" => {}
-            s if s.starts_with("-d") => {
-                delim = value(&mut i, &s[2..]).and_then(|d| parse_delim(&d))
-            }
-            s if s.starts_with("-n") => {
-                max_args = value(&mut i, &s[2..]).and_then(|v| v.parse().ok())
-            }
-            s if s.starts_with("-L") => {
-                max_lines = value(&mut i, &s[2..]).and_then(|v| v.parse().ok())
-            }
-            s if s.starts_with("-P") || s.starts_with("-s") => {
-                let _ = value(&mut i, &s[2..]);
-            }
-            s if s.starts_with("-I") => {
-                replace = value(&mut i, &s[2..]);
-                max_lines = Some(1);
-            }
-            s if s.starts_with("-i") => {
-                replace = Some(if s.len() > 2 {
-                    s[2..].to_string()
-                } else {
-                    "{}".into()
-                });
-                max_lines = Some(1);
-            }
-            other => {
-                return complain(sh, &format!("xargs: invalid option -- '{}'\nUsage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\nTry 'xargs --help' for more information.", other.trim_start_matches('-'))).await;
+    let mut command = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        let count = |v: String| number::<usize>(&v, "count");
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('0') | Long("null") => zero = true,
+                Short('r') | Long("no-run-if-empty") => no_empty = true,
+                Short('t') | Long("verbose") => trace = true,
+                Short('x') | Long("exit") => {}
+                Short('d') | Long("delimiter") => delim = parse_delim(&value(&mut p)?),
+                Short('n') | Long("max-args") => max_args = Some(count(value(&mut p)?)?),
+                Short('L') | Long("max-lines") => max_lines = Some(count(value(&mut p)?)?),
+                // One command at a time, with no limit on its length but memory's.
+                Short('P' | 's') | Long("max-procs" | "max-chars") => {
+                    p.value()?;
+                }
+                Short('I') => {
+                    replace = Some(value(&mut p)?);
+                    max_lines = Some(1);
+                }
+                // `-i[R]`: the old `-I R`, `{}` by default; its value only attached.
+                Short('i') | Long("replace") => {
+                    replace = Some(p.optional_value().map_or("{}".to_string(), string));
+                    max_lines = Some(1);
+                }
+                // The command and its initial arguments: the rest is theirs.
+                Value(v) => {
+                    command.push(string(v));
+                    command.extend(p.raw_args()?.map(string));
+                }
+                _ => return Err(arg.unexpected()),
             }
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        let (msg, _) = wording("xargs", &e);
+        let usage = "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...";
+        let hint = "Try 'xargs --help' for more information.";
+        return complain(sh, &format!("{msg}\n{usage}\n{hint}")).await;
     }
-    let command: Vec<String> = if i < argv.len() {
-        argv[i..].to_vec()
-    } else {
-        vec!["echo".into()]
-    };
+    if command.is_empty() {
+        command.push("echo".into());
+    }
     let input = sh.io().stdin.clone();
     // Input as lines (for -L/-I) or as one stream of items.
     let mut lines = Lines::with_delimiter(input, if zero { 0 } else { b'\n' });

@@ -1,13 +1,18 @@
 //! `yes`: output a string repeatedly.
 
 use shell_base::Context;
+use shell_base::args::{bad_usage, operands};
 
 /// `yes [STRING]`: writes the line until the reader goes away (then 141, as SIGPIPE).
 pub async fn yes(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let line = if argv.len() > 1 {
-        argv[1..].join(" ")
+    let words = match operands(argv) {
+        Ok(o) => o,
+        Err(e) => return bad_usage(sh, "yes", e, 1).await,
+    };
+    let line = if words.is_empty() {
+        "y".to_string()
     } else {
-        "y".into()
+        words.join(" ")
     };
     // Batch lines so that each write moves a useful amount.
     let block = format!("{line}\n").repeat((8192 / (line.len() + 1)).max(1));

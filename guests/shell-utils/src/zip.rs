@@ -3,7 +3,9 @@
 
 use super::stream::{Stop, Writer, complain};
 use crate::fileinfo::info;
+use lexopt::prelude::*;
 use shell_base::Context;
+use shell_base::args::{parser, plain, string};
 use shell_base::errno::io_message;
 use shell_base::pattern::{MatchOptions, Pattern};
 use std::io::{Cursor, Write};
@@ -40,31 +42,31 @@ pub async fn zip(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let (mut recursive, mut quiet, mut junk, mut delete) = (false, false, false, false);
     let mut level = 6;
     let mut operands = Vec::new();
-    let mut options_done = false;
-    for a in &argv[1..] {
-        if !options_done && a == "--" {
-            options_done = true;
-        } else if !options_done && a.starts_with('-') && a.len() > 1 {
-            for c in a[1..].chars() {
-                match c {
-                    'r' | 'R' => recursive = true,
-                    'q' => quiet = true,
-                    'j' => junk = true,
-                    'd' => delete = true,
-                    '0'..='9' => level = c as i64 - '0' as i64,
-                    'v' | 'y' | 'X' | 'o' | 'D' => {}
-                    other => {
-                        let msg = format!(
-                            "\nzip error: Invalid command arguments (short option '{other}' not supported)"
-                        );
-                        complain(sh, &msg).await;
-                        return 16;
-                    }
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('r' | 'R') | Long("recurse-paths") => recursive = true,
+                Short('q') | Long("quiet") => quiet = true,
+                Short('j') | Long("junk-paths") => junk = true,
+                Short('d') | Long("delete") => delete = true,
+                Short(c @ '0'..='9') => level = c as i64 - '0' as i64,
+                // Links, extra attributes and directory entries: as Info-ZIP's defaults.
+                Short('v' | 'y' | 'X' | 'o' | 'D') => {}
+                Short(other) => {
+                    return Err(plain(format!(
+                        "Invalid command arguments (short option '{other}' not supported)"
+                    )));
                 }
+                Value(v) => operands.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-        } else {
-            operands.push(a.clone());
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        complain(sh, &format!("\nzip error: {e}")).await;
+        return 16;
     }
     let Some(archive_name) = operands.first().cloned() else {
         return complain(

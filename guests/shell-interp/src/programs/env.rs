@@ -1,33 +1,45 @@
 //! `env`: prints the environment, or runs a command in a copy of the shell with the
 //! environment changed (so it needs the interpreter, not just a context).
 
+use lexopt::prelude::*;
+use shell_base::args::{bad_usage, parser, string, value};
+
 use crate::builtins::out;
 use crate::interp::Interp;
 
 /// `env [-i] [-u NAME] [NAME=VALUE...] [COMMAND [ARGS...]]`.
 pub async fn env(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
-    let mut i = 1;
     let mut clear = false;
     let mut unset = Vec::new();
     let mut sets = Vec::new();
-    while i < argv.len() {
-        let a = &argv[i];
-        match a.as_str() {
-            "-i" | "-" | "--ignore-environment" => clear = true,
-            "-u" => {
-                i += 1;
-                unset.extend(argv.get(i).cloned());
+    let mut command = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('i') | Long("ignore-environment") => clear = true,
+                Short('u') | Long("unset") => unset.push(value(&mut p)?),
+                // `env -`: the old spelling of `-i`.
+                Value(v) if v == "-" && sets.is_empty() => clear = true,
+                Value(v) => {
+                    let v = string(v);
+                    if v.contains('=') && !v.starts_with('=') {
+                        sets.push(v);
+                    } else {
+                        // The command and its arguments: the rest is theirs.
+                        command.push(v);
+                        command.extend(p.raw_args()?.map(string));
+                    }
+                }
+                _ => return Err(arg.unexpected()),
             }
-            "--" => {
-                i += 1;
-                break;
-            }
-            _ if a.contains('=') && !a.starts_with('=') => sets.push(a.clone()),
-            _ => break,
         }
-        i += 1;
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return bad_usage(sh, "env", e, 125).await;
     }
-    if i >= argv.len() {
+    if command.is_empty() {
         let mut vars: Vec<(String, String)> = if clear {
             Vec::new()
         } else {
@@ -63,6 +75,6 @@ pub async fn env(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     }
     let io = sh.io.clone();
     let mut interp = Interp::new(&mut sub, io, sh.builtins);
-    let _ = interp.run_argv(argv[i..].to_vec()).await;
+    let _ = interp.run_argv(command).await;
     interp.shell.status
 }

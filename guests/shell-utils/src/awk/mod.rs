@@ -18,9 +18,11 @@ pub(super) mod value;
 
 use ast::{Pattern, Program};
 use run::{Jump, Machine};
+use shell_base::args::{parser, string, value};
 use value::Value;
 
 use super::stream::{complain, open, read_all_limited};
+use lexopt::prelude::*;
 use shell_base::Context;
 
 const USAGE: &str = "Usage: awk [POSIX or GNU style options] -f progfile [--] file ...
@@ -36,65 +38,58 @@ pub async fn awk(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut fs: Option<String> = None;
     let mut assignments: Vec<String> = Vec::new();
     let mut progfiles: Vec<String> = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        let mut value = |flag: &str, long: &str| -> Option<Option<String>> {
-            if a == flag || a == long {
-                i += 1;
-                return Some(argv.get(i).cloned());
+    let mut operands: Vec<String> = Vec::new();
+    let (mut version, mut help) = (false, false);
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('F') | Long("field-separator") => fs = Some(value(&mut p)?),
+                Short('v') | Long("assign") => assignments.push(value(&mut p)?),
+                Short('f') | Long("file") => progfiles.push(value(&mut p)?),
+                Short('V') | Long("version") => version = true,
+                Short('h') | Long("help") => help = true,
+                // The program (unless `-f` gave one), then files and assignments: all
+                // operands from here on, as gawk has it.
+                Value(v) => {
+                    operands.push(string(v));
+                    operands.extend(p.raw_args()?.map(string));
+                }
+                _ => return Err(arg.unexpected()),
             }
-            if let Some(v) = a.strip_prefix(flag).filter(|v| !v.is_empty()) {
-                return Some(Some(v.to_string()));
-            }
-            a.strip_prefix(long)
-                .and_then(|v| v.strip_prefix('='))
-                .map(|v| Some(v.to_string()))
-        };
-        if let Some(v) = value("-F", "--field-separator") {
-            let Some(v) = v else {
-                return missing(sh, 'F').await;
-            };
-            fs = Some(v);
-        } else if let Some(v) = value("-v", "--assign") {
-            let Some(v) = v else {
-                return missing(sh, 'v').await;
-            };
-            assignments.push(v);
-        } else if let Some(v) = value("-f", "--file") {
-            let Some(v) = v else {
-                return missing(sh, 'f').await;
-            };
-            progfiles.push(v);
-        } else if a == "--" {
-            i += 1;
-            break;
-        } else if a == "--version" || a == "-V" {
-            let out = sh.io().stdout.clone();
-            let _ = out
-                .write_all(b"GNU Awk 5.2.1 (compatible; built into the computer shell)\n")
-                .await;
-            return 0;
-        } else if a == "--help" || a == "-h" {
-            let _ = sh.io().stdout.clone().write_all(USAGE.as_bytes()).await;
-            return 0;
-        } else if a.len() > 1 && a.starts_with('-') {
+        }
+        Ok(())
+    })();
+    if version {
+        let out = sh.io().stdout.clone();
+        let _ = out
+            .write_all(b"GNU Awk 5.2.1 (compatible; built into the computer shell)\n")
+            .await;
+        return 0;
+    }
+    if help {
+        let _ = sh.io().stdout.clone().write_all(USAGE.as_bytes()).await;
+        return 0;
+    }
+    match parsed {
+        Ok(()) => {}
+        Err(lexopt::Error::MissingValue { option: Some(o) }) => {
+            return missing(sh, o.trim_start_matches('-').chars().next().unwrap_or('-')).await;
+        }
+        Err(_) => {
             complain(sh, USAGE.trim_end()).await;
             return 1;
-        } else {
-            break;
         }
-        i += 1;
     }
+    let mut operands = operands.into_iter();
     let mut source = String::new();
     let mut from_file = None;
     if progfiles.is_empty() {
-        let Some(text) = argv.get(i) else {
+        let Some(text) = operands.next() else {
             complain(sh, USAGE.trim_end()).await;
             return 1;
         };
-        source = text.clone();
-        i += 1;
+        source = text;
     } else {
         for f in &progfiles {
             let text = match open(sh, f) {
@@ -120,7 +115,7 @@ pub async fn awk(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
         from_file = progfiles.first().cloned();
     }
-    let operands = &argv[i.min(argv.len())..];
+    let operands: Vec<String> = operands.collect();
     let where_ = |line: usize| match &from_file {
         Some(f) => format!("awk: {f}:{line}: "),
         None => format!("awk: cmd. line:{line}: "),
@@ -156,7 +151,7 @@ pub async fn awk(sh: &mut dyn Context, argv: &[String]) -> i32 {
             return 2;
         }
     };
-    machine.set_args(operands);
+    machine.set_args(&operands);
     let setup = setup(&mut machine, fs, &assignments);
     let outcome = match setup {
         Ok(()) => run(&mut machine, &program).await,

@@ -6,12 +6,14 @@ mod math;
 mod num;
 mod parse;
 
+use shell_base::args::{parser, string, wording};
 use std::collections::HashMap;
 
 use num::Num;
 use parse::{Arg, Expr, Function, Item, Parser, Place, PrintItem, Stmt};
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use lexopt::prelude::*;
 use shell_base::Context;
 
 /// Most nested function calls.
@@ -434,27 +436,23 @@ fn unescape(t: &str) -> String {
 pub async fn bc(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut math = false;
     let mut files = Vec::new();
-    for a in &argv[1..] {
-        match a.as_str() {
-            "-l" | "--mathlib" => math = true,
-            "-q" | "--quiet" | "-s" | "--standard" | "-w" | "--warn" => {}
-            s if s.starts_with('-')
-                && s.len() > 1
-                && s.chars().skip(1).all(|c| "lqsw".contains(c)) =>
-            {
-                math |= s.contains('l');
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('l') | Long("mathlib") => math = true,
+                // No banner is printed, and POSIX's bc is the only one.
+                Short('q' | 's' | 'w') | Long("quiet" | "standard" | "warn") => {}
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
             }
-            s if s.starts_with('-') && s.len() > 1 => {
-                let msg = format!(
-                    "bc: invalid option -- '{}'",
-                    s.chars().nth(1).unwrap_or('-')
-                );
-                complain(sh, &msg).await;
-                let _ = sh.io().stdout.write_all(USAGE.as_bytes()).await;
-                return 1;
-            }
-            _ => files.push(a.clone()),
         }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        complain(sh, &wording("bc", &e).0).await;
+        let _ = sh.io().stdout.write_all(USAGE.as_bytes()).await;
+        return 1;
     }
     let line_length = sh
         .var("BC_LINE_LENGTH")

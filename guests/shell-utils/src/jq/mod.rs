@@ -6,10 +6,12 @@
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Vars, data};
 use jaq_json::Val;
+use shell_base::args::{parser, plain, string, value};
 
 use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
 mod yaml;
 
+use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::errno::io_message;
 use yaml::{Format, parse_documents, write_document};
@@ -82,101 +84,77 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
         output: Format::Json,
         in_place: false,
     };
-    // Short options that may run together (`-rc`); the wrappers add their own.
-    let letters = if wrapper { "rjcnseSyYti" } else { "rjcnseS" };
     let mut filter: Option<String> = None;
     let mut files = Vec::new();
-    let mut i = 1;
     let usage = "Use jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://stedolan.github.io/jq";
-    while i < argv.len() {
-        let a = argv[i].clone();
-        i += 1;
-        match a.as_str() {
-            "-r" | "--raw-output" => o.raw = true,
-            "-j" | "--join-output" => {
-                o.raw = true;
-                o.join = true;
+    // `--arg NAME VALUE` and `--argjson NAME JSON`, in order.
+    let mut args: Vec<(bool, String, String)> = Vec::new();
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('r') | Long("raw-output") => o.raw = true,
+                Short('j') | Long("join-output") => (o.raw, o.join) = (true, true),
+                Short('c') | Long("compact-output") => o.compact = true,
+                Short('n') | Long("null-input") => o.null_input = true,
+                Short('s') | Long("slurp") => o.slurp = true,
+                Short('e') | Long("exit-status") => o.exit_status = true,
+                Short('S') | Long("sort-keys") => o.sort_keys = true,
+                // Never a terminal, so never colours; output is UTF-8 either way.
+                Short('M' | 'C' | 'a')
+                | Long("monochrome-output" | "color-output" | "ascii-output") => {}
+                Short('y' | 'Y') | Long("yaml-output" | "yaml-roundtrip") if wrapper => {
+                    o.output = Format::Yaml
+                }
+                Short('t') | Long("toml-output") if wrapper => o.output = Format::Toml,
+                Short('i') | Long("in-place") if wrapper => o.in_place = true,
+                Long("indentless-lists" | "indentless") if wrapper => {}
+                Short('w') | Long("width") if wrapper => {
+                    p.value()?;
+                }
+                Long("tab") => o.indent = "\t".into(),
+                Long("indent") => {
+                    let n: usize = value(&mut p)?.parse().unwrap_or(2);
+                    o.indent = " ".repeat(n.min(7));
+                }
+                Long(name @ ("arg" | "argjson")) => {
+                    let json = name == "argjson";
+                    let (Ok(name), Ok(v)) = (value(&mut p), value(&mut p)) else {
+                        let a = if json { "--argjson" } else { "--arg" };
+                        return Err(plain(format!(
+                            "error: {a} takes two parameters (e.g. {a} varname value)"
+                        )));
+                    };
+                    args.push((json, name, v));
+                }
+                Value(v) if filter.is_none() => filter = Some(string(v)),
+                Value(v) => files.push(string(v)),
+                Short(c) => return Err(plain(format!("Unknown option: -{c}"))),
+                Long(l) => return Err(plain(format!("Unknown option: --{l}"))),
             }
-            "-c" | "--compact-output" => o.compact = true,
-            "-n" | "--null-input" => o.null_input = true,
-            "-s" | "--slurp" => o.slurp = true,
-            "-e" | "--exit-status" => o.exit_status = true,
-            "-S" | "--sort-keys" => o.sort_keys = true,
-            "-M" | "--monochrome-output" | "-C" | "--color-output" | "-a" | "--ascii-output" => {}
-            "-y" | "--yaml-output" | "-Y" | "--yaml-roundtrip" if wrapper => {
-                o.output = Format::Yaml
-            }
-            "-t" | "--toml-output" if wrapper => o.output = Format::Toml,
-            "-i" | "--in-place" if wrapper => o.in_place = true,
-            "--indentless-lists" | "--indentless" if wrapper => {}
-            "-w" | "--width" if wrapper => i += 1,
-            "--tab" => o.indent = "\t".into(),
-            "--indent" => {
-                let n: usize = argv.get(i).and_then(|v| v.parse().ok()).unwrap_or(2);
-                i += 1;
-                o.indent = " ".repeat(n.min(7));
-            }
-            "--arg" | "--argjson" => {
-                let (Some(name), Some(value)) = (argv.get(i).cloned(), argv.get(i + 1).cloned())
-                else {
+        }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        return complain(sh, &format!("jq: {e}\n{usage}")).await + 1;
+    }
+    for (json, name, value) in args {
+        let v = if !json {
+            Val::from(value)
+        } else {
+            match jaq_json::read::parse_single(value.as_bytes()) {
+                Ok(v) => v,
+                Err(_) => {
                     return complain(
                         sh,
-                        &format!(
-                            "jq: error: {a} takes two parameters (e.g. {a} varname value)\n{usage}"
-                        ),
+                        &format!("jq: Invalid JSON text passed to --argjson\n{usage}"),
                     )
                     .await
                         + 1;
-                };
-                i += 2;
-                let v = if a == "--arg" {
-                    Val::from(value)
-                } else {
-                    match jaq_json::read::parse_single(value.as_bytes()) {
-                        Ok(v) => v,
-                        Err(_) => {
-                            return complain(
-                                sh,
-                                &format!("jq: Invalid JSON text passed to --argjson\n{usage}"),
-                            )
-                            .await
-                                + 1;
-                        }
-                    }
-                };
-                o.vars.push((name, v));
-            }
-            s if s.starts_with('-')
-                && s.len() > 1
-                && filter.is_some()
-                && s.chars().skip(1).all(|c| letters.contains(c))
-                || s.starts_with('-')
-                    && s.len() > 2
-                    && !s.starts_with("--")
-                    && s.chars().skip(1).all(|c| letters.contains(c) || c == 'M') =>
-            {
-                for c in s[1..].chars() {
-                    match c {
-                        'y' | 'Y' => o.output = Format::Yaml,
-                        't' => o.output = Format::Toml,
-                        'i' => o.in_place = true,
-                        'r' => o.raw = true,
-                        'j' => (o.raw, o.join) = (true, true),
-                        'c' => o.compact = true,
-                        'n' => o.null_input = true,
-                        's' => o.slurp = true,
-                        'e' => o.exit_status = true,
-                        'S' => o.sort_keys = true,
-                        _ => {}
-                    }
                 }
             }
-            s if s.starts_with('-') && s.len() > 1 => {
-                return complain(sh, &format!("jq: Unknown option: {s}\n{usage}")).await + 1;
-            }
-            _ if filter.is_none() => filter = Some(a),
-            _ => files.push(a),
-        }
+        };
+        o.vars.push((name, v));
     }
     let Some(code) = filter else {
         return complain(

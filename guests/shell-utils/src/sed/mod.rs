@@ -8,9 +8,17 @@ mod parse;
 mod run;
 
 use super::stream::{Stop, Writer, complain, files_or_stdin};
+use lexopt::prelude::*;
 use parse::*;
 use run::*;
 use shell_base::Context;
+use shell_base::args::{parser, string, value, wording};
+
+/// A script given with `-e`, or the file `-f` names.
+enum Script {
+    Text(String),
+    File(String),
+}
 
 /// `sed [-n] [-E] [-s] [-i[SUFFIX]] [-z] {SCRIPT | -e SCRIPT... | -f FILE...} [FILE...]`.
 pub async fn sed(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -19,98 +27,54 @@ pub async fn sed(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut separate = false;
     let mut in_place: Option<String> = None;
     let mut zero = false;
-    let mut scripts: Vec<String> = Vec::new();
+    let mut scripts: Vec<Script> = Vec::new();
     let mut files = Vec::new();
     let usage = "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...";
-    let mut i = 1;
-    let mut options_done = false;
-    while i < argv.len() {
-        let a = argv[i].clone();
-        i += 1;
-        if options_done || a == "-" || !a.starts_with('-') {
-            files.push(a);
-            continue;
+    let mut p = parser(argv);
+    let parsed: Result<(), lexopt::Error> = (|| {
+        while let Some(arg) = p.next()? {
+            match arg {
+                Short('n') | Long("quiet" | "silent") => quiet = true,
+                Short('E' | 'r') | Long("regexp-extended") => extended = true,
+                Short('s') | Long("separate") => separate = true,
+                Short('z') | Long("null-data") => zero = true,
+                Short('u') | Long("unbuffered" | "posix" | "debug") => {}
+                Short('e') | Long("expression") => scripts.push(Script::Text(value(&mut p)?)),
+                Short('f') | Long("file") => scripts.push(Script::File(value(&mut p)?)),
+                // `-i[SUFFIX]`: the suffix only attached (`-i.bak`, `--in-place=.bak`).
+                Short('i') | Long("in-place") => {
+                    in_place = Some(p.optional_value().map(string).unwrap_or_default());
+                    separate = true;
+                }
+                Value(v) => files.push(string(v)),
+                _ => return Err(arg.unexpected()),
+            }
         }
-        match a.as_str() {
-            "--" => options_done = true,
-            "-n" | "--quiet" | "--silent" => quiet = true,
-            "-E" | "-r" | "--regexp-extended" => extended = true,
-            "-s" | "--separate" => separate = true,
-            "-z" | "--null-data" => zero = true,
-            "-u" | "--unbuffered" | "--posix" | "--debug" => {}
-            "-e" | "--expression" | "-f" | "--file" => {
-                let Some(v) = argv.get(i).cloned() else {
-                    return complain(
-                        sh,
-                        &format!(
-                            "sed: option requires an argument -- '{}'\n{usage}",
-                            a.trim_start_matches('-').chars().next().unwrap_or('e')
-                        ),
-                    )
-                    .await;
-                };
-                i += 1;
-                if a.starts_with("-e") || a == "--expression" {
-                    scripts.push(v);
-                } else {
-                    match std::fs::read(sh.path(&v)) {
-                        Ok(d) => scripts.push(
-                            String::from_utf8_lossy(&d)
-                                .trim_end_matches('\n')
-                                .to_string(),
-                        ),
-                        Err(e) => {
-                            return complain(
-                                sh,
-                                &format!(
-                                    "sed: couldn't open file {v}: {}",
-                                    shell_base::errno::io_message(&e)
-                                ),
-                            )
-                            .await;
-                        }
-                    }
-                }
-            }
-            s if s.starts_with("-i") || s.starts_with("--in-place") => {
-                in_place = Some(
-                    s.trim_start_matches("--in-place")
-                        .trim_start_matches("-i")
-                        .trim_start_matches('=')
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        let (msg, _) = wording("sed", &e);
+        return complain(sh, &format!("{msg}\n{usage}")).await;
+    }
+    // `-e` scripts and `-f` files, in the order given.
+    let mut texts = Vec::new();
+    for script in scripts {
+        match script {
+            Script::Text(t) => texts.push(t),
+            Script::File(f) => match std::fs::read(sh.path(&f)) {
+                Ok(d) => texts.push(
+                    String::from_utf8_lossy(&d)
+                        .trim_end_matches('\n')
                         .to_string(),
-                );
-                separate = true;
-            }
-            s if s.starts_with("-e") => scripts.push(s[2..].to_string()),
-            s if s.starts_with('-')
-                && s.len() > 2
-                && !s.starts_with("--")
-                && s[1..].chars().all(|c| "nErszue".contains(c)) =>
-            {
-                // Clustered flags such as -ne.
-                let mut rest = Vec::new();
-                for c in s[1..].chars() {
-                    rest.push(format!("-{c}"));
+                ),
+                Err(e) => {
+                    let e = shell_base::errno::io_message(&e);
+                    return complain(sh, &format!("sed: couldn't open file {f}: {e}")).await;
                 }
-                let tail: Vec<String> = argv[i..].to_vec();
-                let mut new_args = vec![argv[0].clone()];
-                new_args.extend(rest);
-                new_args.extend(files.iter().cloned());
-                new_args.extend(tail);
-                return Box::pin(sed(sh, &new_args)).await;
-            }
-            other => {
-                return complain(
-                    sh,
-                    &format!(
-                        "sed: unknown option -- '{}'\n{usage}",
-                        other.trim_start_matches('-')
-                    ),
-                )
-                .await;
-            }
+            },
         }
     }
+    let mut scripts = texts;
     if scripts.is_empty() {
         if files.is_empty() {
             return complain(sh, SED_USAGE).await;
