@@ -8,15 +8,17 @@
 //! A case: `name`, `script`, optional `files` (path → content, seeded into the working
 //! directory first) and `stdin`; recorded: `stdout`, `stderr`, `status`, and `tree` (the
 //! files in the working directory afterwards) when it is not empty.
-//! `COMPUTER_RECORD=1 cargo test -p computer-isolate shell` records new cases and re-records
-//! the rest; without it, a case that was never recorded fails.
-//! `COMPUTER_CASES=TOPIC` limits a run to one file (`awk`, `utils/awk`, `language/arrays`);
-//! `COMPUTER_CASES_EXPECTED=1` compares our shell with the recordings without running bash.
+//! Each case is a test of its own, named after its file and name
+//! (`shell::cases::utils::awk::field_separator`; build.rs makes them), so libtest's filter
+//! runs one file or one case: `cargo test -p computer-isolate shell::cases::utils::awk`.
+//! `COMPUTER_RECORD=1` records new cases and re-records the rest; without it, a case that was
+//! never recorded fails. `COMPUTER_CASES_EXPECTED=1` compares our shell with the recordings
+//! without running bash.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use computer_isolate::RunRequest;
 use computer_vfs::{TimeSet, Vfs};
@@ -273,79 +275,78 @@ fn case_files() -> Vec<(String, std::path::PathBuf)> {
     files
 }
 
-#[test]
-fn compatibility_cases_recorded_from_bash() {
+/// One test per case, made by build.rs from the case files: `shell::cases::utils::awk::NAME`.
+mod cases {
+    include!(concat!(env!("OUT_DIR"), "/shell_cases.rs"));
+}
+
+/// The case files, read once (a recording run reads them again under [`RECORDING`]).
+fn case_file(topic: &str) -> Vec<Value> {
+    static FILES: OnceLock<BTreeMap<String, Vec<Value>>> = OnceLock::new();
+    let files = FILES.get_or_init(|| {
+        case_files()
+            .into_iter()
+            .map(|(topic, file)| {
+                let cases = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+                (topic, cases)
+            })
+            .collect()
+    });
+    files[topic].clone()
+}
+
+/// Held while a recording run rewrites a case file.
+static RECORDING: Mutex<()> = Mutex::new(());
+
+/// Runs the case `name` of `topic`'s file: bash must still give what was recorded (so the
+/// recordings stay honest; `COMPUTER_CASES_EXPECTED=1` skips bash, for a machine without
+/// bash 5.2 and the GNU tools), and our shell must give it too. A case marked
+/// `known_difference` must still differ, so that a fixed difference loses its mark.
+/// `COMPUTER_RECORD=1` records the case from bash first and writes it to the file.
+pub fn check_case(topic: &str, name: &str) {
     let recording = std::env::var_os("COMPUTER_RECORD").is_some();
-    // `COMPUTER_CASES_EXPECTED=1`: compare our shell with the recordings only, without running
-    // bash (for a machine without bash 5.2 and the GNU tools; CI always runs both).
     let with_bash = std::env::var_os("COMPUTER_CASES_EXPECTED").is_none() || recording;
-    // `COMPUTER_CASES=awk` (or `utils/awk`, `language/arrays`) runs one file only.
-    let only = std::env::var("COMPUTER_CASES").ok();
-    let files: Vec<_> = case_files()
+    let mut case = case_file(topic)
         .into_iter()
-        .filter(|(topic, _)| match &only {
-            Some(wanted) => topic == wanted || topic.rsplit('/').next() == Some(wanted.as_str()),
-            None => true,
-        })
-        .collect();
-    assert!(!files.is_empty(), "no case file matches {only:?}");
-    let mut failures = Vec::new();
-    let (mut passed, mut known, mut total) = (0, 0, 0);
-    let mut names = std::collections::HashSet::new();
-    for (topic, file) in files {
-        let mut cases: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        for case in cases.iter_mut() {
-            total += 1;
-            let name = format!("{topic}: {}", case["name"].as_str().unwrap());
-            assert!(names.insert(name.clone()), "two cases are called {name:?}");
-            if with_bash {
-                let now = bash(case);
-                if recording {
-                    record(case, &now);
-                }
-                let Some(expected) = recorded(case) else {
-                    panic!("case {name:?} was never recorded; run with COMPUTER_RECORD=1");
-                };
-                assert_eq!(
-                    now, expected,
-                    "case {name:?}: /bin/bash no longer gives the recorded result; re-record"
-                );
-            }
-            let Some(expected) = recorded(case) else {
-                panic!("case {name:?} was never recorded; run with COMPUTER_RECORD=1");
-            };
-            let got = ours(case);
-            if case.get("known_difference").is_some() {
-                known += 1;
-                if got == expected {
-                    println!("known difference {name:?} now matches bash");
-                }
-                continue;
-            }
-            if got == expected {
-                passed += 1;
-            } else {
-                failures.push(format!(
-                    "{name}:\n  script: {:?}\n  bash:  {expected:?}\n  ours:  {got:?}",
-                    case["script"].as_str().unwrap()
-                ));
-            }
-        }
+        .find(|c| c["name"] == name)
+        .expect("build.rs made a test for every case");
+    if with_bash {
+        let now = bash(&case);
         if recording {
+            record(&mut case, &now);
+            let _lock = RECORDING.lock().unwrap_or_else(|e| e.into_inner());
+            let file = cases_dir().join(format!("{topic}.json"));
+            let mut cases: Vec<Value> =
+                serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+            if let Some(slot) = cases.iter_mut().find(|c| c["name"] == name) {
+                *slot = case.clone();
+            }
             std::fs::write(&file, serde_json::to_string_pretty(&cases).unwrap() + "\n").unwrap();
         }
+        let Some(expected) = recorded(&case) else {
+            panic!("{topic}: case {name:?} was never recorded; run with COMPUTER_RECORD=1");
+        };
+        assert_eq!(
+            now, expected,
+            "{topic}: case {name:?}: /bin/bash no longer gives the recorded result; re-record"
+        );
     }
-    println!(
-        "shell compatibility: {passed} passed, {} failed, {known} known differences, {total} cases",
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {total} cases differ from bash:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let Some(expected) = recorded(&case) else {
+        panic!("{topic}: case {name:?} was never recorded; run with COMPUTER_RECORD=1");
+    };
+    let got = ours(&case);
+    let script = case["script"].as_str().unwrap();
+    match case.get("known_difference") {
+        Some(why) => assert_ne!(
+            got, expected,
+            "{topic}: case {name:?} is marked as a known difference ({why}) but now matches \
+             bash; remove the mark\n  script: {script:?}"
+        ),
+        None => assert_eq!(
+            got, expected,
+            "{topic}: case {name:?} differs from bash\n  script: {script:?}"
+        ),
+    }
 }
 
 /// The table of cases in docs/shell.md, between its two markers, made from the case files
