@@ -6,7 +6,8 @@
 //! Four utilities do not take getopt's syntax, so they read argv themselves: `expr` (its
 //! operands are an expression: `expr -1 + 2`), `find` (paths, then an expression), `xxd`
 //! (vim's single-dash long options: `-ps`, `-cols 8`) and `git` (its arguments go to the
-//! host's git as they are).
+//! host's git as they are). Nor does the shell itself: `sh` and `bash` take bash's `-o NAME`
+//! and `+e` forms, as `set` does.
 
 use crate::Context;
 use lexopt::Error;
