@@ -9,9 +9,9 @@
 //! host's git as they are). Nor does the shell itself: `sh` and `bash` take bash's `-o NAME`
 //! and `+e` forms, as `set` does.
 
-use crate::Context;
 use lexopt::Error;
 
+use crate::Context;
 use crate::context::complain;
 
 /// lexopt's parser over a utility's arguments (argv without the command's name).
@@ -88,6 +88,12 @@ pub fn dashed(p: &mut lexopt::Parser, accept: impl Fn(&str) -> bool) -> Option<S
             .is_some_and(|n| !n.is_empty() && accept(n))
     })?;
     Some(string(arg)[1..].to_string())
+}
+
+/// The next argument's digits when it is `-` and digits: the historical `-N` form of a
+/// width or length option (`fold -40`, `fmt -72`, `strings -8`).
+pub fn dashed_number(p: &mut lexopt::Parser) -> Option<String> {
+    dashed(p, |n| n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// `text` as a number, or GNU's `invalid WHAT: 'TEXT'` (`invalid width: 'x'`).
@@ -219,15 +225,14 @@ mod tests {
     }
 
     #[test]
-    fn historical_dasheds_come_before_getopt() {
+    fn historical_number_options_come_before_getopt() {
         let argv: Vec<String> = ["fmt", "-72", "-w", "5", "-x"].map(String::from).to_vec();
         let mut p = parser(&argv);
-        let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
-        assert_eq!(dashed(&mut p, digits), Some("72".to_string()));
-        assert_eq!(dashed(&mut p, digits), None);
+        assert_eq!(dashed_number(&mut p), Some("72".to_string()));
+        assert_eq!(dashed_number(&mut p), None);
         assert_eq!(p.next().unwrap(), Some(lexopt::Arg::Short('w')));
         assert_eq!(value(&mut p).unwrap(), "5");
-        assert_eq!(dashed(&mut p, digits), None);
+        assert_eq!(dashed_number(&mut p), None);
         assert_eq!(p.next().unwrap(), Some(lexopt::Arg::Short('x')));
     }
 

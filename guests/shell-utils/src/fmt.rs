@@ -3,7 +3,7 @@
 use crate::layout::*;
 use lexopt::prelude::*;
 use shell_base::Context;
-use shell_base::args::{bad_usage, dashed, number, parser, string, value};
+use shell_base::args::{bad_usage, dashed_number, number, parser, string, value};
 
 /// `fmt [-w WIDTH] [-s] [FILE...]`: paragraphs refilled to the width (greedily).
 pub async fn fmt(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -15,8 +15,7 @@ pub async fn fmt(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let parsed: Result<(), lexopt::Error> = (|| {
         loop {
             // `fmt -72`: the historical form of `-w 72`.
-            let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
-            if let Some(n) = dashed(&mut p, digits) {
+            if let Some(n) = dashed_number(&mut p) {
                 width = widths(&n)?;
                 continue;
             }

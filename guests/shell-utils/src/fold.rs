@@ -3,7 +3,7 @@
 use super::stream::{Lines, Stop, Writer, complain, files_or_stdin, open};
 use lexopt::prelude::*;
 use shell_base::Context;
-use shell_base::args::{bad_usage, dashed, number, parser, string, value};
+use shell_base::args::{bad_usage, dashed_number, number, parser, string, value};
 
 /// `fold [-w N] [-s] [FILE...]`.
 pub async fn fold(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -15,8 +15,7 @@ pub async fn fold(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let parsed: Result<(), lexopt::Error> = (|| {
         loop {
             // `fold -40`: the historical form of `-w 40`.
-            let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
-            if let Some(n) = dashed(&mut p, digits) {
+            if let Some(n) = dashed_number(&mut p) {
                 width = columns(&n)?;
                 continue;
             }

@@ -4,7 +4,7 @@ use super::stream::{Stop, Writer, files_or_stdin};
 use crate::dump::*;
 use lexopt::prelude::*;
 use shell_base::Context;
-use shell_base::args::{bad_usage, dashed, parser, plain, string, value};
+use shell_base::args::{bad_usage, dashed_number, parser, plain, string, value};
 
 /// `strings [-n MIN] [-t d|o|x] [-a] [FILE...]`: runs of printable characters.
 pub async fn strings(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -18,8 +18,7 @@ pub async fn strings(sh: &mut dyn Context, argv: &[String]) -> i32 {
         };
         loop {
             // `strings -8`: the historical form of `-n 8`.
-            let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
-            if let Some(n) = dashed(&mut p, digits) {
+            if let Some(n) = dashed_number(&mut p) {
                 min = length(&n)?;
                 continue;
             }

@@ -281,7 +281,7 @@ mod cases {
 }
 
 /// The case files, read once (a recording run reads them again under [`RECORDING`]).
-fn case_file(topic: &str) -> Vec<Value> {
+fn case_file(topic: &str) -> &'static [Value] {
     static FILES: OnceLock<BTreeMap<String, Vec<Value>>> = OnceLock::new();
     let files = FILES.get_or_init(|| {
         case_files()
@@ -292,7 +292,7 @@ fn case_file(topic: &str) -> Vec<Value> {
             })
             .collect()
     });
-    files[topic].clone()
+    &files[topic]
 }
 
 /// Held while a recording run rewrites a case file.
@@ -307,9 +307,10 @@ pub fn check_case(topic: &str, name: &str) {
     let recording = std::env::var_os("COMPUTER_RECORD").is_some();
     let with_bash = std::env::var_os("COMPUTER_CASES_EXPECTED").is_none() || recording;
     let mut case = case_file(topic)
-        .into_iter()
+        .iter()
         .find(|c| c["name"] == name)
-        .expect("build.rs made a test for every case");
+        .expect("build.rs made a test for every case")
+        .clone();
     if with_bash {
         let now = bash(&case);
         if recording {
