@@ -54,6 +54,12 @@ fn main() {
         "/// The shell interpreter of the isolate backend.\npub const SHELL: &[u8] = include_bytes!({:?});",
         wasm_dir.join("shell.wasm")
     );
+    let shell = std::fs::read(wasm_dir.join("shell.wasm")).expect("read shell.wasm");
+    let _ = writeln!(
+        code,
+        "/// The BLAKE3 hash of [`SHELL`] (the runtime's cache key for it).\npub const SHELL_HASH: [u8; 32] = {:?};",
+        blake3::hash(&shell).as_bytes()
+    );
     let _ = writeln!(
         code,
         "/// Every test program, by name.\npub const TEST_PROGRAMS: &[(&str, &[u8])] = &["

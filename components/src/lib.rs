@@ -6,7 +6,7 @@
 //! - [`foreach_test_program!`] calls a macro for every test program; the runtime's tests use
 //!   it to refer to one test function per program, so a program without a test fails to compile.
 //! - [`RUST_HELLO`]: the Rust example guest (`guests/examples/rust-hello`).
-//! - [`SHELL`]: the shell interpreter (`guests/shell`).
+//! - [`SHELL`]: the shell interpreter (`guests/shell`), and [`SHELL_HASH`], its BLAKE3 hash.
 //!
 //! Set `COMPUTER_GUESTS_DIR` to a folder of prebuilt `.wasm` files to skip the nested build.
 

@@ -77,8 +77,7 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("the token is empty: give a secret, or no --token/COMPUTER_TOKEN at all");
     }
     // A long-running server runs many commands: the pooling allocator pays off.
-    computer::start_runtime(computer::isolate::IsolateConfig::default())
-        .context("start the wasm runtime")?;
+    computer::start_runtime(crate::runtime_config(true)).context("start the wasm runtime")?;
     let mut config = ServerConfig::new(args.data_dir);
     config.listen = args.listen;
     config.token = args.token;

@@ -145,11 +145,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     ) {
         // One command per process: the pooling allocator's setup would cost more than it
         // saves.
-        computer::start_runtime(computer::isolate::IsolateConfig {
-            pooling: false,
-            ..Default::default()
-        })
-        .context("start the wasm runtime")?;
+        computer::start_runtime(runtime_config(false)).context("start the wasm runtime")?;
     }
     match command {
         Command::Fs(cmd) => cmd_fs::run(&ws, cmd),
@@ -170,6 +166,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Token(cmd) => cmd_token::run(cmd),
         Command::Owner { owner } => owner_command(&ws, owner),
     }
+}
+
+/// The wasm runtime's configuration; says so when compiled components cannot be cached.
+pub(crate) fn runtime_config(pooling: bool) -> computer::isolate::IsolateConfig {
+    let config = computer::isolate::IsolateConfig {
+        pooling,
+        ..Default::default()
+    };
+    if config.cache_dir.is_none() {
+        eprintln!(
+            "computer: no cache directory can be made (tried COMPUTER_CACHE_DIR, \
+             XDG_CACHE_HOME, HOME and the temp dir): components are compiled in every run"
+        );
+    }
+    config
 }
 
 fn main() -> ExitCode {

@@ -170,15 +170,14 @@ pub fn start_runtime(config: IsolateConfig) -> Result<Arc<Isolate>> {
     Ok(Arc::clone(RUNTIME.get_or_init(|| isolate)))
 }
 
-/// The shell, loaded once per process: loading hashes the 5 MB component, which would cost
-/// milliseconds on every exec.
+/// The shell, loaded once per process (its hash was computed when it was built).
 fn shell_program(isolate: &Isolate) -> Result<Arc<computer_isolate::Program>> {
     static SHELL: OnceLock<Arc<computer_isolate::Program>> = OnceLock::new();
     if let Some(p) = SHELL.get() {
         return Ok(Arc::clone(p));
     }
     let program = isolate
-        .load(computer_components::SHELL)
+        .load_hashed(computer_components::SHELL, computer_components::SHELL_HASH)
         .map_err(Error::Isolate)?;
     Ok(Arc::clone(SHELL.get_or_init(|| program)))
 }

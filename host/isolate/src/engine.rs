@@ -42,36 +42,65 @@ impl Default for IsolateConfig {
     }
 }
 
-/// `$XDG_CACHE_HOME/computer/components`, else `~/.cache/computer/components`. `~` is `HOME`
-/// or, where that is unset (cron, systemd units, some CI steps), the user's home in the
-/// password database: without a cache every run compiles the shell again (seconds).
+/// Where compiled components are cached, the first that can be used of:
+/// `$COMPUTER_CACHE_DIR/components`, `$XDG_CACHE_HOME/computer/components`,
+/// `$HOME/.cache/computer/components`, the same under the home in the password database
+/// (cron, systemd units and some CI steps run without `HOME`), and last
+/// `$TMPDIR/computer-UID/components` (made 0700; refused unless this user owns it and no one
+/// else can reach it, since whoever can write there could run code as this user). `None` only
+/// when none can be made: then every process compiles its components again (the shell takes
+/// seconds).
 pub fn default_cache_dir() -> Option<PathBuf> {
-    cache_dir_from(
-        std::env::var_os("XDG_CACHE_HOME"),
-        std::env::var_os("HOME"),
+    let env = |name: &str| std::env::var_os(name);
+    cache_dirs(
+        env("COMPUTER_CACHE_DIR"),
+        env("XDG_CACHE_HOME"),
+        env("HOME"),
         passwd_home,
     )
+    .into_iter()
+    .chain(std::iter::once_with(private_temp_dir).flatten())
+    .find(|dir| crate::cache::usable_dir(dir))
 }
 
-/// The cache directory for these settings; `passwd_home` is asked only when neither is set.
-fn cache_dir_from(
+/// The cache directories these settings name, best first (without the temp dir);
+/// `passwd_home` is asked only when neither `HOME` nor the first two are set.
+fn cache_dirs(
+    computer_cache_dir: Option<std::ffi::OsString>,
     xdg_cache_home: Option<std::ffi::OsString>,
     home: Option<std::ffi::OsString>,
     passwd_home: impl FnOnce() -> Option<PathBuf>,
-) -> Option<PathBuf> {
-    // The XDG spec: a relative (or empty) value is to be ignored.
+) -> Vec<PathBuf> {
+    // As the XDG spec says of its variables: a relative (or empty) value is ignored.
     let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-    let base = xdg_cache_home
-        .and_then(absolute)
-        .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")))
-        .or_else(|| passwd_home().map(|h| h.join(".cache")))?;
-    Some(base.join("computer").join("components"))
+    let mut dirs = Vec::new();
+    if let Some(dir) = computer_cache_dir.and_then(absolute) {
+        dirs.push(dir.join("components"));
+    }
+    if let Some(dir) = xdg_cache_home.and_then(absolute) {
+        dirs.push(dir.join("computer").join("components"));
+    }
+    let home = home.and_then(absolute);
+    let unset = dirs.is_empty() && home.is_none();
+    if let Some(home) = home.or_else(|| unset.then(passwd_home).flatten()) {
+        dirs.push(home.join(".cache").join("computer").join("components"));
+    }
+    dirs
 }
 
 /// The effective user's home directory in the password database.
 fn passwd_home() -> Option<PathBuf> {
     let user = nix::unistd::User::from_uid(nix::unistd::Uid::effective()).ok()??;
     Some(user.dir).filter(|d| d.is_absolute())
+}
+
+/// `$TMPDIR/computer-UID/components`, its parent made private to this user, or `None` if
+/// someone else got there first.
+fn private_temp_dir() -> Option<PathBuf> {
+    let uid = nix::unistd::Uid::effective();
+    let temp = Some(std::env::temp_dir()).filter(|t| t.is_absolute())?;
+    let base = temp.join(format!("computer-{uid}"));
+    crate::cache::private_dir(&base).then(|| base.join("components"))
 }
 
 /// A compiled component, ready to instantiate.
@@ -181,7 +210,13 @@ impl Isolate {
 
     /// Compiles a component (or takes it from the memory or disk cache) and links it.
     pub fn load(&self, wasm: &[u8]) -> Result<Arc<Program>, IsolateError> {
-        let hash = crate::cache::wasm_hash(wasm);
+        self.load_hashed(wasm, crate::cache::wasm_hash(wasm))
+    }
+
+    /// [`Isolate::load`] for a component whose BLAKE3 hash is known already (computed when it
+    /// was built, as for the embedded shell): hashing megabytes is a good part of a one-shot
+    /// run's start. The hash keys the caches: a wrong one would run another component.
+    pub fn load_hashed(&self, wasm: &[u8], hash: [u8; 32]) -> Result<Arc<Program>, IsolateError> {
         if let Some(p) = self
             .programs
             .lock()
@@ -265,22 +300,31 @@ mod tests {
     #[test]
     fn the_cache_is_found_without_home() {
         let never = || -> Option<PathBuf> { panic!("the password database is not needed") };
-        let dir = cache_dir_from(Some("/x".into()), Some("/h".into()), never);
-        assert_eq!(dir, Some(PathBuf::from("/x/computer/components")));
-        let dir = cache_dir_from(Some("rel".into()), Some("/h".into()), never);
-        assert_eq!(dir, Some(PathBuf::from("/h/.cache/computer/components")));
-        let dir = cache_dir_from(None, None, || Some("/home/u".into()));
-        assert_eq!(
-            dir,
-            Some(PathBuf::from("/home/u/.cache/computer/components"))
+        let dirs = cache_dirs(
+            Some("/c".into()),
+            Some("/x".into()),
+            Some("/h".into()),
+            never,
         );
-        let dir = cache_dir_from(Some("".into()), Some("".into()), || Some("/home/u".into()));
-        assert_eq!(
-            dir,
-            Some(PathBuf::from("/home/u/.cache/computer/components"))
-        );
-        assert_eq!(cache_dir_from(None, None, || None), None);
+        let want = [
+            "/c/components",
+            "/x/computer/components",
+            "/h/.cache/computer/components",
+        ];
+        assert_eq!(dirs, want.map(PathBuf::from));
+        let dirs = cache_dirs(None, Some("rel".into()), Some("/h".into()), never);
+        assert_eq!(dirs, [PathBuf::from("/h/.cache/computer/components")]);
+        let dirs = cache_dirs(None, None, None, || Some("/home/u".into()));
+        assert_eq!(dirs, [PathBuf::from("/home/u/.cache/computer/components")]);
+        let dirs = cache_dirs(Some("".into()), Some("".into()), Some("".into()), || {
+            Some("/home/u".into())
+        });
+        assert_eq!(dirs, [PathBuf::from("/home/u/.cache/computer/components")]);
+        assert!(cache_dirs(None, None, None, || None).is_empty());
         // This machine's user has an entry (root, in CI), so HOME unset still caches.
         assert!(passwd_home().is_some_and(|h| h.is_absolute()));
+        // And with no home at all, the temp dir serves.
+        let temp = private_temp_dir().expect("a private temp dir");
+        assert!(temp.starts_with(std::env::temp_dir()));
     }
 }
