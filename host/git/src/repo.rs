@@ -71,7 +71,9 @@ pub const DEFAULT_NETWORK_TIMEOUT: Duration = Duration::from_secs(600);
 #[derive(Debug)]
 enum Cache {
     Dir(PathBuf),
-    Temp(tempfile::TempDir),
+    /// Made on first use: most processes never run git (and a one-shot command's start
+    /// should not pay for a directory made and removed).
+    Temp(std::sync::OnceLock<tempfile::TempDir>),
 }
 
 impl Git {
@@ -85,7 +87,7 @@ impl Git {
                 name.push(".git-cache");
                 Cache::Dir(PathBuf::from(name))
             }
-            None => Cache::Temp(tempfile::Builder::new().prefix("computer-git-").tempdir()?),
+            None => Cache::Temp(std::sync::OnceLock::new()),
         };
         Ok(Git {
             vfs,
@@ -221,10 +223,17 @@ impl Git {
         &self.vfs
     }
 
-    fn cache_dir(&self) -> &Path {
+    fn cache_dir(&self) -> Result<&Path> {
         match &self.cache {
-            Cache::Dir(dir) => dir,
-            Cache::Temp(dir) => dir.path(),
+            Cache::Dir(dir) => Ok(dir),
+            Cache::Temp(dir) => {
+                if let Some(dir) = dir.get() {
+                    return Ok(dir.path());
+                }
+                let made = tempfile::Builder::new().prefix("computer-git-").tempdir()?;
+                // Two threads may race to make it: one is kept, the other removed.
+                Ok(dir.get_or_init(|| made).path())
+            }
         }
     }
 
@@ -261,12 +270,10 @@ impl Git {
     ) -> Result<Session<'_>> {
         let git_dir = worktree.join(".git");
         let key = blake3::hash(git_dir.as_os_str().as_encoded_bytes()).to_hex();
-        let host_root = self.cache_dir().join(&key.as_str()[..16]);
+        let cache = self.cache_dir()?;
+        let host_root = cache.join(&key.as_str()[..16]);
         private_dir(&host_root)?;
-        let lock = File::create(
-            self.cache_dir()
-                .join(format!("{}.lock", &key.as_str()[..16])),
-        )?;
+        let lock = File::create(cache.join(format!("{}.lock", &key.as_str()[..16])))?;
         lock.lock()?;
         let host_git = host_root.join(".git");
         if self.vfs.exists(&git_dir)? {
