@@ -91,6 +91,28 @@ pub(crate) fn file_attr(inodes: Inodes, st: &Stat) -> FileAttr {
     }
 }
 
+/// What a lookup of a name that does not exist answers: inode 0, which the kernel takes as
+/// a negative entry to keep for the TTL.
+pub(crate) fn absent() -> FileAttr {
+    FileAttr {
+        ino: INodeNo(0),
+        size: 0,
+        blocks: 0,
+        atime: UNIX_EPOCH,
+        mtime: UNIX_EPOCH,
+        ctime: UNIX_EPOCH,
+        crtime: UNIX_EPOCH,
+        kind: fuser::FileType::RegularFile,
+        perm: 0,
+        nlink: 0,
+        uid: 0,
+        gid: 0,
+        rdev: 0,
+        blksize: 4096,
+        flags: 0,
+    }
+}
+
 /// The errno a VFS error means (the one mapping FUSE and WASI share).
 pub(crate) fn errno(e: &VfsError) -> Errno {
     Errno::from_i32(e.errno())

@@ -17,6 +17,8 @@ use fuser::{
 };
 
 use crate::attr::{self, Inodes, errno, file_attr};
+use crate::known::KnownDirs;
+use crate::own::OwnRevs;
 
 /// Largest write the kernel sends in one request (it needs `FUSE_MAX_PAGES`).
 const MAX_WRITE: u32 = 1 << 20;
@@ -38,16 +40,28 @@ pub(crate) struct VfsFs {
     /// directory reads it once.
     dirs: Mutex<HashMap<u64, Arc<Vec<Listed>>>>,
     next_dir: AtomicU64,
+    /// The directory entries handed to the kernel (the invalidator reads them).
+    known: Arc<KnownDirs>,
+    /// The revisions committed for the kernel's metadata requests (the invalidator skips them).
+    own: Arc<OwnRevs>,
 }
 
 impl VfsFs {
-    pub(crate) fn new(vfs: Arc<Vfs>, inodes: Inodes, ttl: Duration) -> VfsFs {
+    pub(crate) fn new(
+        vfs: Arc<Vfs>,
+        inodes: Inodes,
+        ttl: Duration,
+        known: Arc<KnownDirs>,
+        own: Arc<OwnRevs>,
+    ) -> VfsFs {
         VfsFs {
             vfs,
             inodes,
             ttl,
             dirs: Mutex::default(),
             next_dir: AtomicU64::new(1),
+            known,
+            own,
         }
     }
 
@@ -61,6 +75,22 @@ impl VfsFs {
             Ok(st) => reply.entry(&self.ttl, &file_attr(self.inodes, &st), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
+    }
+
+    /// An entry for `name` in `parent`, noted if it is a directory.
+    fn named_entry(
+        &self,
+        reply: ReplyEntry,
+        parent: INodeNo,
+        name: &OsStr,
+        result: Result<computer_vfs::Stat, VfsError>,
+    ) {
+        if let Ok(st) = &result
+            && st.is_dir()
+        {
+            self.known.saw(parent, name, self.inodes.kernel(st.ino));
+        }
+        self.entry(reply, result);
     }
 
     fn attr(&self, reply: ReplyAttr, result: Result<computer_vfs::Stat, VfsError>) {
@@ -126,7 +156,13 @@ impl fuser::Filesystem for VfsFs {
     }
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        self.entry(reply, self.vfs.lookup(self.inodes.vfs(parent), name));
+        match self.vfs.lookup(self.inodes.vfs(parent), name) {
+            // A negative entry: the kernel trusts the name's absence for the TTL, so that a
+            // program probing for files (an import path, a create) asks once. The invalidator
+            // drops it when another writer makes the name.
+            Err(VfsError::NotFound) => reply.entry(&self.ttl, &attr::absent(), Generation(0)),
+            found => self.named_entry(reply, parent, name, found),
+        }
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
@@ -159,7 +195,10 @@ impl fuser::Filesystem for VfsFs {
             atime: atime.map(attr::time_set),
             mtime: mtime.map(attr::time_set),
         };
-        self.attr(reply, self.vfs.setattr(self.inodes.vfs(ino), &set));
+        let set = self
+            .own
+            .note(|| self.vfs.setattr(self.inodes.vfs(ino), &set));
+        self.attr(reply, set);
     }
 
     fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
@@ -185,7 +224,10 @@ impl fuser::Filesystem for VfsFs {
         }
         let perm = mode & !umask & 0o7777;
         let parent = self.inodes.vfs(parent);
-        self.entry(reply, self.vfs.create(parent, name, perm, owner(req)));
+        let made = self
+            .own
+            .note(|| self.vfs.create(parent, name, perm, owner(req)));
+        self.entry(reply, made);
     }
 
     fn mkdir(
@@ -198,16 +240,28 @@ impl fuser::Filesystem for VfsFs {
         reply: ReplyEntry,
     ) {
         let perm = mode & !umask & 0o7777;
-        let parent = self.inodes.vfs(parent);
-        self.entry(reply, self.vfs.mkdir(parent, name, perm, owner(req)));
+        let made = self.own.note(|| {
+            self.vfs
+                .mkdir(self.inodes.vfs(parent), name, perm, owner(req))
+        });
+        self.named_entry(reply, parent, name, made);
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        empty(reply, self.vfs.unlink(self.inodes.vfs(parent), name));
+        let removed = self
+            .own
+            .note(|| self.vfs.unlink(self.inodes.vfs(parent), name));
+        empty(reply, removed);
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        empty(reply, self.vfs.rmdir(self.inodes.vfs(parent), name));
+        let removed = self
+            .own
+            .note(|| self.vfs.rmdir(self.inodes.vfs(parent), name));
+        if removed.is_ok() {
+            self.known.gone(parent, name);
+        }
+        empty(reply, removed);
     }
 
     fn symlink(
@@ -219,9 +273,10 @@ impl fuser::Filesystem for VfsFs {
         reply: ReplyEntry,
     ) {
         let parent = self.inodes.vfs(parent);
-        let made = self
-            .vfs
-            .symlink_at(parent, link_name, target.as_os_str(), owner(req));
+        let made = self.own.note(|| {
+            self.vfs
+                .symlink_at(parent, link_name, target.as_os_str(), owner(req))
+        });
         self.entry(reply, made);
     }
 
@@ -243,7 +298,14 @@ impl fuser::Filesystem for VfsFs {
             exchange: flags.contains(fuser::RenameFlags::RENAME_EXCHANGE),
         };
         let (from, to) = (self.inodes.vfs(parent), self.inodes.vfs(newparent));
-        empty(reply, self.vfs.rename_entry(from, name, to, newname, flags));
+        let renamed = self
+            .own
+            .note(|| self.vfs.rename_entry(from, name, to, newname, flags));
+        if renamed.is_ok() {
+            let known = &self.known;
+            known.renamed((parent, name), (newparent, newname), flags.exchange);
+        }
+        empty(reply, renamed);
     }
 
     fn link(
@@ -255,7 +317,8 @@ impl fuser::Filesystem for VfsFs {
         reply: ReplyEntry,
     ) {
         let (ino, parent) = (self.inodes.vfs(ino), self.inodes.vfs(newparent));
-        self.entry(reply, self.vfs.link(ino, parent, newname));
+        let linked = self.own.note(|| self.vfs.link(ino, parent, newname));
+        self.entry(reply, linked);
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
@@ -384,7 +447,7 @@ impl fuser::Filesystem for VfsFs {
     fn readdirplus(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        dir: INodeNo,
         fh: FileHandle,
         offset: u64,
         mut reply: ReplyDirectoryPlus,
@@ -410,6 +473,9 @@ impl fuser::Filesystem for VfsFs {
                 let Ok(st) = st else { continue };
                 let offset = (start + b * PLUS_BATCH + j) as u64 + 1;
                 let attr = file_attr(self.inodes, &st);
+                if st.is_dir() && name != "." && name != ".." {
+                    self.known.saw(dir, name, attr.ino);
+                }
                 if reply.add(*ino, offset, name, &self.ttl, &attr, Generation(0)) {
                     break 'batches;
                 }
@@ -476,7 +542,8 @@ impl fuser::Filesystem for VfsFs {
             XattrMode::Upsert
         };
         let ino = self.inodes.vfs(ino);
-        empty(reply, self.vfs.setxattr(ino, name, value, mode));
+        let set = self.own.note(|| self.vfs.setxattr(ino, name, value, mode));
+        empty(reply, set);
     }
 
     fn getxattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
@@ -501,7 +568,10 @@ impl fuser::Filesystem for VfsFs {
     }
 
     fn removexattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        empty(reply, self.vfs.removexattr(self.inodes.vfs(ino), name));
+        let removed = self
+            .own
+            .note(|| self.vfs.removexattr(self.inodes.vfs(ino), name));
+        empty(reply, removed);
     }
 
     fn access(&self, _req: &Request, ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
@@ -522,8 +592,16 @@ impl fuser::Filesystem for VfsFs {
     ) {
         let parent = self.inodes.vfs(parent);
         let perm = mode & !umask & 0o7777;
-        let st = match self.vfs.create(parent, name, perm, owner(req)) {
-            Ok(st) => st,
+        let mut open = attr::open_flags(flags);
+        let st = match self
+            .own
+            .note(|| self.vfs.create(parent, name, perm, owner(req)))
+        {
+            // Made just now, empty: `O_TRUNC` has nothing to cut (and would commit again).
+            Ok(st) => {
+                open.truncate = false;
+                st
+            }
             // Made by another writer since the kernel's lookup: open it, as open(2) would.
             Err(VfsError::Exists) if flags & libc::O_EXCL == 0 => {
                 match self.vfs.lookup(parent, name) {
@@ -533,7 +611,7 @@ impl fuser::Filesystem for VfsFs {
             }
             Err(e) => return reply.error(errno(&e)),
         };
-        match self.vfs.open_stat(&st, attr::open_flags(flags)) {
+        match self.vfs.open_stat(&st, open) {
             Ok(fh) => reply.created(
                 &self.ttl,
                 &file_attr(self.inodes, &st),

@@ -11,12 +11,18 @@ use computer_vfs::{ChangeKind, Vfs, VfsError};
 use fuser::{INodeNo, Notifier};
 
 use crate::attr::Inodes;
+use crate::known::KnownDirs;
+use crate::own::OwnRevs;
 
 /// Sends the kernel what changed in the VFS since the last call.
 pub(crate) struct Invalidator {
     vfs: Arc<Vfs>,
     notifier: Notifier,
     inodes: Inodes,
+    /// The directory entries the kernel was given.
+    known: Arc<KnownDirs>,
+    /// Revisions the mount committed for the kernel (it knows of them already).
+    own: Arc<OwnRevs>,
     /// The mounted VFS directory.
     root: PathBuf,
     /// The revision the kernel's caches reflect.
@@ -28,6 +34,8 @@ impl Invalidator {
         vfs: Arc<Vfs>,
         notifier: Notifier,
         inodes: Inodes,
+        known: Arc<KnownDirs>,
+        own: Arc<OwnRevs>,
         root: PathBuf,
         seen: u64,
     ) -> Invalidator {
@@ -35,6 +43,8 @@ impl Invalidator {
             vfs,
             notifier,
             inodes,
+            known,
+            own,
             root,
             seen: Mutex::new(seen),
         }
@@ -53,9 +63,10 @@ impl Invalidator {
         // Paths created or removed since: a name there now may name a new inode.
         let mut renamed = HashSet::new();
         let mut everything = false;
+        let own = self.own.take_upto(rev);
         match self.vfs.changes_since(*seen) {
             Ok(changes) => {
-                for change in changes {
+                for change in changes.into_iter().filter(|c| !own.contains(&c.rev)) {
                     match change.kind {
                         ChangeKind::Reset => everything = true,
                         ChangeKind::Created | ChangeKind::Deleted => {
@@ -91,15 +102,13 @@ impl Invalidator {
 
     /// Makes the kernel drop what it caches of `path`: the attributes of its parent, the
     /// attributes and pages of the inode it names now, and, if it names nothing now, the
-    /// directory entry. If the name was created or removed since (`new_name`) and is a file
-    /// or a symlink now, its entry goes too: the kernel may still map the name to the inode
-    /// it named before (a file replaced by a rename, or removed and written again). A
-    /// directory's entry that exists is left alone: invalidating the entry of a directory in
-    /// use detaches it (a process whose working directory it is could no longer find its
-    /// way), and the kernel revalidates entries after their TTL anyway. Nothing needs doing
-    /// for a name that is new to the kernel: it caches no negative entries (lookups that fail
-    /// are not given a TTL). Errors are expected (the kernel may not know an inode) and
-    /// change nothing.
+    /// directory entry. If the name was created or removed since (`new_name`), its entry
+    /// goes too: the kernel may still map the name to the inode it named before (a file
+    /// replaced by a rename, or removed and written again), or hold a negative entry for
+    /// it. The one exception is a directory the kernel was given as the inode it is now
+    /// ([`KnownDirs`]): invalidating the entry of a directory still in use detaches it (a
+    /// process whose working directory it is could no longer find its way). Errors are
+    /// expected (the kernel may not know a name or an inode) and change nothing.
     fn forget(&self, path: &Path, new_name: bool) {
         let Ok(relative) = path.strip_prefix(&self.root) else {
             return;
@@ -115,7 +124,13 @@ impl Invalidator {
                     if names.peek().is_none() {
                         // Attributes only (offset -1) for the parent.
                         let _ = self.notifier.inval_inode(dir, -1, 0);
-                        if new_name && !st.is_dir() {
+                        // The kernel may hold another inode under this name, or a
+                        // negative entry: only a directory it was given as this very inode
+                        // keeps its entry.
+                        let now = self.inodes.kernel(st.ino);
+                        let current = st.is_dir() && self.known.get(dir, name) == Some(now);
+                        if new_name && !current {
+                            self.known.gone(dir, name);
                             let _ = self.notifier.inval_entry(dir, name);
                         }
                     }
@@ -123,6 +138,7 @@ impl Invalidator {
                 }
                 Err(_) => {
                     if names.peek().is_none() {
+                        self.known.gone(dir, name);
                         let _ = self.notifier.inval_inode(dir, -1, 0);
                         let _ = self.notifier.inval_entry(dir, name);
                     }

@@ -15,22 +15,28 @@
 //!   Devices, FIFOs and sockets cannot be made (EPERM): the store holds files, directories
 //!   and symlinks. Permission bits and owners are enforced by the kernel; new files made
 //!   through the mount belong to the caller.
-//! - Coherence: the kernel trusts attributes and entries for a short TTL (1 s), drops a
+//! - Coherence: the kernel trusts attributes and entries (and the absence of a name: negative
+//!   entries) for a short TTL (1 s), drops a
 //!   file's cached pages on each open, and an invalidator thread reads the VFS change log
-//!   every 100 ms and tells the kernel to forget what others changed. [`Mount::sync`] does
-//!   the same at once (the container backend calls it before each command).
+//!   every 100 ms and tells the kernel to forget what others changed (the revisions the
+//!   mount committed for the kernel's own metadata requests are left out). A directory's
+//!   entry is invalidated only when its name now names another inode than the one the
+//!   kernel was given, so a directory in use is not detached. [`Mount::sync`] does the same
+//!   at once (the container backend calls it before each command).
 //! - [`clean_stale`] removes a mount whose server died (reads fail with ENOTCONN).
 
 mod attr;
 mod fs;
 mod invalidate;
+mod known;
+mod own;
 
 use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -88,7 +94,8 @@ pub struct Mount {
     mountpoint: PathBuf,
     session: Option<BackgroundSession>,
     invalidator: Arc<Invalidator>,
-    stop: Arc<AtomicBool>,
+    /// Dropped to stop the watcher at once (not after its next poll).
+    stop: Option<mpsc::Sender<()>>,
     watcher: Option<JoinHandle<()>>,
     watchdog: Option<Child>,
 }
@@ -111,7 +118,15 @@ impl Mount {
         }
         let inodes = Inodes { root: root.ino };
         let seen = vfs.revision().map_err(|e| e.to_io_error())?;
-        let fs = fs::VfsFs::new(Arc::clone(&vfs), inodes, options.ttl);
+        let known = Arc::new(known::KnownDirs::default());
+        let own = Arc::new(own::OwnRevs::default());
+        let fs = fs::VfsFs::new(
+            Arc::clone(&vfs),
+            inodes,
+            options.ttl,
+            Arc::clone(&known),
+            Arc::clone(&own),
+        );
         let mut config = Config::default();
         config.mount_options = vec![
             MountOption::FSName(options.fs_name.clone()),
@@ -146,18 +161,18 @@ impl Mount {
             vfs,
             session.notifier(),
             inodes,
+            known,
+            own,
             options.root.clone(),
             seen,
         ));
-        let stop = Arc::new(AtomicBool::new(false));
+        let (stop, stopped) = mpsc::channel::<()>();
         let watcher = {
-            let (invalidator, stop, poll) =
-                (Arc::clone(&invalidator), Arc::clone(&stop), options.poll);
+            let (invalidator, poll) = (Arc::clone(&invalidator), options.poll);
             std::thread::Builder::new()
                 .name("computer-fuse-invalidate".into())
                 .spawn(move || {
-                    while !stop.load(Ordering::Relaxed) {
-                        std::thread::sleep(poll);
+                    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(poll) {
                         let _ = invalidator.run();
                     }
                 })?
@@ -166,7 +181,7 @@ impl Mount {
             mountpoint,
             session: Some(session),
             invalidator,
-            stop,
+            stop: Some(stop),
             watcher: Some(watcher),
             watchdog,
         })
@@ -178,12 +193,10 @@ impl Mount {
     }
 
     /// Makes the kernel forget what changed in the VFS since it last looked (changes made by
-    /// the isolate, the tools or other processes), now rather than at the next poll.
-    pub fn sync(&self) -> io::Result<()> {
-        self.invalidator
-            .run()
-            .map(drop)
-            .map_err(|e| e.to_io_error())
+    /// the isolate, the tools or other processes), now rather than at the next poll. Returns
+    /// how many paths it named.
+    pub fn sync(&self) -> io::Result<usize> {
+        self.invalidator.run().map_err(|e| e.to_io_error())
     }
 
     /// Whether the mount is still served (it ends when someone unmounts it).
@@ -199,7 +212,7 @@ impl Mount {
     }
 
     fn shutdown(&mut self) -> io::Result<()> {
-        self.stop.store(true, Ordering::Relaxed);
+        drop(self.stop.take());
         if let Some(watcher) = self.watcher.take() {
             let _ = watcher.join();
         }

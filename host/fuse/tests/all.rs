@@ -336,6 +336,44 @@ fn posix_behaviour_matches_a_real_directory() {
 }
 
 #[test]
+fn the_mounts_own_metadata_changes_are_not_sent_back_to_the_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
+    let mnt = dir.path().join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    // No poller in the way: only `sync` reads the change log here.
+    let options = MountOptions {
+        poll: std::time::Duration::from_secs(3600),
+        ..MountOptions::default()
+    };
+    let mount = match Mount::new(Arc::clone(&vfs), &mnt, &options) {
+        Ok(mount) => mount,
+        Err(e) => {
+            assert!(std::env::var_os("CI").is_none(), "CI needs FUSE: {e}");
+            return println!("skipped: cannot mount FUSE here: {e}");
+        }
+    };
+    fs::create_dir(mnt.join("d")).unwrap();
+    File::create(mnt.join("d/f")).unwrap();
+    fs::rename(mnt.join("d/f"), mnt.join("d/g")).unwrap();
+    symlink("g", mnt.join("d/l")).unwrap();
+    fs::set_permissions(mnt.join("d/g"), fs::Permissions::from_mode(0o600)).unwrap();
+    fs::hard_link(mnt.join("d/g"), mnt.join("d/h")).unwrap();
+    fs::remove_file(mnt.join("d/l")).unwrap();
+    fs::create_dir(mnt.join("d/e")).unwrap();
+    fs::remove_dir(mnt.join("d/e")).unwrap();
+    assert_eq!(mount.sync().unwrap(), 0, "the kernel knows its own changes");
+    // Another writer's change is named.
+    vfs.write_file("/workspace/d/other", "x").unwrap();
+    assert_eq!(mount.sync().unwrap(), 1);
+    assert_eq!(fs::read_to_string(mnt.join("d/other")).unwrap(), "x");
+    // Unmounting does not wait out the poll period.
+    let start = std::time::Instant::now();
+    mount.unmount().unwrap();
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}
+
+#[test]
 fn writes_through_the_vfs_and_through_the_mount_see_each_other_at_once() {
     let Some((vfs, mount, _dir)) = mounted() else {
         return;
@@ -392,6 +430,28 @@ fn writes_through_the_vfs_and_through_the_mount_see_each_other_at_once() {
         fs::read_to_string(mnt.join("replaced.txt")).unwrap(),
         "again\n"
     );
+    // Names looked for before they existed (the kernel keeps negative entries), then made
+    // beside the mount: found at once.
+    assert!(!mnt.join("later.txt").exists());
+    assert!(!mnt.join("later-dir").exists());
+    vfs.write_file("/workspace/later.txt", "x").unwrap();
+    vfs.create_dir_all("/workspace/later-dir").unwrap();
+    mount.sync().unwrap();
+    assert_eq!(fs::read_to_string(mnt.join("later.txt")).unwrap(), "x");
+    assert!(mnt.join("later-dir").is_dir());
+    // A directory removed and made again beside it: its new contents at once (the kernel's
+    // entry for the name still named the removed directory).
+    vfs.create_dir_all("/workspace/remade/old").unwrap();
+    mount.sync().unwrap();
+    assert!(mnt.join("remade/old").is_dir());
+    vfs.remove_all("/workspace/remade").unwrap();
+    vfs.create_dir_all("/workspace/remade/new").unwrap();
+    mount.sync().unwrap();
+    let names: Vec<_> = fs::read_dir(mnt.join("remade"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["new"]);
     // Without an explicit sync, the poller catches up within its period.
     vfs.write_file("/workspace/moved/f", "polled").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(400));

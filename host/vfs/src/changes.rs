@@ -1,4 +1,5 @@
-//! Reading the change log: what changed since a revision.
+//! Reading the change log: what changed since a revision, and which revision this thread
+//! committed last.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
@@ -8,6 +9,23 @@ use crate::error::{Result, VfsError};
 use crate::schema::meta_get;
 use crate::types::{Change, ChangeKind};
 use crate::vfs::Vfs;
+
+thread_local! {
+    /// The revision of the last change committed on this thread, until taken.
+    static COMMITTED: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Notes that this thread committed revision `rev`.
+pub(crate) fn committed(rev: u64) {
+    COMMITTED.with(|c| c.set(Some(rev)));
+}
+
+/// The revision of the last change this thread committed since the last call, if any. A
+/// writer that shows its own changes itself (the FUSE mount tells the kernel in its replies)
+/// uses it to leave them out when it reads the change log.
+pub fn take_committed_rev() -> Option<u64> {
+    COMMITTED.with(std::cell::Cell::take)
+}
 
 impl Vfs {
     /// The changes committed after revision `rev`, oldest first. Fails with `ChangesTrimmed`

@@ -58,6 +58,7 @@ mod util;
 mod vfs;
 
 pub use audit::{AUDIT_KEEP, AuditEntry};
+pub use changes::take_committed_rev;
 pub use error::{Result, VfsError};
 pub use handles::MAX_READ;
 pub use inode_ops::{RenameFlags, XattrMode};

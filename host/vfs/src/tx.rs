@@ -33,7 +33,8 @@ pub(crate) struct Tx<'c> {
     pub(crate) is_open: &'c dyn Fn(Ino) -> bool,
     /// Cached entries, in read transactions only.
     cache: CacheRef<'c>,
-    rev: Option<u64>,
+    /// The revision of this transaction, once it has changed something.
+    pub(crate) rev: Option<u64>,
     /// Paths of directories looked up in this transaction (cleared by renames).
     dir_paths: RefCell<HashMap<Ino, Vec<u8>>>,
     released: Vec<i64>,

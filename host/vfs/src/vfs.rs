@@ -222,13 +222,16 @@ impl Vfs {
             t.owner = owner;
             let value = f(&mut t)?;
             t.finish()?;
-            value
+            (value, t.rev)
         };
         if quota > 0 && meta_get(tx.conn, "bytes_stored")? as u64 > quota {
             return Err(VfsError::NoSpace { quota });
         }
         tx.commit()?;
-        Ok(value)
+        if let Some(rev) = value.1 {
+            crate::changes::committed(rev);
+        }
+        Ok(value.0)
     }
 
     /// Runs `f` in a read transaction: it sees one consistent state.
