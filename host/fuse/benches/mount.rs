@@ -1,7 +1,8 @@
 //! The FUSE mount against ext4 on the same machine, in one run: the operations Cloudflare's
 //! sandbox reports for its FUSE store (stat, mkdir, find and rm of trees, git init, a shallow
 //! clone of a local repository, write/read/copy of 64 MiB, extracting a large source tarball),
-//! each run by bash in a fresh directory of each target; median of 3. Beside them, when
+//! each run by bash in a fresh directory of each target; median of 3. The targets: an ext4
+//! directory, a tmpfs one (/dev/shm, as Cloudflare compares), the mount. Beside them, when
 //! `bindfs` is installed, the same directory of ext4 through bindfs (a C FUSE passthrough,
 //! `--multithreaded`): what FUSE itself costs on this machine, with no store behind it. Needs
 //! root and /dev/fuse. `cargo bench -p computer-fuse --bench mount`.
@@ -43,6 +44,12 @@ fn ops() -> Vec<Op> {
             timed: FILES,
         },
         Op {
+            name: "rm 1,000 small files",
+            setup: FILES,
+            cold: false,
+            timed: "rm f*",
+        },
+        Op {
             name: "stat 1,000 files (FUSE caches expired)",
             setup: "for i in $(seq 1000); do echo $i > f$i; done; sleep 1.2",
             cold: false,
@@ -55,6 +62,12 @@ fn ops() -> Vec<Op> {
             timed: "find t -name f | wc -l > /dev/null",
         },
         Op {
+            name: "ls -lR a tree (1,110 directories, 1,000 files)",
+            setup: "for a in {0..9}; do for b in {0..9}; do mkdir -p t/$a/$b/{0..9}; touch t/$a/$b/{0..9}/f; done; done; sleep 1.2",
+            cold: false,
+            timed: "ls -lR t > /dev/null",
+        },
+        Op {
             name: "rm -rf a tree (1,110 directories, 1,000 files)",
             setup: "for a in {0..9}; do for b in {0..9}; do mkdir -p t/$a/$b/{0..9}; touch t/$a/$b/{0..9}/f; done; done",
             cold: false,
@@ -65,6 +78,12 @@ fn ops() -> Vec<Op> {
             setup: "for i in $(seq 100); do echo $i > f$i; done",
             cold: false,
             timed: "git init -q . && git add -A && git -c user.email=b@e -c user.name=b commit -qm m",
+        },
+        Op {
+            name: "git status of 1,000 committed files",
+            setup: "for i in $(seq 1000); do echo $i > f$i; done; git init -q . && git add -A && git -c user.email=b@e -c user.name=b commit -qm m; sleep 1.2",
+            cold: false,
+            timed: "git status --porcelain > /dev/null",
         },
         Op {
             name: "shallow clone of a local repository (this one)",
@@ -227,31 +246,35 @@ fn main() {
     if bindfs.is_none() {
         println!("(bindfs is not installed: no FUSE floor column; apt-get install bindfs)");
     }
-    println!("| operation | ext4 | FUSE mount | ratio | bindfs over ext4 | ratio |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    // tmpfs: what Cloudflare compares its FUSE store with.
+    let tmpfs = scratch.path().join("tmpfs");
+    std::fs::create_dir(&tmpfs).unwrap();
+    println!(
+        "| operation | ext4 | tmpfs | FUSE mount | ÷ ext4 | ÷ tmpfs | bindfs over ext4 | mount ÷ bindfs |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for op in ops() {
-        let (mut native, mut fuse, mut floor) = (Vec::new(), Vec::new(), Vec::new());
+        let mut times: [Vec<Duration>; 4] = Default::default();
         for run in 0..RUNS {
-            native.push(measure(&ext4, &op, run, &env));
-            fuse.push(measure(mount.mountpoint(), &op, run, &env));
+            times[0].push(measure(&ext4, &op, run, &env));
+            times[1].push(measure(&tmpfs, &op, run, &env));
+            times[2].push(measure(mount.mountpoint(), &op, run, &env));
             if let Some(dir) = &bindfs {
-                floor.push(measure(dir, &op, run, &env));
+                times[3].push(measure(dir, &op, run, &env));
             }
         }
-        let (n, f) = (median(native), median(fuse));
+        let [n, t, f, b] = times.map(|v| (!v.is_empty()).then(|| ms(median(v))));
+        let (n, t, f) = (n.unwrap(), t.unwrap(), f.unwrap());
         let name = op.name.replace("TARBALL", &tarball_label);
-        let floor = if floor.is_empty() {
-            "| – | – |".to_string()
-        } else {
-            let b = median(floor);
-            format!("| {:.1} ms | {:.2}× |", ms(b), ms(b) / ms(n))
+        let floor = match b {
+            Some(b) => format!("| {b:.1} ms | {:.2}× |", f / b),
+            None => "| – | – |".to_string(),
         };
         println!(
-            "| {name} | {:.1} ms | {:.1} ms | {:.2}× {floor}",
-            ms(n),
-            ms(f),
-            ms(f) / ms(n)
+            "| {name} | {n:.1} ms | {t:.1} ms | {f:.1} ms | {:.2}× | {:.2}× {floor}",
+            f / n,
+            f / t
         );
     }
     mount.unmount().unwrap();
