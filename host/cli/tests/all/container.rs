@@ -30,6 +30,20 @@ fn auto_runs_native_programs_in_the_container_beside_the_shell() {
     // A pipeline: the shell's cat, python3 in the container, the shell's sort.
     let out = cli.run(&["sh", "-c", "cat data.csv | python3 script.py | sort -r"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "3 c\n2 b\n1 a\n");
+    // A directory the shell removes and makes again between two container commands of one
+    // script: the second sees the new one (the mount's kernel entry named the removed one).
+    let out = cli.run(&[
+        "sh",
+        "-c",
+        "mkdir -p d/old; python3 -c 'import os; print(os.listdir(\"d\"))'; \
+         rm -rf d; mkdir -p d/new; python3 -c 'import os; print(os.listdir(\"d\"))'",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "['old']\n['new']\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // What neither has is "command not found", as bash says it.
     let out = cli.run(&["sh", "-c", "no-such-program-anywhere"]);
     assert_eq!(out.status.code(), Some(127));
