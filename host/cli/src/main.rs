@@ -29,7 +29,15 @@ use computer::Workspace;
 
 /// A computer for AI agents: a persistent workspace filesystem in one SQLite file.
 #[derive(Debug, Parser)]
-#[command(name = "computer", version, about, max_term_width = 100)]
+#[command(
+    name = "computer",
+    version,
+    about,
+    max_term_width = 100,
+    after_help = "Compiled WebAssembly (the shell, workspace components) is cached in\n\
+        $COMPUTER_CACHE_DIR/components, else $XDG_CACHE_HOME/computer/components,\n\
+        else ~/.cache/computer/components, else $TMPDIR/computer-UID/components."
+)]
 struct Cli {
     /// The workspace file (created on first use).
     #[arg(
