@@ -176,17 +176,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The wasm runtime's configuration; says so when compiled components cannot be cached.
+/// The wasm runtime's configuration; says so when compiled components cannot be cached, or
+/// not where `COMPUTER_CACHE_DIR` asks.
 pub(crate) fn runtime_config(pooling: bool) -> computer::isolate::IsolateConfig {
     let config = computer::isolate::IsolateConfig {
         pooling,
         ..Default::default()
     };
-    if config.cache_dir.is_none() {
-        eprintln!(
+    let asked = std::env::var_os("COMPUTER_CACHE_DIR").filter(|d| !d.is_empty());
+    match (&config.cache_dir, asked) {
+        (None, _) => eprintln!(
             "computer: no cache directory can be made (tried COMPUTER_CACHE_DIR, \
              XDG_CACHE_HOME, HOME and the temp dir): components are compiled in every run"
-        );
+        ),
+        (Some(dir), Some(asked)) if !dir.starts_with(&asked) => eprintln!(
+            "computer: COMPUTER_CACHE_DIR={} cannot be used (not an absolute path, or not \
+             writable): caching in {}",
+            PathBuf::from(asked).display(),
+            dir.display()
+        ),
+        _ => {}
     }
     config
 }

@@ -447,6 +447,23 @@ fn sh_runs_bash_in_the_workspace_with_its_exit_status() {
 }
 
 #[test]
+fn a_cache_dir_that_cannot_be_used_is_named_and_the_next_one_serves() {
+    let cli = Cli::new();
+    let out = cli
+        .command(&["--memory", "sh", "-c", "echo ok"])
+        .env("COMPUTER_CACHE_DIR", "relative/cache")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("computer: COMPUTER_CACHE_DIR=relative/cache cannot be used"),
+        "{stderr}"
+    );
+    assert!(!cli.path("relative").exists());
+}
+
+#[test]
 fn sh_on_a_terminal_is_an_interactive_shell_with_a_session() {
     // `script` (util-linux) gives the shell a pseudo-terminal, as a user's would be.
     let cli = Cli::new();
