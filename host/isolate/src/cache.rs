@@ -63,14 +63,18 @@ fn elf_end(h: &[u8; 64]) -> Option<u64> {
     shoff.checked_add(shentsize * shnum)
 }
 
-/// Whether `dir` exists or could be made (private to this user) and can be written.
-pub(crate) fn usable_dir(dir: &Path) -> bool {
+/// Makes `dir` and its missing parents, new ones private to this user (0700).
+fn make_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    let made = std::fs::DirBuilder::new()
+    std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(dir);
-    made.is_ok() && nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok()
+        .create(dir)
+}
+
+/// Whether `dir` exists or could be made (private to this user) and can be written.
+pub(crate) fn usable_dir(dir: &Path) -> bool {
+    make_dir(dir).is_ok() && nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok()
 }
 
 /// Makes `dir` (not its parents) private to this user, or checks that it is: a directory,
@@ -90,11 +94,8 @@ pub(crate) fn private_dir(dir: &Path) -> bool {
 /// Writes an artifact atomically (a reader never sees half a file, and one that has it mapped
 /// keeps the old file).
 pub(crate) fn store(dir: &Path, path: &Path, component: &Component) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    make_dir(dir)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     let bytes = component
         .serialize()
