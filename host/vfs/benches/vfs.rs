@@ -21,22 +21,27 @@ const PIECE: usize = 1 << 20;
 const OPS: &[&str] = &[
     "create 10,000 files of 1 KiB",
     "stat 10,000 files",
+    "stat 10,000 files again",
+    "read 10,000 files of 1 KiB",
     "readdir of 10,000 entries",
     "write one 64 MiB file",
     "read one 64 MiB file",
     "copy one 64 MiB file",
     "rename 1,000 files",
+    "unlink 1,000 files",
     "delete the tree",
 ];
 
 trait Target {
     fn create_files(&mut self, data: &[u8]);
     fn stat_files(&mut self);
+    fn read_files(&mut self);
     fn readdir(&mut self);
     fn write_big(&mut self, data: &[u8]);
     fn read_big(&mut self);
     fn copy_big(&mut self);
     fn rename_files(&mut self);
+    fn unlink_files(&mut self);
     fn delete_tree(&mut self);
 }
 
@@ -60,6 +65,11 @@ impl Target for Native {
             black_box(fs::metadata(self.root.join("many").join(name(i))).unwrap());
         }
     }
+    fn read_files(&mut self) {
+        for i in 0..FILES {
+            black_box(fs::read(self.root.join("many").join(name(i))).unwrap());
+        }
+    }
     fn readdir(&mut self) {
         let n = fs::read_dir(self.root.join("many")).unwrap().count();
         assert_eq!(n, FILES);
@@ -80,6 +90,11 @@ impl Target for Native {
         for i in 0..RENAMES {
             let dir = self.root.join("many");
             fs::rename(dir.join(name(i)), dir.join(format!("r{i}"))).unwrap();
+        }
+    }
+    fn unlink_files(&mut self) {
+        for i in 0..RENAMES {
+            fs::remove_file(self.root.join("many").join(format!("r{i}"))).unwrap();
         }
     }
     fn delete_tree(&mut self) {
@@ -108,6 +123,11 @@ impl Target for Workspace {
             black_box(self.vfs.stat(format!("{W}/many/{}", name(i))).unwrap());
         }
     }
+    fn read_files(&mut self) {
+        for i in 0..FILES {
+            black_box(self.vfs.read_file(format!("{W}/many/{}", name(i))).unwrap());
+        }
+    }
     fn readdir(&mut self) {
         assert_eq!(self.vfs.read_dir("/workspace/many").unwrap().len(), FILES);
     }
@@ -133,6 +153,11 @@ impl Target for Workspace {
                 .unwrap();
         }
     }
+    fn unlink_files(&mut self) {
+        for i in 0..RENAMES {
+            self.vfs.remove_file(format!("{W}/many/r{i}")).unwrap();
+        }
+    }
     fn delete_tree(&mut self) {
         for entry in self.vfs.read_dir(W).unwrap() {
             self.vfs.remove_all(Path::new(W).join(entry.name)).unwrap();
@@ -150,11 +175,14 @@ fn round(target: &mut dyn Target, small: &[u8], big: &[u8]) -> Vec<Duration> {
     };
     time(&mut || target.create_files(small));
     time(&mut || target.stat_files());
+    time(&mut || target.stat_files());
+    time(&mut || target.read_files());
     time(&mut || target.readdir());
     time(&mut || target.write_big(big));
     time(&mut || target.read_big());
     time(&mut || target.copy_big());
     time(&mut || target.rename_files());
+    time(&mut || target.unlink_files());
     time(&mut || target.delete_tree());
     times
 }
