@@ -64,13 +64,12 @@ impl Tx<'_> {
 
     pub(crate) fn lookup_stat(&self, parent: Ino, name: &[u8]) -> Result<Stat> {
         check_name(name)?;
-        self.dir_stat(parent)?;
-        let ino = match name {
-            b"." => parent,
-            b".." => self.parent_of(parent)?,
-            _ => self.lookup(parent, name)?.ok_or(VfsError::NotFound)?,
-        };
-        self.stat(ino)
+        let dir = self.dir_stat(parent)?;
+        match name {
+            b"." => Ok(dir),
+            b".." => self.stat(self.parent_of(parent)?),
+            _ => self.lookup_entry(parent, name)?.ok_or(VfsError::NotFound),
+        }
     }
 
     /// The parent directory of directory `ino` (the root is its own parent).

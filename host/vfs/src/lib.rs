@@ -56,6 +56,7 @@ mod tx;
 mod types;
 mod util;
 mod vfs;
+mod wal_index;
 
 pub use audit::{AUDIT_KEEP, AuditEntry};
 pub use changes::take_committed_rev;

@@ -10,7 +10,7 @@ use crate::path::tidy;
 use crate::path_ops::{OpenPath, WalkEntry};
 use crate::tx::{Owner, Tx};
 use crate::types::{DirEntry, SetAttr, Stat, TimeSet};
-use crate::vfs::{Batch, Vfs};
+use crate::vfs::{Batch, Vfs, from_cache};
 
 fn bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_bytes()
@@ -59,18 +59,39 @@ impl Vfs {
     /// One current path of inode `ino` (any of its links), or `None` if it has none.
     pub fn path_of(&self, ino: crate::types::Ino) -> Result<Option<PathBuf>> {
         use std::os::unix::ffi::OsStringExt;
-        self.read_tx(|tx| tx.path_of(ino))
-            .map(|p| p.map(|p| PathBuf::from(std::ffi::OsString::from_vec(p))))
+        let mut inner = self.lock();
+        let path = match from_cache(&mut inner, |c| c.path(ino).cloned()) {
+            Some(path) => Some(path),
+            None => {
+                let path = self.read_locked(&mut inner, |tx| tx.path_of(ino))?;
+                if let Some(path) = &path {
+                    inner.cache.get_mut().put_path(ino, path.clone());
+                }
+                path
+            }
+        };
+        Ok(path.map(|p| PathBuf::from(std::ffi::OsString::from_vec(p))))
     }
 
     /// Attributes of `path`, following symlinks.
     pub fn stat(&self, path: impl AsRef<Path>) -> Result<Stat> {
-        self.path_read(|tx| tx.resolve(bytes(path.as_ref()), true)?.stat())
+        self.path_stat(bytes(path.as_ref()), true)
     }
 
     /// Attributes of `path` itself (a symlink is not followed).
     pub fn lstat(&self, path: impl AsRef<Path>) -> Result<Stat> {
-        self.path_read(|tx| tx.resolve(bytes(path.as_ref()), false)?.stat())
+        self.path_stat(bytes(path.as_ref()), false)
+    }
+
+    fn path_stat(&self, path: &[u8], follow: bool) -> Result<Stat> {
+        let mut inner = self.lock();
+        if !self.is_read_only() {
+            self.flush_dirty(&mut inner)?;
+        }
+        if let Some(st) = from_cache(&mut inner, |c| c.resolve(path, follow)) {
+            return Ok(st);
+        }
+        self.read_locked(&mut inner, |tx| tx.resolve(path, follow)?.stat())
     }
 
     /// Whether `path` exists (following symlinks).

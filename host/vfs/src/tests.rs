@@ -692,3 +692,104 @@ fn compacting_gives_back_the_space_of_deleted_files_and_keeps_the_rest() {
     .unwrap();
     assert!(matches!(read_only.compact(), Err(VfsError::ReadOnly)));
 }
+
+/// Reads `reader` gives for `/workspace/d/f` through each cached path: the path API (followed
+/// and not), the inode API's lookup and getattr. `None` where it is gone.
+fn seen(reader: &Vfs, dir: Ino) -> [Option<(Ino, u64)>; 3] {
+    let key = |st: Stat| (st.ino, st.size);
+    let by_path = reader.stat("/workspace/d/f").ok().map(key);
+    assert_eq!(by_path, reader.lstat("/workspace/d/f").ok().map(key));
+    let by_lookup = reader.lookup(dir, OsStr::new("f")).ok().map(key);
+    let by_ino = by_lookup.and_then(|(ino, _)| reader.getattr(ino).ok().map(key));
+    [by_path, by_lookup, by_ino]
+}
+
+#[test]
+fn a_commit_by_another_connection_is_seen_by_the_next_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let writer = Vfs::open(&path).unwrap();
+    let reader = Vfs::open(&path).unwrap();
+    let d = writer.create_dir_all("/workspace/d").unwrap().ino;
+    for round in 0..50u64 {
+        let st = writer
+            .write_file("/workspace/d/f", vec![b'x'; round as usize])
+            .unwrap();
+        // Twice: the second read is answered from the caches the first filled.
+        for _ in 0..2 {
+            assert_eq!(
+                seen(&reader, d),
+                [Some((st.ino, round)); 3],
+                "round {round}"
+            );
+        }
+        writer.remove_file("/workspace/d/f").unwrap();
+        assert_eq!(seen(&reader, d), [None; 3], "round {round}");
+        // A new inode under the same name (a rename over it, as editors save).
+        writer.write_file("/workspace/d/g", "new").unwrap();
+        writer.rename("/workspace/d/g", "/workspace/d/f").unwrap();
+        let now = writer.stat("/workspace/d/f").unwrap();
+        assert_eq!(seen(&reader, d), [Some((now.ino, 3)); 3], "round {round}");
+        writer.remove_file("/workspace/d/f").unwrap();
+        // The directory's path, which WASI's `*-at` calls start from.
+        let path_of = |ino| reader.path_of(ino).unwrap().unwrap();
+        assert_eq!(path_of(d), std::path::Path::new("/workspace/d"));
+        assert_eq!(path_of(d), std::path::Path::new("/workspace/d"));
+        writer.rename("/workspace/d", "/workspace/e").unwrap();
+        assert_eq!(path_of(d), std::path::Path::new("/workspace/e"));
+        writer.rename("/workspace/e", "/workspace/d").unwrap();
+    }
+}
+
+/// Set in the child that `a_commit_by_another_process_is_seen_by_the_next_read` starts.
+const CHILD_WRITER: &str = "COMPUTER_VFS_TEST_CHILD_WRITER";
+
+#[test]
+fn a_commit_by_another_process_is_seen_by_the_next_read() {
+    if let Some(path) = std::env::var_os(CHILD_WRITER) {
+        // The child: one line in, one change committed, one line out.
+        let writer = Vfs::open(path).unwrap();
+        for line in std::io::stdin().lines() {
+            let size: usize = line.unwrap().parse().unwrap();
+            writer
+                .write_file("/workspace/d/f", vec![b'x'; size])
+                .unwrap();
+            // Straight to the descriptor: the test harness may capture `println!`.
+            let mut out = std::io::stdout();
+            std::io::Write::write_all(&mut out, b"done\n").unwrap();
+            std::io::Write::flush(&mut out).unwrap();
+        }
+        return;
+    }
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let reader = Vfs::open(&path).unwrap();
+    let d = reader.create_dir_all("/workspace/d").unwrap().ino;
+    reader.write_file("/workspace/d/f", "").unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "tests::a_commit_by_another_process_is_seen_by_the_next_read",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_WRITER, &path)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to_child = child.stdin.take().unwrap();
+    let mut from_child = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let ino = reader.stat("/workspace/d/f").unwrap().ino;
+    for size in 1..=50u64 {
+        assert_eq!(seen(&reader, d), [Some((ino, size - 1)); 3]);
+        writeln!(to_child, "{size}").unwrap();
+        // The child's output starts with the test harness's own lines, the last of them not
+        // ended until the test ends.
+        while !from_child.next().unwrap().unwrap().ends_with("done") {}
+        assert_eq!(seen(&reader, d), [Some((ino, size)); 3], "size {size}");
+    }
+    drop(to_child);
+    assert!(child.wait().unwrap().success());
+}

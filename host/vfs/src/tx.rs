@@ -84,11 +84,20 @@ impl<'c> Tx<'c> {
 
     /// The attributes of `ino`, or ENOENT.
     pub(crate) fn stat(&self, ino: Ino) -> Result<Stat> {
-        self.conn
-            .prepare_cached(&format!("SELECT {STAT_COLUMNS} FROM inodes WHERE ino = ?1"))?
+        if let Some(st) = cache::get_attr(self.cache, ino) {
+            return Ok(st);
+        }
+        let st = self
+            .conn
+            .prepare_cached(
+                "SELECT ino, mode, uid, gid, nlink, size, atime, mtime, ctime FROM inodes
+                 WHERE ino = ?1",
+            )?
             .query_row([ino], stat_from_row)
             .optional()?
-            .ok_or(VfsError::NotFound)
+            .ok_or(VfsError::NotFound)?;
+        cache::put_attr(self.cache, &st);
+        Ok(st)
     }
 
     /// The attributes of the inode `name` names in directory `parent`, if any.

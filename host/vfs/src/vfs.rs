@@ -15,6 +15,7 @@ use crate::inode_ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
 use crate::tx::{Owner, Tx};
 use crate::types::{ChangeKind, DirEntry, Ino, NAME_MAX, SetAttr, Stat, StatFs};
+use crate::wal_index::WalIndex;
 
 /// How to open a workspace file.
 #[derive(Debug, Clone)]
@@ -64,6 +65,8 @@ pub(crate) struct Inner {
     pub(crate) conn: Connection,
     pub(crate) files: OpenFiles,
     pub(crate) cache: RefCell<LookupCache>,
+    /// Tells whether anything was committed since the cache was last checked.
+    pub(crate) wal: WalIndex,
 }
 
 /// A workspace filesystem stored in one SQLite database. Cheap to share between threads
@@ -158,18 +161,23 @@ impl Vfs {
         schema::prepare(&mut conn, options.chunk_size, options.read_only, owner)?;
         schema::configure(&conn, options.full_sync, options.read_only)?;
         let chunk_size = meta_get(&conn, "chunk_size")? as u64;
+        let in_memory = location.is_none();
         let vfs = Vfs {
             chunk_size,
             inner: Mutex::new(Inner {
                 conn,
                 files: OpenFiles::default(),
                 cache: RefCell::default(),
+                wal: WalIndex::Unknown,
             }),
             read_only: options.read_only,
             location,
         };
         if !vfs.read_only {
             vfs.collect_orphans()?;
+            // That transaction read the database, so SQLite has mapped the WAL index.
+            let mut inner = vfs.lock();
+            inner.wal = WalIndex::find(&inner.conn, true, in_memory);
         }
         Ok(vfs)
     }
@@ -204,7 +212,9 @@ impl Vfs {
         if self.read_only {
             return Err(VfsError::ReadOnly);
         }
-        let Inner { conn, files, cache } = inner;
+        let Inner {
+            conn, files, cache, ..
+        } = inner;
         // Whatever happens, entries this transaction may have changed must not be served.
         cache.get_mut().clear();
         let is_open = |ino: Ino| files.keep_if_open(ino);
@@ -270,7 +280,11 @@ impl Vfs {
     /// kernel told a smaller size would take it for the end of the file).
     pub fn lookup(&self, parent: Ino, name: &OsStr) -> Result<Stat> {
         let mut inner = self.lock();
-        let mut st = self.read_locked(&mut inner, |tx| tx.lookup_stat(parent, name.as_bytes()))?;
+        let cached = from_cache(&mut inner, |c| c.entry(parent, name.as_bytes()).cloned());
+        let mut st = match cached {
+            Some(st) => st,
+            None => self.read_locked(&mut inner, |tx| tx.lookup_stat(parent, name.as_bytes()))?,
+        };
         inner.files.overlay(&mut st);
         Ok(st)
     }
@@ -278,7 +292,10 @@ impl Vfs {
     /// The attributes of `ino`, including writes still buffered in open handles.
     pub fn getattr(&self, ino: Ino) -> Result<Stat> {
         let mut inner = self.lock();
-        let mut st = self.read_locked(&mut inner, |tx| tx.stat(ino))?;
+        let mut st = match from_cache(&mut inner, |c| c.attr(ino).cloned()) {
+            Some(st) => st,
+            None => self.read_locked(&mut inner, |tx| tx.stat(ino))?,
+        };
         inner.files.overlay(&mut st);
         Ok(st)
     }
@@ -288,10 +305,18 @@ impl Vfs {
         inner: &mut Inner,
         f: impl FnOnce(&Tx<'_>) -> Result<T>,
     ) -> Result<T> {
-        let Inner { conn, files, cache } = inner;
+        let Inner {
+            conn,
+            files,
+            cache,
+            wal,
+        } = inner;
         let is_open = |ino: Ino| files.keep_if_open(ino);
+        // Read before the transaction begins, so that a commit racing with its start shows
+        // as a different header next time (see `LookupCache::validate`).
+        let before = wal.stamp();
         let tx = Transaction::begin(conn, false)?;
-        cache.get_mut().validate(tx.conn)?;
+        cache.get_mut().validate(tx.conn, before)?;
         // Reads never check the file-size limit.
         let t = Tx::new(tx.conn, &is_open, Some(&*cache), self.chunk_size, u64::MAX);
         f(&t)
@@ -318,9 +343,17 @@ impl Vfs {
     /// still buffered in open handles. An inode that is gone gives its error in its place.
     pub fn getattr_many(&self, inos: &[Ino]) -> Result<Vec<Result<Stat>>> {
         let mut inner = self.lock();
-        let mut list = self.read_locked(&mut inner, |tx| {
-            Ok(inos.iter().map(|&ino| tx.stat(ino)).collect::<Vec<_>>())
-        })?;
+        let cached = from_cache(&mut inner, |c| {
+            inos.iter()
+                .map(|&ino| c.attr(ino).cloned().map(Ok))
+                .collect::<Option<Vec<_>>>()
+        });
+        let mut list = match cached {
+            Some(list) => list,
+            None => self.read_locked(&mut inner, |tx| {
+                Ok(inos.iter().map(|&ino| tx.stat(ino)).collect::<Vec<_>>())
+            })?,
+        };
         for st in list.iter_mut().flatten() {
             inner.files.overlay(st);
         }
@@ -547,6 +580,19 @@ pub struct Compacted {
 /// Changes made inside [`Vfs::batch`]: the path API, all in one transaction.
 pub struct Batch<'a, 'c> {
     pub(crate) tx: &'a mut Tx<'c>,
+}
+
+/// Answers from the cache alone when nothing has been committed since it was last checked.
+pub(crate) fn from_cache<T>(
+    inner: &mut Inner,
+    f: impl FnOnce(&LookupCache) -> Option<T>,
+) -> Option<T> {
+    let cache = inner.cache.get_mut();
+    if cache.is_current(inner.wal.stamp()) {
+        f(cache)
+    } else {
+        None
+    }
 }
 
 /// A transaction whose BEGIN, COMMIT and ROLLBACK are cached prepared statements (rusqlite's
