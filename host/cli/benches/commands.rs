@@ -4,7 +4,8 @@
 //! The same generated files (a 10,000-file tree, 1,000,000 lines, 100 MB of text, 50 MB of
 //! JSON, a 20 MB .tar.gz) sit in a host folder for `bash -c` and in a workspace (a SQLite file,
 //! imported from that folder) for `Workspace::exec`; each command runs in both, their outputs
-//! are compared, and the medians and their ratio printed. `BENCH_RUNS` sets the runs (3).
+//! are compared, and the medians and their ratio printed. `BENCH_RUNS` sets the runs (3);
+//! `BENCH_ONLY=grep` runs only the commands whose name contains `grep`.
 
 mod common;
 
@@ -217,7 +218,9 @@ fn main() {
         "{:<36} {:>12} {:>12} {:>8}  output",
         "command", "native", "isolate", "ratio"
     );
-    for (name, cmd) in COMMANDS {
+    // BENCH_ONLY=grep runs the commands whose name contains it (for a profiler).
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    for (name, cmd) in COMMANDS.iter().filter(|(name, _)| name.contains(&only)) {
         let expected = native(&data, cmd);
         let got = ours(&ws, cmd);
         let same = if got == expected {
