@@ -50,6 +50,24 @@ pub(crate) struct OpenFiles {
 }
 
 impl OpenFiles {
+    /// A table whose first handle comes after `last` (a workspace waking up).
+    pub(crate) fn starting_after(last: Fh) -> OpenFiles {
+        OpenFiles {
+            next_fh: last,
+            ..OpenFiles::default()
+        }
+    }
+
+    /// The last handle number given out.
+    pub(crate) fn last_fh(&self) -> Fh {
+        self.next_fh
+    }
+
+    /// No handle open, no file held (open, orphaned or with buffered writes).
+    pub(crate) fn is_idle(&self) -> bool {
+        self.handles.is_empty() && self.files.is_empty() && self.orphans.borrow().is_empty()
+    }
+
     /// Called when `ino` loses its last link: true (keep it) if a handle has it open, and then
     /// it is remembered, so that closing the last handle deletes it without asking the database.
     /// (A transaction that rolls back may leave a stale entry; the deletion re-checks the links.)
@@ -87,7 +105,7 @@ impl Vfs {
     /// Opens regular file `ino`. `truncate` (with `write`) empties it now.
     pub fn open_file(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
         let st = {
-            let mut inner = self.lock();
+            let mut inner = self.lock()?;
             self.read_locked(&mut inner, |tx| tx.stat(ino))?
         };
         self.open_stat(&st, flags)
@@ -105,7 +123,7 @@ impl Vfs {
         if (flags.write || flags.truncate) && self.is_read_only() {
             return Err(VfsError::ReadOnly);
         }
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         if flags.truncate && flags.write && st.kind == FileType::File {
             self.flush_ino(&mut inner, ino)?;
             self.write_locked(&mut inner, |tx| {
@@ -124,12 +142,12 @@ impl Vfs {
 
     /// The inode a handle is open on.
     pub fn handle_ino(&self, fh: Fh) -> Result<Ino> {
-        Ok(self.lock().files.handle(fh)?.ino)
+        Ok(self.lock()?.files.handle(fh)?.ino)
     }
 
     /// Reads up to `len` bytes (at most [`MAX_READ`]) at `offset`, including writes still buffered.
     pub fn read(&self, fh: Fh, offset: u64, len: u64) -> Result<Vec<u8>> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let handle = inner.files.handle(fh)?;
         if !handle.flags.read {
             return Err(VfsError::BadHandle);
@@ -173,7 +191,7 @@ impl Vfs {
 
     /// Writes `data` at `offset` (at the end for append handles); returns the bytes written.
     pub fn write(&self, fh: Fh, offset: u64, data: &[u8]) -> Result<usize> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let handle = inner.files.handle(fh)?;
         if !handle.flags.write {
             return Err(VfsError::BadHandle);
@@ -263,7 +281,7 @@ impl Vfs {
 
     /// Commits buffered writes of the handle's file.
     pub fn flush(&self, fh: Fh) -> Result<()> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let ino = inner.files.handle(fh)?.ino;
         self.flush_ino(&mut inner, ino)
     }
@@ -276,7 +294,7 @@ impl Vfs {
     /// Closes a handle, committing its file's buffered writes. An unlinked file is deleted
     /// when its last handle closes. The handle is gone even if the commit fails.
     pub fn release(&self, fh: Fh) -> Result<()> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let ino = inner.files.handle(fh)?.ino;
         let flushed = self.flush_ino(&mut inner, ino);
         inner.files.handles.remove(&fh);

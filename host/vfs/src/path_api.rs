@@ -18,13 +18,13 @@ fn bytes(path: &Path) -> &[u8] {
 
 impl Vfs {
     fn path_write<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T>) -> Result<T> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         self.flush_dirty(&mut inner)?;
         self.write_locked(&mut inner, f)
     }
 
     fn path_read<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         if !self.is_read_only() {
             self.flush_dirty(&mut inner)?;
         }
@@ -59,7 +59,7 @@ impl Vfs {
     /// One current path of inode `ino` (any of its links), or `None` if it has none.
     pub fn path_of(&self, ino: crate::types::Ino) -> Result<Option<PathBuf>> {
         use std::os::unix::ffi::OsStringExt;
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let path = match from_cache(&mut inner, |c| c.path(ino).cloned()) {
             Some(path) => Some(path),
             None => {
@@ -84,7 +84,7 @@ impl Vfs {
     }
 
     fn path_stat(&self, path: &[u8], follow: bool) -> Result<Stat> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         if !self.is_read_only() {
             self.flush_dirty(&mut inner)?;
         }

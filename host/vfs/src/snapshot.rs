@@ -48,7 +48,7 @@ impl Vfs {
     /// Takes a snapshot of the whole tree. Costs a copy of the metadata rows, not of content.
     pub fn snapshot(&self, name: &str) -> Result<SnapshotInfo> {
         check_snapshot_name(name)?;
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         self.flush_dirty(&mut inner)?;
         self.write_locked(&mut inner, |tx| {
             if snapshot_id(tx, name).is_ok() {
@@ -126,7 +126,7 @@ impl Vfs {
     /// `Reset` entry for `/`. Handles open in this process keep their inode numbers, which
     /// may no longer exist afterwards.
     pub fn restore_snapshot(&self, name: &str) -> Result<()> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         self.flush_dirty(&mut inner)?;
         self.write_locked(&mut inner, |tx| {
             let id = snapshot_id(tx, name)?;
@@ -180,7 +180,7 @@ impl Vfs {
             let mut conn = Connection::open(tmp)?;
             schema::prepare(&mut conn, chunk_size, false, owner)?;
         }
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         self.flush_dirty(&mut inner)?;
         let tmp_str = tmp
             .to_str()

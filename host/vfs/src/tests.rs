@@ -793,3 +793,63 @@ fn a_commit_by_another_process_is_seen_by_the_next_read() {
     drop(to_child);
     assert!(child.wait().unwrap().success());
 }
+
+/// The descriptors this process holds on `db` and its `-wal` and `-shm` files.
+fn descriptors_on(db: &std::path::Path) -> usize {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|target| target.to_string_lossy().starts_with(&*db.to_string_lossy()))
+        .count()
+}
+
+#[test]
+fn a_sleeping_workspace_holds_no_descriptor_and_wakes_on_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let vfs = Vfs::open(&path).unwrap();
+    vfs.write_file("/workspace/a", "one").unwrap();
+    assert_eq!(descriptors_on(&path), 3);
+    // An open handle keeps it awake.
+    let st = vfs.stat("/workspace/a").unwrap();
+    let fh = vfs.open_file(st.ino, OpenFlags::WRITE).unwrap();
+    assert!(!vfs.sleep());
+    vfs.write(fh, 0, b"two").unwrap();
+    vfs.release(fh).unwrap();
+    assert!(vfs.sleep());
+    assert!(vfs.is_asleep());
+    assert_eq!(descriptors_on(&path), 0);
+    // Another connection's change made meanwhile is seen on waking.
+    Vfs::open(&path)
+        .unwrap()
+        .write_file("/workspace/b", "from elsewhere")
+        .unwrap();
+    assert_eq!(vfs.read_file("/workspace/a").unwrap(), b"two");
+    assert!(!vfs.is_asleep());
+    assert_eq!(descriptors_on(&path), 3);
+    assert_eq!(vfs.read_file("/workspace/b").unwrap(), b"from elsewhere");
+    // Handle numbers are never given twice.
+    let again = vfs.open_file(st.ino, OpenFlags::READ).unwrap();
+    assert!(again > fh, "{again} after {fh}");
+    vfs.release(again).unwrap();
+    // Changes work after waking, and sleeping again is allowed.
+    vfs.write_file("/workspace/c", "three").unwrap();
+    assert!(vfs.sleep());
+    assert_eq!(vfs.read_file("/workspace/c").unwrap(), b"three");
+}
+
+#[test]
+fn a_workspace_file_deleted_while_asleep_is_an_error_not_a_new_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let vfs = Vfs::open(&path).unwrap();
+    vfs.write_file("/workspace/a", "a").unwrap();
+    assert!(vfs.sleep());
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let err = vfs.read_file("/workspace/a").unwrap_err();
+    assert!(err.to_string().contains("is gone"), "{err}");
+    assert!(!path.exists());
+    assert!(!Vfs::in_memory().unwrap().sleep());
+}

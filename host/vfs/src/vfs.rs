@@ -14,7 +14,7 @@ use crate::handles::OpenFiles;
 use crate::inode_ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
 use crate::tx::{Owner, Tx};
-use crate::types::{ChangeKind, DirEntry, Ino, NAME_MAX, SetAttr, Stat, StatFs};
+use crate::types::{ChangeKind, DirEntry, Fh, Ino, NAME_MAX, SetAttr, Stat, StatFs};
 use crate::wal_index::WalIndex;
 
 /// How to open a workspace file.
@@ -72,11 +72,44 @@ pub(crate) struct Inner {
 /// A workspace filesystem stored in one SQLite database. Cheap to share between threads
 /// (`Arc<Vfs>`); several processes may open the same file.
 pub struct Vfs {
-    inner: Mutex<Inner>,
+    slot: Mutex<Slot>,
     /// Fixed when the workspace is created.
     chunk_size: u64,
     read_only: bool,
+    full_sync: bool,
     location: Option<PathBuf>,
+}
+
+/// The open state, or nothing while the workspace sleeps (see [`Vfs::sleep`]).
+struct Slot {
+    inner: Option<Inner>,
+    /// The last handle number given out before the workspace went to sleep: numbers are never
+    /// given twice.
+    last_fh: Fh,
+}
+
+/// The locked, open state of a workspace.
+pub(crate) struct Locked<'a>(MutexGuard<'a, Slot>);
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        // `Vfs::lock` opens the state before it hands out a `Locked`, and nothing else
+        // empties the slot while the lock is held.
+        self.0
+            .inner
+            .as_ref()
+            .expect("Vfs::lock wakes the workspace")
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Inner {
+        self.0
+            .inner
+            .as_mut()
+            .expect("Vfs::lock wakes the workspace")
+    }
 }
 
 impl std::fmt::Debug for Vfs {
@@ -164,22 +197,90 @@ impl Vfs {
         let in_memory = location.is_none();
         let vfs = Vfs {
             chunk_size,
-            inner: Mutex::new(Inner {
-                conn,
-                files: OpenFiles::default(),
-                cache: RefCell::default(),
-                wal: WalIndex::Unknown,
+            slot: Mutex::new(Slot {
+                inner: Some(Inner {
+                    conn,
+                    files: OpenFiles::default(),
+                    cache: RefCell::default(),
+                    wal: WalIndex::Unknown,
+                }),
+                last_fh: 0,
             }),
             read_only: options.read_only,
+            full_sync: options.full_sync,
             location,
         };
         if !vfs.read_only {
             vfs.collect_orphans()?;
             // That transaction read the database, so SQLite has mapped the WAL index.
-            let mut inner = vfs.lock();
+            let mut inner = vfs.lock()?;
             inner.wal = WalIndex::find(&inner.conn, true, in_memory);
         }
         Ok(vfs)
+    }
+
+    /// Closes the database connection of an idle workspace, giving back its memory (the page
+    /// cache, prepared statements, SQLite's own buffers) and its three file descriptors; the
+    /// next use opens it again, transparently. Refused (false) while a handle is open and for
+    /// an in-memory workspace; true if the workspace sleeps now.
+    pub fn sleep(&self) -> bool {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(inner) = &slot.inner else {
+            return true;
+        };
+        if self.location.is_none() || !inner.files.is_idle() {
+            return false;
+        }
+        slot.last_fh = inner.files.last_fh();
+        slot.inner = None;
+        true
+    }
+
+    /// Whether the workspace is asleep (see [`Vfs::sleep`]).
+    pub fn is_asleep(&self) -> bool {
+        self.slot
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .inner
+            .is_none()
+    }
+
+    /// Opens the database again after [`Vfs::sleep`]. The file must still be the workspace it
+    /// was: one deleted meanwhile is an error, never a new empty workspace.
+    fn wake(&self, last_fh: Fh) -> Result<Inner> {
+        let path = self
+            .location
+            .as_deref()
+            .ok_or(VfsError::Invalid("an in-memory workspace never sleeps"))?;
+        if !path.is_file() {
+            return Err(VfsError::NotAWorkspace(format!(
+                "{} is gone (the workspace was asleep)",
+                path.display()
+            )));
+        }
+        let flags = if self.read_only {
+            DbFlags::SQLITE_OPEN_READ_ONLY | DbFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            DbFlags::SQLITE_OPEN_READ_WRITE | DbFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let mut conn = Connection::open_with_flags(path, flags)?;
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        schema::prepare(&mut conn, self.chunk_size, self.read_only, Owner::default())?;
+        schema::configure(&conn, self.full_sync, self.read_only)?;
+        if meta_get(&conn, "chunk_size")? as u64 != self.chunk_size {
+            return Err(VfsError::NotAWorkspace(format!(
+                "{} was replaced by another workspace while asleep",
+                path.display()
+            )));
+        }
+        // That read mapped the WAL index.
+        let wal = WalIndex::find(&conn, !self.read_only, false);
+        Ok(Inner {
+            conn,
+            files: OpenFiles::starting_after(last_fh),
+            cache: RefCell::default(),
+            wal,
+        })
     }
 
     /// The database file, or `None` for an in-memory workspace.
@@ -192,15 +293,21 @@ impl Vfs {
         self.read_only
     }
 
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+    /// Locks the workspace's state, opening the database again if it was asleep.
+    pub(crate) fn lock(&self) -> Result<Locked<'_>> {
         // A panic while holding the lock cannot leave SQLite inconsistent (the transaction
         // rolls back on drop), so a poisoned lock is safe to keep using.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.inner.is_none() {
+            let inner = self.wake(slot.last_fh)?;
+            slot.inner = Some(inner);
+        }
+        Ok(Locked(slot))
     }
 
     /// Runs `f` in a write transaction (one revision), committing if it succeeds.
     pub(crate) fn write_tx<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T>) -> Result<T> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         self.write_locked(&mut inner, f)
     }
 
@@ -246,14 +353,14 @@ impl Vfs {
 
     /// Runs `f` in a read transaction: it sees one consistent state.
     pub(crate) fn read_tx<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         self.read_locked(&mut inner, f)
     }
 
     /// Several changes in one transaction and one revision (e.g. an import batch). Nothing is
     /// written unless `f` succeeds.
     pub fn batch<T>(&self, f: impl FnOnce(&mut Batch<'_, '_>) -> Result<T>) -> Result<T> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         self.flush_dirty(&mut inner)?;
         self.write_locked(&mut inner, |tx| f(&mut Batch { tx }))
     }
@@ -279,7 +386,7 @@ impl Vfs {
     /// the inode API returns, the size includes writes still buffered in open handles (a
     /// kernel told a smaller size would take it for the end of the file).
     pub fn lookup(&self, parent: Ino, name: &OsStr) -> Result<Stat> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let cached = from_cache(&mut inner, |c| c.entry(parent, name.as_bytes()).cloned());
         let mut st = match cached {
             Some(st) => st,
@@ -291,7 +398,7 @@ impl Vfs {
 
     /// The attributes of `ino`, including writes still buffered in open handles.
     pub fn getattr(&self, ino: Ino) -> Result<Stat> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let mut st = match from_cache(&mut inner, |c| c.attr(ino).cloned()) {
             Some(st) => st,
             None => self.read_locked(&mut inner, |tx| tx.stat(ino))?,
@@ -324,7 +431,7 @@ impl Vfs {
 
     /// Changes attributes; a new size truncates or extends the file.
     pub fn setattr(&self, ino: Ino, attr: &SetAttr) -> Result<Stat> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         if attr.size.is_some() || attr.mtime.is_some() {
             self.flush_ino(&mut inner, ino)?;
         }
@@ -342,7 +449,7 @@ impl Vfs {
     /// needs for a page of entries; one `getattr` each costs a transaction each), with writes
     /// still buffered in open handles. An inode that is gone gives its error in its place.
     pub fn getattr_many(&self, inos: &[Ino]) -> Result<Vec<Result<Stat>>> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let cached = from_cache(&mut inner, |c| {
             inos.iter()
                 .map(|&ino| c.attr(ino).cloned().map(Ok))
@@ -383,7 +490,7 @@ impl Vfs {
 
     /// Adds a hard link to `ino`.
     pub fn link(&self, ino: Ino, new_parent: Ino, new_name: &OsStr) -> Result<Stat> {
-        let mut inner = self.lock();
+        let mut inner = self.lock()?;
         let mut st = self.write_locked(&mut inner, |tx| {
             tx.link(ino, new_parent, new_name.as_bytes())
         })?;
@@ -532,7 +639,7 @@ impl Vfs {
         if self.read_only {
             return Err(VfsError::ReadOnly);
         }
-        let inner = self.lock();
+        let inner = self.lock()?;
         let size = |conn: &rusqlite::Connection| -> Result<u64> {
             Ok(conn.query_row(
                 "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
@@ -555,7 +662,7 @@ impl Vfs {
 
     /// Runs SQLite's integrity check; `Corrupt` with its report if it fails.
     pub fn check_integrity(&self) -> Result<()> {
-        let inner = self.lock();
+        let inner = self.lock()?;
         let mut stmt = inner.conn.prepare("PRAGMA integrity_check")?;
         let report: Vec<String> = stmt
             .query_map([], |r| r.get(0))?
