@@ -1,8 +1,9 @@
 //! The agent servers as a client sees them: round trips of `read` and of `exec "echo hi"` over
 //! MCP on stdio, over the HTTP API and over MCP on streamable HTTP (p50/p99); throughput with
-//! 50 concurrent clients; host memory per idle open workspace and per MCP session. The
-//! baseline, measured in the same run, is a bare loopback TCP round trip (the floor of any
-//! local server). `cargo bench -p computer-cli --bench agents`.
+//! 50 concurrent clients; host memory and descriptors per idle open workspace, awake and
+//! asleep, and memory per MCP session. The baseline, measured in the same run, is a bare
+//! loopback TCP round trip (the floor of any local server).
+//! `cargo bench -p computer-cli --bench agents`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -148,8 +149,10 @@ struct Server {
 
 impl Server {
     fn start(data: &std::path::Path) -> Server {
+        // Room for the idle workspaces below; they sleep after 2 s unused.
         let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .args(["serve", "--listen", "127.0.0.1:0", "--sleep-after", "2"])
+            .args(["--max-workspaces", "5000", "--data-dir"])
             .arg(data)
             .env("COMPUTER_TOKEN", TOKEN)
             .stderr(Stdio::piped())
@@ -185,6 +188,23 @@ impl Server {
             .unwrap();
         assert!(r.status().is_success(), "{path}: {}", r.status());
         r
+    }
+
+    fn fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.child.id()))
+            .unwrap()
+            .count()
+    }
+
+    /// Gets a stat of workspace `id`'s root, which opens it.
+    fn touch(&self, id: &str) {
+        let r = self
+            .client
+            .get(format!("{}/v1/workspaces/{id}/stat/workspace", self.base))
+            .bearer_auth(TOKEN)
+            .send()
+            .unwrap();
+        assert!(r.status().is_success());
     }
 
     fn rss_kib(&self) -> u64 {
@@ -388,9 +408,10 @@ fn main() {
         calls as f64 / elapsed
     );
 
-    // Memory: idle open workspaces, then MCP sessions.
+    // Memory: idle open workspaces, then MCP sessions, then many workspaces asleep.
     let idle = 200;
-    for n in 0..idle {
+    let many = 2000;
+    for n in 0..many {
         server.post("/v1/workspaces", &json!({"id": format!("idle{n}")}));
     }
     // Creating a workspace opens it: measure on a fresh server that opens them by use.
@@ -403,17 +424,9 @@ fn main() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let base = server.rss_kib();
+    let base_fds = server.fds();
     for n in 0..idle {
-        let r = server
-            .client
-            .get(format!(
-                "{}/v1/workspaces/idle{n}/stat/workspace",
-                server.base
-            ))
-            .bearer_auth(TOKEN)
-            .send()
-            .unwrap();
-        assert!(r.status().is_success());
+        server.touch(&format!("idle{n}"));
     }
     std::thread::sleep(Duration::from_millis(300));
     let opened = server.rss_kib();
@@ -433,5 +446,29 @@ fn main() {
         base,
         opened,
         (with_sessions.saturating_sub(opened)) as f64 / sessions_n as f64,
+    );
+    drop(sessions);
+    // Past `--sleep-after` (2 s) and the sweep (1 s), every workspace sleeps.
+    let settle = Duration::from_millis(3500);
+    std::thread::sleep(settle);
+    let asleep_fds = server.fds();
+    let asleep = server.rss_kib();
+    for n in idle..many {
+        server.touch(&format!("idle{n}"));
+    }
+    std::thread::sleep(settle);
+    let all_fds = server.fds();
+    let all = server.rss_kib();
+    println!(
+        "Asleep (--sleep-after 2): the {idle} idle workspaces hold {} descriptors ({} before \
+         they were opened), RSS {asleep} KiB; after opening {} more by use and letting them \
+         sleep: {} descriptors, RSS {all} KiB: {:.1} KiB per added workspace, {:.1} KiB per \
+         workspace over the base",
+        asleep_fds,
+        base_fds,
+        many - idle,
+        all_fds,
+        all.saturating_sub(asleep) as f64 / (many - idle) as f64,
+        all.saturating_sub(base) as f64 / many as f64,
     );
 }

@@ -39,6 +39,10 @@ pub struct ServeArgs {
     /// Close a workspace after this many seconds without use.
     #[arg(long, default_value_t = 300, value_name = "SECONDS")]
     idle_timeout: u64,
+    /// Close a workspace's database connection (memory and file descriptors back) after
+    /// this many seconds without use; the next call opens it again.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    sleep_after: u64,
     /// Largest request body (and file read), in bytes.
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     max_body: usize,
@@ -83,6 +87,7 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
     config.token = args.token;
     config.read_only = args.read_only;
     config.idle = Duration::from_secs(args.idle_timeout);
+    config.sleep_after = Duration::from_secs(args.sleep_after);
     config.max_body = args.max_body;
     config.max_workspaces = args.max_workspaces;
     config.default_quota = args

@@ -564,6 +564,44 @@ fn idle_workspaces_are_closed_and_reopened() {
     assert_eq!(open(&s), true);
 }
 
+/// The server's descriptors on workspace files whose name starts with `prefix`.
+fn descriptors_on(s: &Server, prefix: &str) -> usize {
+    std::fs::read_dir(format!("/proc/{}/fd", s.child.id()))
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|t| {
+            t.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
+        .count()
+}
+
+#[test]
+fn idle_workspaces_sleep_without_descriptors_and_wake_on_use() {
+    let s = Server::start(&["--sleep-after", "1"]);
+    s.create("nap");
+    s.put("/v1/workspaces/nap/files/workspace/f", "data");
+    assert_eq!(descriptors_on(&s, "nap.db"), 3);
+    let mut asleep = false;
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        if descriptors_on(&s, "nap.db") == 0 {
+            asleep = true;
+            break;
+        }
+    }
+    assert!(asleep, "the idle workspace kept its database open");
+    // Asleep, it is still open to the registry, and the next call wakes it.
+    let listed = json_of(s.get("/v1/workspaces"), StatusCode::OK);
+    assert_eq!(listed["workspaces"][0]["open"], true);
+    let r = s.get("/v1/workspaces/nap/files/workspace/f");
+    assert_eq!(r.text().unwrap(), "data");
+    assert_eq!(descriptors_on(&s, "nap.db"), 3);
+    s.put("/v1/workspaces/nap/files/workspace/g", "more");
+    let r = s.get("/v1/workspaces/nap/files/workspace/g");
+    assert_eq!(r.text().unwrap(), "more");
+}
+
 #[test]
 fn fifty_concurrent_clients_on_fifty_workspaces() {
     let mut s = Server::start(&[]);

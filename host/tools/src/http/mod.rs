@@ -59,6 +59,10 @@ pub struct ServerConfig {
     pub max_body: usize,
     /// A workspace unused this long is closed (its file stays).
     pub idle: Duration,
+    /// A workspace unused this long, with no file open, puts its database connection to
+    /// sleep (memory and descriptors back; the next call opens it again). Kept open but
+    /// asleep, it is still listed as open.
+    pub sleep_after: Duration,
     /// Web origins (`http://localhost:6274`) whose pages may call the server; requests with
     /// any other `Origin` are refused.
     pub allow_origins: Vec<String>,
@@ -92,6 +96,7 @@ impl ServerConfig {
             limits: ToolLimits::default(),
             max_body: 16 << 20,
             idle: Duration::from_secs(300),
+            sleep_after: Duration::from_secs(10),
             allow_origins: Vec::new(),
             allow_buckets: Vec::new(),
             max_workspaces: 1000,
@@ -158,7 +163,8 @@ impl AppState {
 /// The server's routes over `config` (the registry is created here; nothing listens yet).
 pub fn router(config: ServerConfig) -> std::io::Result<Router> {
     let registry = Registry::new(&config.data_dir, config.idle)?
-        .with_limits(config.max_workspaces, config.default_quota);
+        .with_limits(config.max_workspaces, config.default_quota)
+        .with_sleep_after(config.sleep_after);
     let mut mcp_config =
         StreamableHttpServerConfig::default().with_max_request_body_bytes(config.max_body);
     if !config.listen.ip().is_loopback() {
@@ -460,12 +466,14 @@ async fn json_errors(response: Response) -> Response {
     ApiError::new(status, text).into_response()
 }
 
-/// Closes idle workspaces once a second (or every `idle`, if shorter).
+/// Closes idle workspaces and puts sleeping ones to sleep once a second (or every `idle` or
+/// `sleep_after`, if shorter).
 fn spawn_idle_sweeper(state: &Arc<AppState>) {
     let weak = Arc::downgrade(state);
     let period = state
         .config
         .idle
+        .min(state.config.sleep_after)
         .clamp(Duration::from_millis(100), Duration::from_secs(1));
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(period);

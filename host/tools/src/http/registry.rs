@@ -28,6 +28,8 @@ struct Open {
 pub struct Registry {
     dir: PathBuf,
     idle: Duration,
+    /// Unused this long, an open workspace's database connection sleeps.
+    sleep_after: Duration,
     started: Instant,
     state: Mutex<State>,
     max_workspaces: usize,
@@ -91,6 +93,7 @@ impl Registry {
         Ok(Registry {
             dir,
             idle,
+            sleep_after: Duration::MAX,
             started: Instant::now(),
             state: Mutex::default(),
             max_workspaces: usize::MAX,
@@ -103,6 +106,13 @@ impl Registry {
     pub fn with_limits(mut self, max_workspaces: usize, default_quota: u64) -> Registry {
         self.max_workspaces = max_workspaces;
         self.default_quota = default_quota;
+        self
+    }
+
+    /// Open workspaces unused for `sleep_after` close their database connection until their
+    /// next use ([`computer_vfs::Vfs::sleep`]); never, by default.
+    pub fn with_sleep_after(mut self, sleep_after: Duration) -> Registry {
+        self.sleep_after = sleep_after;
         self
     }
 
@@ -272,25 +282,55 @@ impl Registry {
         Ok(list)
     }
 
-    /// Closes the workspaces idle for longer than the idle timeout and used by no call.
-    /// Returns how many it closed.
+    /// Closes the workspaces idle for longer than the idle timeout and used by no call, and
+    /// puts to sleep those idle for longer than `sleep_after`. Returns how many it closed.
     pub fn close_idle(&self) -> usize {
         let now = self.now_ms();
-        let idle_ms = u64::try_from(self.idle.as_millis()).unwrap_or(u64::MAX);
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let (idle_ms, sleep_ms) = (ms(self.idle), ms(self.sleep_after));
         let mut state = self.lock();
         let before = state.open.len();
+        let mut slept = 0;
         state.open.retain(|_, entry| {
-            let idle = now.saturating_sub(entry.last_used.load(Ordering::Relaxed)) >= idle_ms;
+            let unused = now.saturating_sub(entry.last_used.load(Ordering::Relaxed));
+            let vfs = entry.ws.vfs();
             // A call in progress holds a clone of the workspace, and keeps it open.
-            let in_use = Arc::strong_count(&entry.ws.vfs()) > 2;
-            !idle || in_use
+            let in_use = Arc::strong_count(&vfs) > 2;
+            if in_use {
+                return true;
+            }
+            if unused >= idle_ms {
+                return false;
+            }
+            // `sleep` is refused while a file is open (a background job's, say).
+            if unused >= sleep_ms && !vfs.is_asleep() && vfs.sleep() {
+                slept += 1;
+            }
+            true
         });
-        before - state.open.len()
+        let closed = before - state.open.len();
+        drop(state);
+        if closed + slept > 0 {
+            give_back_freed_memory();
+        }
+        closed
     }
 
     /// How many workspaces are open.
     pub fn open_count(&self) -> usize {
         self.lock().open.len()
+    }
+}
+
+/// Returns the heap's free pages to the system. glibc keeps what a closed connection freed
+/// (about 200 KiB a workspace) resident until then, so a burst of workspaces opened at once
+/// would hold the host's memory long after they all went to sleep.
+fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code)]
+    // SAFETY: malloc_trim has no preconditions; it only releases free memory.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
