@@ -288,28 +288,37 @@ impl Registry {
         let now = self.now_ms();
         let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         let (idle_ms, sleep_ms) = (ms(self.idle), ms(self.sleep_after));
+        let mut drowsy = Vec::new();
         let mut state = self.lock();
         let before = state.open.len();
-        let mut slept = 0;
+        // Closed under the lock: a call for the same id waits until the close is done.
         state.open.retain(|_, entry| {
             let unused = now.saturating_sub(entry.last_used.load(Ordering::Relaxed));
             let vfs = entry.ws.vfs();
             // A call in progress holds a clone of the workspace, and keeps it open.
-            let in_use = Arc::strong_count(&vfs) > 2;
-            if in_use {
+            if Arc::strong_count(&vfs) > 2 {
                 return true;
             }
             if unused >= idle_ms {
                 return false;
             }
-            // `sleep` is refused while a file is open (a background job's, say).
-            if unused >= sleep_ms && !vfs.is_asleep() && vfs.sleep() {
-                slept += 1;
+            if unused >= sleep_ms {
+                drowsy.push(vfs);
             }
             true
         });
         let closed = before - state.open.len();
+        // Putting a connection to sleep checkpoints its log (an fsync): not while holding
+        // the registry, which every call goes through.
         drop(state);
+        let mut slept = 0;
+        for vfs in drowsy {
+            // `sleep` is refused while a file is open (a background job's, say); a call that
+            // came in meanwhile simply opens the database again.
+            if !vfs.is_asleep() && vfs.sleep() {
+                slept += 1;
+            }
+        }
         if closed + slept > 0 {
             give_back_freed_memory();
         }
