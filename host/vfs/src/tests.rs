@@ -851,5 +851,10 @@ fn a_workspace_file_deleted_while_asleep_is_an_error_not_a_new_workspace() {
     let err = vfs.read_file("/workspace/a").unwrap_err();
     assert!(err.to_string().contains("is gone"), "{err}");
     assert!(!path.exists());
+    // An emptied file is not made a new workspace either.
+    std::fs::write(&path, b"").unwrap();
+    let err = vfs.read_file("/workspace/a").unwrap_err();
+    assert!(err.to_string().contains("was emptied"), "{err}");
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
     assert!(!Vfs::in_memory().unwrap().sleep());
 }

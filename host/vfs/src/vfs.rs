@@ -252,9 +252,16 @@ impl Vfs {
             .location
             .as_deref()
             .ok_or(VfsError::Invalid("an in-memory workspace never sleeps"))?;
+        // SQLite would make a missing or empty file a new, empty workspace.
         if !path.is_file() {
             return Err(VfsError::NotAWorkspace(format!(
                 "{} is gone (the workspace was asleep)",
+                path.display()
+            )));
+        }
+        if path.metadata()?.len() == 0 {
+            return Err(VfsError::NotAWorkspace(format!(
+                "{} was emptied while the workspace was asleep",
                 path.display()
             )));
         }
