@@ -57,6 +57,13 @@ pub(crate) struct GitSlot {
     git: Mutex<Option<Arc<Git>>>,
 }
 
+impl GitSlot {
+    /// Whether a git handle is kept (it holds a reference to the filesystem).
+    pub(crate) fn is_cached(&self) -> bool {
+        lock(&self.git).is_some()
+    }
+}
+
 impl Workspace {
     /// Sets how git reaches the outside world; applies from the next git operation.
     pub fn set_git_options(&self, options: GitOptions) {

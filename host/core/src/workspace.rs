@@ -82,6 +82,17 @@ impl Workspace {
         &self.git
     }
 
+    /// Whether anything but this value uses the workspace: a clone of it (a call in progress,
+    /// a background job) or its filesystem held elsewhere (a container's mount). The git
+    /// handle this workspace keeps for reuse does not count.
+    pub fn is_shared(&self) -> bool {
+        // Every clone holds one reference to `jobs` and one to `vfs`; the cached git, one
+        // to `vfs`.
+        let clones = Arc::strong_count(&self.jobs);
+        let git = usize::from(self.git_slot().is_cached());
+        clones > 1 || Arc::strong_count(&self.vfs) > clones + git
+    }
+
     /// The filesystem.
     pub fn fs(&self) -> &Vfs {
         &self.vfs

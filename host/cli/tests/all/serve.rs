@@ -581,6 +581,12 @@ fn idle_workspaces_sleep_without_descriptors_and_wake_on_use() {
     let s = Server::start(&["--sleep-after", "1"]);
     s.create("nap");
     s.put("/v1/workspaces/nap/files/workspace/f", "data");
+    // A command run (the workspace then keeps a git handle, which must not keep it awake).
+    let out = json_of(
+        s.post("/v1/workspaces/nap/exec", &json!({"command": "cat f"})),
+        StatusCode::OK,
+    );
+    assert_eq!(out["stdout"], "data");
     assert_eq!(descriptors_on(&s, "nap.db"), 3);
     let mut asleep = false;
     for _ in 0..50 {

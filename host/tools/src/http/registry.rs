@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use computer::{VfsOptions, Workspace};
@@ -294,16 +294,15 @@ impl Registry {
         // Closed under the lock: a call for the same id waits until the close is done.
         state.open.retain(|_, entry| {
             let unused = now.saturating_sub(entry.last_used.load(Ordering::Relaxed));
-            let vfs = entry.ws.vfs();
-            // A call in progress holds a clone of the workspace, and keeps it open.
-            if Arc::strong_count(&vfs) > 2 {
+            // A call in progress, a background job or a container's mount keeps it open.
+            if entry.ws.is_shared() {
                 return true;
             }
             if unused >= idle_ms {
                 return false;
             }
             if unused >= sleep_ms {
-                drowsy.push(vfs);
+                drowsy.push(entry.ws.vfs());
             }
             true
         });
