@@ -466,7 +466,7 @@ async fn json_errors(response: Response) -> Response {
     ApiError::new(status, text).into_response()
 }
 
-/// Closes idle workspaces and puts sleeping ones to sleep once a second (or every `idle` or
+/// Closes idle workspaces and puts unused ones to sleep once a second (or every `idle` or
 /// `sleep_after`, if shorter).
 fn spawn_idle_sweeper(state: &Arc<AppState>) {
     let weak = Arc::downgrade(state);
