@@ -63,9 +63,9 @@ impl OpenFiles {
         self.next_fh
     }
 
-    /// No handle open, no file held (open, orphaned or with buffered writes).
+    /// No handle open, so no file held (an orphan or buffered writes live only while one is).
     pub(crate) fn is_idle(&self) -> bool {
-        self.handles.is_empty() && self.files.is_empty() && self.orphans.borrow().is_empty()
+        self.handles.is_empty() && self.files.is_empty()
     }
 
     /// Called when `ino` loses its last link: true (keep it) if a handle has it open, and then

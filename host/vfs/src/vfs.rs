@@ -253,15 +253,14 @@ impl Vfs {
             .as_deref()
             .ok_or(VfsError::Invalid("an in-memory workspace never sleeps"))?;
         // SQLite would make a missing or empty file a new, empty workspace.
-        if !path.is_file() {
+        let gone = match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() && meta.len() > 0 => None,
+            Ok(meta) if meta.is_file() => Some("was emptied while the workspace was asleep"),
+            _ => Some("is gone (the workspace was asleep)"),
+        };
+        if let Some(what) = gone {
             return Err(VfsError::NotAWorkspace(format!(
-                "{} is gone (the workspace was asleep)",
-                path.display()
-            )));
-        }
-        if path.metadata()?.len() == 0 {
-            return Err(VfsError::NotAWorkspace(format!(
-                "{} was emptied while the workspace was asleep",
+                "{} {what}",
                 path.display()
             )));
         }
