@@ -119,6 +119,7 @@ fn vfs_kind(k: FileType) -> Kind {
         FileType::File => Kind::File,
         FileType::Dir => Kind::Dir,
         FileType::Symlink => Kind::Symlink,
+        other => panic!("the model makes no {other:?}"),
     }
 }
 

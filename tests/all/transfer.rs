@@ -270,3 +270,108 @@ fn snapshot_restore_gives_back_the_tree_exactly_and_forks_are_independent() {
     diff_r(&src, &forked);
     fork.fs().check_integrity().unwrap();
 }
+
+/// `mknod(2)` on the host, as the test's user (root in CI).
+#[allow(unsafe_code)]
+fn host_mknod(path: &Path, mode: u32, dev: u64) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path that outlives the call.
+    if unsafe { libc::mknod(c.as_ptr(), mode, dev) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// FIFOs and device nodes come into the workspace as inodes from a folder and from tar; going
+/// out, a folder gets the FIFO but never a device node, and a tar describes both. Sockets are
+/// skipped both ways and named.
+#[test]
+fn fifos_and_devices_cross_as_inodes_and_no_device_is_made_on_the_host() {
+    use computer::vfs::FileType;
+    use std::os::unix::fs::FileTypeExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    fs::create_dir(&src).unwrap();
+    fs::write(src.join("plain"), "x").unwrap();
+    host_mknod(&src.join("fifo"), libc::S_IFIFO | 0o640, 0).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(src.join("sock")).unwrap();
+    let null = libc::makedev(1, 3);
+    if let Err(e) = host_mknod(&src.join("null"), libc::S_IFCHR | 0o666, null) {
+        assert!(std::env::var_os("CI").is_none(), "CI runs as root: {e}");
+        println!("skipped: mknod of a device needs root here: {e}");
+        return;
+    }
+    // Its mode as given, whatever the umask took away.
+    fs::set_permissions(src.join("null"), fs::Permissions::from_mode(0o666)).unwrap();
+    let ws = Workspace::in_memory().unwrap();
+    let stats = ws
+        .import(&src, Path::new("/workspace/in"), &mut no_progress())
+        .unwrap();
+    assert_eq!((stats.files, stats.specials), (1, 2), "{stats:?}");
+    assert_eq!(stats.skipped, vec![src.join("sock")]);
+    let fifo = ws.fs().lstat("/workspace/in/fifo").unwrap();
+    assert_eq!((fifo.kind, fifo.perm), (FileType::Fifo, 0o640));
+    let dev = ws.fs().lstat("/workspace/in/null").unwrap();
+    assert_eq!((dev.kind, dev.rdev), (FileType::CharDevice, null));
+
+    // To a folder: the FIFO is made, the device is not (and is named as skipped).
+    let out = tmp.path().join("out");
+    let stats = ws
+        .export(Path::new("/workspace/in"), &out, &mut no_progress())
+        .unwrap();
+    assert_eq!(stats.skipped, vec![PathBuf::from("/workspace/in/null")]);
+    let meta = fs::symlink_metadata(out.join("fifo")).unwrap();
+    assert!(meta.file_type().is_fifo());
+    assert_eq!(meta.mode() & 0o7777, 0o640);
+    assert!(!out.join("null").exists() && fs::symlink_metadata(out.join("null")).is_err());
+
+    // To tar: both described, as GNU tar lists them; and they come back the same.
+    let archive = tmp.path().join("specials.tar");
+    ws.export(Path::new("/workspace/in"), &archive, &mut no_progress())
+        .unwrap();
+    let listing = Command::new("tar")
+        .arg("tvf")
+        .arg(&archive)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("prw-r-----") && l.ends_with(" fifo")),
+        "{listing}"
+    );
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("crw-rw-rw-") && l.contains("1,3") && l.ends_with(" null")),
+        "{listing}"
+    );
+    ws.import(&archive, Path::new("/workspace/back"), &mut no_progress())
+        .unwrap();
+    let back = ws.fs().lstat("/workspace/back/null").unwrap();
+    assert_eq!(
+        (back.kind, back.rdev, back.perm),
+        (FileType::CharDevice, null, 0o666)
+    );
+    assert_eq!(
+        ws.fs().lstat("/workspace/back/fifo").unwrap().kind,
+        FileType::Fifo
+    );
+
+    // The isolate lists them and cannot open them: no pipe, no device behind them.
+    let out = ws
+        .exec(computer::ExecRequest::script(
+            "cd /workspace/in; ls; cat null; echo \"cat=$?\"; echo x > fifo; echo \"write=$?\"",
+        ))
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("fifo\nnull\nplain\n"), "{stdout}");
+    assert!(
+        stdout.contains("cat=1\n") && stdout.contains("write=1\n"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("No such device or address"), "{stderr}");
+}

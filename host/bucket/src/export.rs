@@ -54,7 +54,12 @@ pub async fn export(
         };
         match entry.stat.kind {
             FileType::Dir => continue,
-            FileType::Symlink => {
+            // An object holds bytes: no link, pipe, socket or device.
+            FileType::Symlink
+            | FileType::Fifo
+            | FileType::Socket
+            | FileType::CharDevice
+            | FileType::BlockDevice => {
                 stats.skipped.push(entry.path.clone());
                 continue;
             }

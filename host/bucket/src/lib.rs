@@ -73,7 +73,7 @@ pub struct BucketStats {
     pub unchanged: u64,
     /// Objects deleted from the bucket (export with `delete`).
     pub deleted: u64,
-    /// Entries left out (symbolic links on export).
+    /// Entries left out on export: symbolic links, FIFOs, sockets and device nodes.
     pub skipped: Vec<std::path::PathBuf>,
 }
 

@@ -41,6 +41,35 @@ struct Entry {
     target: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     chunks: Vec<String>,
+    /// A device node's number (kinds `char` and `block`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    rdev: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The manifest's names of the kinds that have no content.
+const SPECIAL_KINDS: &[(FileType, &str)] = &[
+    (FileType::Fifo, "fifo"),
+    (FileType::Socket, "socket"),
+    (FileType::CharDevice, "char"),
+    (FileType::BlockDevice, "block"),
+];
+
+fn special_name(kind: FileType) -> Option<&'static str> {
+    SPECIAL_KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, n)| *n)
+}
+
+fn special_kind(name: &str) -> Option<FileType> {
+    SPECIAL_KINDS
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(k, _)| *k)
 }
 
 /// What a push did.
@@ -112,9 +141,13 @@ async fn push_tree(
             mtime: item.stat.mtime,
             target: None,
             chunks: Vec::new(),
+            rdev: item.stat.rdev,
         };
         match item.stat.kind {
             FileType::Dir => entry.kind = "dir".into(),
+            FileType::Fifo | FileType::Socket | FileType::CharDevice | FileType::BlockDevice => {
+                entry.kind = special_name(item.stat.kind).unwrap_or_default().into();
+            }
             FileType::Symlink => {
                 entry.kind = "symlink".into();
                 let target = tree.fs().read_link(&item.path).map_err(at(&item.path))?;
@@ -267,6 +300,11 @@ async fn restore(
                     fs.write_at(&path, offset, &data).map_err(at(&path))?;
                     offset += data.len() as u64;
                 }
+            }
+            other if let Some(kind) = special_kind(other) => {
+                let _ = fs.remove_file(&path);
+                fs.batch(|b| b.mknod(&path, kind, entry.mode & 0o7777, entry.rdev))
+                    .map_err(at(&path))?;
             }
             other => {
                 return Err(BucketError::Snapshot(format!(

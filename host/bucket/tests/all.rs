@@ -452,6 +452,8 @@ fn tree(ws: &Workspace) -> BTreeMap<String, (String, u32, Vec<u8>)> {
                 .as_bytes()
                 .to_vec(),
             computer::vfs::FileType::Dir => Vec::new(),
+            // FIFOs, sockets, devices: the device number.
+            _ => e.stat.rdev.to_le_bytes().to_vec(),
         };
         out.insert(
             e.path.to_string_lossy().into_owned(),
@@ -479,6 +481,18 @@ fn snapshot_push_pull_is_identical_and_a_second_push_sends_only_changed_chunks()
     ws.fs().write_file("/workspace/big.bin", &big).unwrap();
     ws.fs().set_permissions("/workspace/d1", 0o700).unwrap();
     ws.fs().symlink("d0/f0", "/workspace/link").unwrap();
+    // A FIFO and a device node travel as manifest entries (kind, mode, device number).
+    let root = ws.fs().stat("/workspace").unwrap().ino;
+    let owner = computer::vfs::Owner { uid: 0, gid: 0 };
+    let special = [
+        ("pipe", computer::vfs::FileType::Fifo, 0),
+        ("tty", computer::vfs::FileType::CharDevice, 5 << 8), // 5:0
+    ];
+    for (name, kind, dev) in special {
+        ws.fs()
+            .mknod(root, name.as_ref(), kind, 0o620, dev, owner)
+            .unwrap();
+    }
     let rt = runtime();
     let first = rt
         .block_on(computer_bucket::push(Arc::clone(&store), &url, &ws, "v1"))

@@ -71,7 +71,7 @@ pub fn export(ws: &Workspace, src: &Path, url: &str, delete: bool) -> Result<Exi
     );
     for path in stats.skipped.iter().take(10) {
         eprintln!(
-            "computer: skipped {}: symbolic links are not stored in buckets",
+            "computer: skipped {}: only regular files are stored in buckets (not symbolic links, FIFOs, sockets or devices)",
             path.display()
         );
     }

@@ -265,6 +265,10 @@ fn print_stat(ws: &Workspace, out: &mut impl Write, path: &Path, st: &Stat) -> R
         FileType::File => "regular file",
         FileType::Dir => "directory",
         FileType::Symlink => "symbolic link",
+        FileType::Fifo => "fifo",
+        FileType::Socket => "socket",
+        FileType::CharDevice => "character special file",
+        FileType::BlockDevice => "block special file",
     };
     let shown = if st.is_symlink() {
         let target = ws

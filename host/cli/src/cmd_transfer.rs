@@ -67,7 +67,10 @@ pub fn import(ws: &Workspace, args: ImportArgs) -> Result<ExitCode> {
         dest.display(),
         started.elapsed().as_secs_f64()
     );
-    warn_skipped(&stats);
+    warn_skipped(
+        &stats,
+        "sockets (and archive entries of other kinds) are not imported",
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -97,6 +100,10 @@ pub fn export(ws: &Workspace, args: ExportArgs) -> Result<ExitCode> {
         dest.display(),
         started.elapsed().as_secs_f64()
     );
+    warn_skipped(
+        &stats,
+        "sockets are not exported, and device nodes are never made on the host",
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -111,15 +118,15 @@ fn summary(s: &TransferStats) -> String {
     if s.hard_links > 0 {
         parts.push(format!("{} hard links", s.hard_links));
     }
+    if s.specials > 0 {
+        parts.push(format!("{} FIFOs and device nodes", s.specials));
+    }
     format!("{} ({})", parts.join(", "), human_size(s.bytes))
 }
 
-fn warn_skipped(stats: &TransferStats) {
+fn warn_skipped(stats: &TransferStats, why: &str) {
     for path in stats.skipped.iter().take(10) {
-        eprintln!(
-            "computer: skipped {}: devices, FIFOs and sockets have no place in a workspace",
-            path.display()
-        );
+        eprintln!("computer: skipped {}: {why}", path.display());
     }
     if stats.skipped.len() > 10 {
         eprintln!(

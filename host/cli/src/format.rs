@@ -1,14 +1,10 @@
 //! Human-readable output: modes, sizes, dates.
 
-use computer::vfs::{FileType, Stat};
+use computer::vfs::Stat;
 
 /// `drwxr-xr-x`, as `ls -l` prints it.
 pub fn mode_string(st: &Stat) -> String {
-    let kind = match st.kind {
-        FileType::Dir => 'd',
-        FileType::Symlink => 'l',
-        FileType::File => '-',
-    };
+    let kind = st.kind.letter();
     let p = st.perm;
     let bit = |mask: u32, c: char| if p & mask != 0 { c } else { '-' };
     let exec = |x: u32, special: u32, on: char, off: char| match (p & x != 0, p & special != 0) {

@@ -133,6 +133,9 @@ fn workspace_entries(vfs: &Vfs) -> Result<Vec<(PathBuf, Stat)>> {
     Ok(entries
         .into_iter()
         .filter(|e| e.depth > 0)
+        // FIFOs, sockets and device nodes stay in the workspace: a copy has no pipe, listener
+        // or device behind them, and a device node is never made on the host.
+        .filter(|e| !e.stat.kind.is_special())
         .filter_map(|e| {
             let rel = e.path.strip_prefix(ROOT).ok()?.to_path_buf();
             Some((rel, e.stat))
@@ -265,6 +268,8 @@ fn write_tar(
                 tar.append_link(&mut header, rel, &target)
                     .map_err(failed(rel))?;
             }
+            // Left out by `workspace_entries`.
+            FileType::Fifo | FileType::Socket | FileType::CharDevice | FileType::BlockDevice => {}
         }
     }
     let mut out = tar.into_inner().map_err(failed(Path::new(ROOT)))?;

@@ -91,7 +91,7 @@ impl Exporter<'_> {
     fn report(&mut self, current: &Path) {
         let s = &self.stats;
         (self.progress)(&Progress {
-            items_done: s.files + s.dirs + s.symlinks + s.hard_links,
+            items_done: s.items(),
             items_total: Some(self.items_total),
             bytes_done: s.bytes,
             bytes_total: Some(self.bytes_total),
@@ -130,11 +130,19 @@ impl Exporter<'_> {
                     filetime::set_symlink_file_times(&host, t, t).host(&host)?;
                     self.stats.symlinks += 1;
                 }
-                FileType::File => {
+                // A device node is never made on the host; a socket's name has no listener.
+                FileType::Socket | FileType::CharDevice | FileType::BlockDevice => {
+                    self.stats.skipped.push(entry.path.clone());
+                }
+                FileType::File | FileType::Fifo => {
                     clear_host_path(&host, false)?;
                     if let Some(first) = self.earlier_link(st, &rel) {
                         std::fs::hard_link(dest.join(first), &host).host(&host)?;
                         self.stats.hard_links += 1;
+                    } else if st.kind == FileType::Fifo {
+                        mkfifo(&host).host(&host)?;
+                        set_host_meta(&host, st)?;
+                        self.stats.specials += 1;
                     } else {
                         self.file_to_host(entry, &host)?;
                         self.stats.files += 1;
@@ -189,6 +197,21 @@ impl Exporter<'_> {
             header.set_uid(st.uid as u64);
             header.set_gid(st.gid as u64);
             header.set_mtime(st.mtime.max(0) as u64 / 1_000_000_000);
+            // Another name of a file, FIFO or device already archived: a hard link to it.
+            let linkable = !matches!(
+                st.kind,
+                FileType::Dir | FileType::Symlink | FileType::Socket
+            );
+            if linkable && let Some(first) = self.earlier_link(st, &rel) {
+                header.set_entry_type(tar::EntryType::Link);
+                header.set_size(0);
+                builder
+                    .append_link(&mut header, &rel, &first)
+                    .map_err(bad)?;
+                self.stats.hard_links += 1;
+                self.report(&rel);
+                continue;
+            }
             match st.kind {
                 FileType::Dir => {
                     header.set_entry_type(tar::EntryType::Directory);
@@ -207,29 +230,52 @@ impl Exporter<'_> {
                         .map_err(bad)?;
                     self.stats.symlinks += 1;
                 }
-                FileType::File => {
-                    if let Some(first) = self.earlier_link(st, &rel) {
-                        header.set_entry_type(tar::EntryType::Link);
-                        header.set_size(0);
-                        builder
-                            .append_link(&mut header, &rel, &first)
-                            .map_err(bad)?;
-                        self.stats.hard_links += 1;
-                    } else {
-                        header.set_entry_type(tar::EntryType::Regular);
-                        header.set_size(st.size);
-                        let reader = VfsReader::new(self.vfs, &entry.path, st.size);
-                        builder
-                            .append_data(&mut header, &rel, reader)
-                            .map_err(bad)?;
-                        self.stats.files += 1;
-                        self.stats.bytes += st.size;
+                // An archive entry is only a description: the one who extracts it decides.
+                FileType::Fifo | FileType::CharDevice | FileType::BlockDevice => {
+                    header.set_entry_type(match st.kind {
+                        FileType::Fifo => tar::EntryType::Fifo,
+                        FileType::CharDevice => tar::EntryType::Char,
+                        _ => tar::EntryType::Block,
+                    });
+                    header.set_size(0);
+                    if st.kind != FileType::Fifo {
+                        let (major, minor) = (libc::major(st.rdev), libc::minor(st.rdev));
+                        header.set_device_major(major).map_err(bad)?;
+                        header.set_device_minor(minor).map_err(bad)?;
                     }
+                    builder
+                        .append_data(&mut header, &rel, std::io::empty())
+                        .map_err(bad)?;
+                    self.stats.specials += 1;
+                }
+                // tar has no socket entries (GNU tar: "socket ignored").
+                FileType::Socket => self.stats.skipped.push(entry.path.clone()),
+                FileType::File => {
+                    header.set_entry_type(tar::EntryType::Regular);
+                    header.set_size(st.size);
+                    let reader = VfsReader::new(self.vfs, &entry.path, st.size);
+                    builder
+                        .append_data(&mut header, &rel, reader)
+                        .map_err(bad)?;
+                    self.stats.files += 1;
+                    self.stats.bytes += st.size;
                 }
             }
             self.report(&rel);
         }
         builder.into_inner().map_err(bad)
+    }
+}
+
+/// A FIFO at `path` (owner-only until its mode is set). The standard library has no mkfifo.
+#[allow(unsafe_code)]
+fn mkfifo(path: &Path) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())?;
+    // SAFETY: a NUL-terminated path that outlives the call.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 
@@ -264,7 +310,8 @@ fn set_host_meta(host: &Path, st: &Stat) -> Result<()> {
             ns.rem_euclid(1_000_000_000) as u32,
         )
     };
-    filetime::set_file_times(host, t(st.atime), t(st.mtime)).host(host)
+    // By path, never by opening it: opening a FIFO would wait for a writer.
+    filetime::set_symlink_file_times(host, t(st.atime), t(st.mtime)).host(host)
 }
 
 /// Reads a workspace file in pieces (bounded memory for any file size).

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, Read};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +29,8 @@ enum Op {
     File(Vec<u8>),
     Symlink(PathBuf),
     HardLink(PathBuf),
+    /// A FIFO or device node (kind, device number).
+    Special(FileType, u64),
 }
 
 struct Pending {
@@ -155,7 +157,16 @@ impl Importer<'_> {
                 }
                 let file = File::open(entry.path()).host(entry.path())?;
                 self.file(rel, meta, host_meta.len(), file, entry.path())?;
+            } else if kind.is_fifo() {
+                self.push(rel, Op::Special(FileType::Fifo, 0), meta)?;
+            } else if kind.is_char_device() {
+                let dev = Op::Special(FileType::CharDevice, host_meta.rdev());
+                self.push(rel, dev, meta)?;
+            } else if kind.is_block_device() {
+                let dev = Op::Special(FileType::BlockDevice, host_meta.rdev());
+                self.push(rel, dev, meta)?;
             } else {
+                // A socket: its name is no use without the process listening on it.
                 self.stats.skipped.push(entry.path().to_path_buf());
             }
         }
@@ -203,6 +214,18 @@ impl Importer<'_> {
                     }
                     let size = entry.size();
                     self.file(rel, meta, size, &mut entry, src)?;
+                }
+                tar::EntryType::Fifo => self.push(rel, Op::Special(FileType::Fifo, 0), meta)?,
+                tar::EntryType::Char | tar::EntryType::Block => {
+                    let kind = if kind == tar::EntryType::Char {
+                        FileType::CharDevice
+                    } else {
+                        FileType::BlockDevice
+                    };
+                    let major = header.device_major().map_err(bad)?.unwrap_or(0);
+                    let minor = header.device_minor().map_err(bad)?.unwrap_or(0);
+                    let dev = libc::makedev(major, minor);
+                    self.push(rel, Op::Special(kind, dev), meta)?;
                 }
                 tar::EntryType::XGlobalHeader | tar::EntryType::XHeader => {}
                 _ => self.stats.skipped.push(rel),
@@ -268,6 +291,7 @@ impl Importer<'_> {
             }
             Op::Symlink(_) => self.stats.symlinks += 1,
             Op::HardLink(_) => self.stats.hard_links += 1,
+            Op::Special(..) => self.stats.specials += 1,
         }
         self.report(&rel);
         self.pending.push(Pending {
@@ -288,7 +312,7 @@ impl Importer<'_> {
             None => s.bytes,
         };
         (self.progress)(&Progress {
-            items_done: s.files + s.dirs + s.symlinks + s.hard_links,
+            items_done: s.items(),
             items_total: self.items_total,
             bytes_done,
             bytes_total: self.bytes_total,
@@ -336,6 +360,11 @@ impl Importer<'_> {
                         Op::HardLink(first) => {
                             prepare(b, &item.path, None)?;
                             b.hard_link(dest.join(first), &item.path)?;
+                        }
+                        Op::Special(kind, rdev) => {
+                            prepare(b, &item.path, None)?;
+                            b.mknod(&item.path, *kind, item.meta.perm, *rdev)?;
+                            set_meta(b, &item.path, item.meta, false)?;
                         }
                     }
                 }

@@ -35,10 +35,20 @@ pub struct TransferStats {
     pub symlinks: u64,
     /// Hard links to a file already moved.
     pub hard_links: u64,
+    /// FIFOs and device nodes (stored as inodes; on export to a folder, FIFOs only).
+    pub specials: u64,
     /// Bytes of file content.
     pub bytes: u64,
-    /// Entries left out because the workspace has no such type (devices, FIFOs, sockets).
+    /// Entries left out: sockets always (a socket's name is no use without its listener, and
+    /// tar has no entry for one), device nodes on export to a folder (never made on the host).
     pub skipped: Vec<PathBuf>,
+}
+
+impl TransferStats {
+    /// Entries moved: files, directories, symlinks, hard links, FIFOs and devices.
+    pub fn items(&self) -> u64 {
+        self.files + self.dirs + self.symlinks + self.hard_links + self.specials
+    }
 }
 
 /// The formats a host path can hold.

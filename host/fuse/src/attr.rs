@@ -42,6 +42,10 @@ pub(crate) fn kind(kind: FileType) -> fuser::FileType {
         FileType::File => fuser::FileType::RegularFile,
         FileType::Dir => fuser::FileType::Directory,
         FileType::Symlink => fuser::FileType::Symlink,
+        FileType::Fifo => fuser::FileType::NamedPipe,
+        FileType::Socket => fuser::FileType::Socket,
+        FileType::CharDevice => fuser::FileType::CharDevice,
+        FileType::BlockDevice => fuser::FileType::BlockDevice,
     }
 }
 
@@ -85,7 +89,8 @@ pub(crate) fn file_attr(inodes: Inodes, st: &Stat) -> FileAttr {
         nlink: st.nlink,
         uid: st.uid,
         gid: st.gid,
-        rdev: 0,
+        // The kernel's encoding (`new_encode_dev`), which mknod handed us.
+        rdev: st.rdev as u32,
         blksize: 4096,
         flags: 0,
     }

@@ -46,6 +46,11 @@ pub(crate) fn to_host(vfs: &Vfs, src: &Path, host: &Path) -> Result<SyncStats> {
     let entries = vfs.walk(src).at(src)?;
     let mut seen = HashSet::with_capacity(entries.len());
     for entry in &entries {
+        // A repository holds no FIFOs, sockets or devices; one put there is not copied (and a
+        // device node is never made on the host).
+        if entry.stat.kind.is_special() {
+            continue;
+        }
         let dest = rebase(&entry.path, src, host);
         seen.insert(dest.clone());
         let rel = entry.path.strip_prefix(src).unwrap_or(&entry.path);
@@ -79,7 +84,7 @@ pub(crate) fn to_host(vfs: &Vfs, src: &Path, host: &Path) -> Result<SyncStats> {
                     stats.copied += 1;
                 }
             }
-            FileType::File => {
+            _ => {
                 let same = present.as_ref().is_some_and(|m| {
                     m.is_file()
                         && m.len() == entry.stat.size
@@ -164,7 +169,11 @@ pub(crate) fn to_vfs(host: &Path, vfs: &Vfs, dest: &Path) -> Result<SyncStats> {
     }
     let mut removed_dirs: Vec<PathBuf> = Vec::new();
     for entry in vfs.walk(dest).at(dest)? {
-        if seen.contains(&entry.path) || removed_dirs.iter().any(|d| entry.path.starts_with(d)) {
+        // Special files were never mirrored: keep them.
+        if seen.contains(&entry.path)
+            || entry.stat.kind.is_special()
+            || removed_dirs.iter().any(|d| entry.path.starts_with(d))
+        {
             continue;
         }
         vfs.remove_all(&entry.path).at(&entry.path)?;

@@ -45,6 +45,10 @@ pub enum VfsError {
     /// EBADF: an unknown or closed file handle, or a write on a read-only handle.
     #[error("Bad file descriptor")]
     BadHandle,
+    /// ENXIO: opening a FIFO, socket or device node, which the workspace stores but has
+    /// nothing behind (no pipe, no listener, no device).
+    #[error("No such device or address")]
+    NoDevice,
     /// EBUSY: renaming or removing the root.
     #[error("Device or resource busy")]
     Busy,
@@ -121,6 +125,7 @@ impl VfsError {
             VfsError::PermissionDenied => libc::EACCES,
             VfsError::BadHandle => libc::EBADF,
             VfsError::Busy => libc::EBUSY,
+            VfsError::NoDevice => libc::ENXIO,
             VfsError::NoSpace { .. } => libc::ENOSPC,
             VfsError::FileTooLarge { .. } => libc::EFBIG,
             VfsError::ReadOnly => libc::EROFS,

@@ -118,6 +118,8 @@ impl Vfs {
         match st.kind {
             FileType::Dir if flags.write || flags.truncate => return Err(VfsError::IsDir),
             FileType::Symlink => return Err(VfsError::Loop),
+            // Nothing stands behind it here: no pipe, no listener, no device.
+            kind if kind.is_special() => return Err(VfsError::NoDevice),
             _ => {}
         }
         if (flags.write || flags.truncate) && self.is_read_only() {

@@ -107,6 +107,31 @@ impl Tx<'_> {
         self.stat(ino)
     }
 
+    /// A FIFO, socket or device node (`rdev` is kept for devices only).
+    pub(crate) fn mknod(
+        &mut self,
+        parent: Ino,
+        name: &[u8],
+        kind: FileType,
+        perm: u32,
+        rdev: u64,
+        owner: Owner,
+    ) -> Result<Stat> {
+        if !kind.is_special() {
+            return Err(VfsError::Invalid(
+                "mknod makes FIFOs, sockets and device nodes",
+            ));
+        }
+        let mode = kind.mode_bits() | (perm & 0o7777);
+        let ino = self.new_inode(parent, name, mode, owner, 1)?;
+        if matches!(kind, FileType::CharDevice | FileType::BlockDevice) && rdev != 0 {
+            self.conn
+                .prepare_cached("UPDATE inodes SET rdev = ?2 WHERE ino = ?1")?
+                .execute((ino, rdev as i64))?;
+        }
+        self.stat(ino)
+    }
+
     pub(crate) fn symlink(
         &mut self,
         parent: Ino,
@@ -371,6 +396,8 @@ impl Tx<'_> {
                 FileType::Dir => return Err(VfsError::IsDir),
                 FileType::Symlink => return Err(VfsError::Invalid("cannot truncate a symlink")),
                 FileType::File => self.truncate_content(ino, st.size, size)?,
+                // What truncate(2) says of a FIFO, socket or device node.
+                _ => return Err(VfsError::Invalid("only regular files can be truncated")),
             }
         }
         let now = self.now;

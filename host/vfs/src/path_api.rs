@@ -9,7 +9,7 @@ use crate::error::{Result, VfsError};
 use crate::path::tidy;
 use crate::path_ops::{OpenPath, WalkEntry};
 use crate::tx::{Owner, Tx};
-use crate::types::{DirEntry, SetAttr, Stat, TimeSet};
+use crate::types::{DirEntry, FileType, SetAttr, Stat, TimeSet};
 use crate::vfs::{Batch, Vfs, from_cache};
 
 fn bytes(path: &Path) -> &[u8] {
@@ -292,6 +292,17 @@ impl Batch<'_, '_> {
     pub fn symlink(&mut self, target: impl AsRef<Path>, link: impl AsRef<Path>) -> Result<Stat> {
         self.tx
             .path_symlink(bytes(target.as_ref()), bytes(link.as_ref()))
+    }
+
+    /// A FIFO, socket or device node at `path` (see [`Vfs::mknod`]).
+    pub fn mknod(
+        &mut self,
+        path: impl AsRef<Path>,
+        kind: FileType,
+        perm: u32,
+        rdev: u64,
+    ) -> Result<Stat> {
+        self.tx.path_mknod(bytes(path.as_ref()), kind, perm, rdev)
     }
 
     /// See [`Vfs::hard_link`].

@@ -64,6 +64,7 @@ impl Tx<'_> {
         let r = self.resolve(path, true)?;
         match &r.found {
             Some(st) if st.kind == FileType::Dir => Err(VfsError::IsDir),
+            Some(st) if st.kind.is_special() => Err(VfsError::NoDevice),
             Some(st) => Ok(st.ino),
             None if r.trailing_slash => Err(VfsError::IsDir),
             None => {
@@ -78,7 +79,8 @@ impl Tx<'_> {
         let st = self.resolve(path, opts.follow)?.stat()?;
         match st.kind {
             FileType::Symlink => Err(VfsError::Loop),
-            FileType::File if opts.directory => Err(VfsError::NotDir),
+            FileType::Dir => Ok(st),
+            _ if opts.directory => Err(VfsError::NotDir),
             _ => Ok(st),
         }
     }
@@ -96,13 +98,14 @@ impl Tx<'_> {
                     FileType::Symlink => Err(VfsError::Loop),
                     FileType::Dir if opts.truncate => Err(VfsError::IsDir),
                     FileType::Dir => Ok(st),
-                    FileType::File if opts.directory => Err(VfsError::NotDir),
+                    _ if opts.directory => Err(VfsError::NotDir),
                     FileType::File if opts.truncate && st.size > 0 => {
                         self.truncate_content(st.ino, st.size, 0)?;
                         self.log_ino(ChangeKind::Modified, st.ino)?;
                         self.stat(st.ino)
                     }
-                    FileType::File => Ok(st),
+                    // O_TRUNC means nothing to a FIFO or device; opening one is refused later.
+                    _ => Ok(st),
                 }
             }
             None if !opts.create => Err(VfsError::NotFound),
@@ -135,8 +138,10 @@ impl Tx<'_> {
     /// The content of the file at `path`, or `len` bytes of it from `offset`.
     pub(crate) fn path_read(&self, path: &[u8], offset: u64, len: u64) -> Result<Vec<u8>> {
         let st = self.resolve_ino(path)?;
-        if st.kind == FileType::Dir {
-            return Err(VfsError::IsDir);
+        match st.kind {
+            FileType::Dir => return Err(VfsError::IsDir),
+            kind if kind.is_special() => return Err(VfsError::NoDevice),
+            _ => {}
         }
         self.read_content(st.ino, st.size, offset, len)
     }
@@ -223,7 +228,11 @@ impl Tx<'_> {
             "SELECT {cols}, d.name FROM dentries d CROSS JOIN inodes i ON i.ino = d.ino
              WHERE d.parent = ?1 ORDER BY d.name"
         ))?;
-        let rows = stmt.query_map([ino], |r| Ok((r.get::<_, Vec<u8>>(9)?, stat_from_row(r)?)))?;
+        // The name comes after the attributes.
+        let name_at = STAT_COLUMNS.split(", ").count();
+        let rows = stmt.query_map([ino], |r| {
+            Ok((r.get::<_, Vec<u8>>(name_at)?, stat_from_row(r)?))
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -248,8 +257,10 @@ impl Tx<'_> {
     /// chunks: no bytes are copied).
     pub(crate) fn path_copy_file(&mut self, from: &[u8], to: &[u8]) -> Result<Stat> {
         let src = self.resolve_ino(from)?;
-        if src.kind == FileType::Dir {
-            return Err(VfsError::IsDir);
+        match src.kind {
+            FileType::Dir => return Err(VfsError::IsDir),
+            kind if kind.is_special() => return Err(VfsError::NoDevice),
+            _ => {}
         }
         let dst = self.path_open_file(to, src.perm)?;
         if dst == src.ino {
@@ -309,8 +320,23 @@ impl Tx<'_> {
                     self.copy_tree(&child_st, dst.ino, &child)?;
                 }
             }
+            // As `cp -r` does: a new node of the same type (and device number).
+            kind => {
+                self.mknod(parent, name, kind, src.perm, src.rdev, owner)?;
+            }
         }
         Ok(())
+    }
+
+    pub(crate) fn path_mknod(
+        &mut self,
+        path: &[u8],
+        kind: FileType,
+        perm: u32,
+        rdev: u64,
+    ) -> Result<Stat> {
+        let (parent, name) = self.resolve(path, false)?.for_create()?;
+        self.mknod(parent, &name, kind, perm, rdev, self.owner)
     }
 
     pub(crate) fn path_symlink(&mut self, target: &[u8], link: &[u8]) -> Result<Stat> {

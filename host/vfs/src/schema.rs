@@ -11,13 +11,19 @@ use crate::util::now_ns;
 pub const APPLICATION_ID: i32 = 0x436d_7074;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Default chunk size for new workspaces.
 pub const DEFAULT_CHUNK_SIZE: u64 = 256 * 1024;
 
 /// Migrations: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
+
+/// Version 3: FIFOs, sockets and device nodes are inodes; a device's number is `rdev`.
+const V3: &str = r#"
+ALTER TABLE inodes ADD COLUMN rdev INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snap_inodes ADD COLUMN rdev INTEGER NOT NULL DEFAULT 0;
+"#;
 
 /// Version 2: the audit log of tool calls (`computer-tools`), read by `computer log`.
 const V2: &str = r#"

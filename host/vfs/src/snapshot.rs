@@ -16,7 +16,7 @@ use crate::vfs::Vfs;
 const TREE_TABLES: &[(&str, &str)] = &[
     (
         "inodes",
-        "ino, mode, uid, gid, nlink, size, atime, mtime, ctime",
+        "ino, mode, uid, gid, nlink, size, atime, mtime, ctime, rdev",
     ),
     ("dentries", "parent, name, ino"),
     ("symlinks", "ino, target"),

@@ -611,7 +611,7 @@ fn audit_log_records_calls_without_touching_the_tree() {
 }
 
 #[test]
-fn a_version_1_workspace_is_migrated_to_the_audit_schema() {
+fn a_version_1_workspace_is_migrated_to_the_current_schema() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.db");
     Vfs::open(&path)
@@ -620,8 +620,11 @@ fn a_version_1_workspace_is_migrated_to_the_audit_schema() {
         .unwrap();
     // Turn the file back into what version 1 wrote.
     let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch("DROP TABLE audit; PRAGMA user_version = 1;")
-        .unwrap();
+    conn.execute_batch(
+        "DROP TABLE audit; ALTER TABLE inodes DROP COLUMN rdev;
+         ALTER TABLE snap_inodes DROP COLUMN rdev; PRAGMA user_version = 1;",
+    )
+    .unwrap();
     drop(conn);
     let vfs = Vfs::open(&path).unwrap();
     assert_eq!(vfs.read_file("/workspace/kept").unwrap(), b"kept");
@@ -857,4 +860,89 @@ fn a_workspace_file_deleted_while_asleep_is_an_error_not_a_new_workspace() {
     assert!(err.to_string().contains("was emptied"), "{err}");
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
     assert!(!Vfs::in_memory().unwrap().sleep());
+}
+
+#[test]
+fn fifos_sockets_and_devices_are_stored_but_never_opened() {
+    let vfs = vfs();
+    let dir = vfs.stat("/workspace").unwrap().ino;
+    let owner = Owner { uid: 7, gid: 8 };
+    let make = |name: &str, kind, rdev| {
+        vfs.mknod(dir, OsStr::new(name), kind, 0o640, rdev, owner)
+            .unwrap()
+    };
+    let fifo = make("fifo", FileType::Fifo, 99);
+    let sock = make("sock", FileType::Socket, 0);
+    let chr = make("null", FileType::CharDevice, libc::makedev(1, 3));
+    let blk = make("disk", FileType::BlockDevice, libc::makedev(8, 1));
+    assert_eq!(fifo.mode(), libc::S_IFIFO | 0o640);
+    assert_eq!((fifo.uid, fifo.gid, fifo.nlink, fifo.size), (7, 8, 1, 0));
+    // Only devices keep a device number.
+    assert_eq!(fifo.rdev, 0);
+    assert_eq!(sock.mode() & libc::S_IFMT, libc::S_IFSOCK);
+    assert_eq!(
+        vfs.stat("/workspace/null").unwrap().rdev,
+        libc::makedev(1, 3)
+    );
+    assert_eq!(blk.rdev, libc::makedev(8, 1));
+    let kinds: Vec<_> = vfs
+        .read_dir("/workspace")
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.name.into_string().unwrap(), e.kind))
+        .collect();
+    assert!(kinds.contains(&("fifo".into(), FileType::Fifo)));
+    assert!(kinds.contains(&("disk".into(), FileType::BlockDevice)));
+
+    // Nothing stands behind them: opening, reading or writing one is ENXIO, never data.
+    for (path, st) in [("fifo", &fifo), ("sock", &sock), ("null", &chr)] {
+        let path = format!("/workspace/{path}");
+        assert!(matches!(
+            vfs.open_file(st.ino, OpenFlags::READ),
+            Err(VfsError::NoDevice)
+        ));
+        assert!(matches!(vfs.read_file(&path), Err(VfsError::NoDevice)));
+        assert!(matches!(
+            vfs.write_file(&path, "x"),
+            Err(VfsError::NoDevice)
+        ));
+        assert!(matches!(vfs.truncate(&path, 0), Err(VfsError::Invalid(_))));
+        assert!(matches!(
+            vfs.copy(&path, "/workspace/copy"),
+            Err(VfsError::NoDevice)
+        ));
+    }
+    assert_eq!(VfsError::NoDevice.errno(), libc::ENXIO);
+    // mknod makes only these four types.
+    for kind in [FileType::File, FileType::Dir, FileType::Symlink] {
+        assert!(matches!(
+            vfs.mknod(dir, OsStr::new("x"), kind, 0o644, 0, owner),
+            Err(VfsError::Invalid(_))
+        ));
+    }
+    assert!(matches!(
+        vfs.mknod(dir, OsStr::new("fifo"), FileType::Fifo, 0o644, 0, owner),
+        Err(VfsError::Exists)
+    ));
+
+    // They link, rename, copy (as new nodes), snapshot and restore like files.
+    vfs.hard_link("/workspace/fifo", "/workspace/fifo2")
+        .unwrap();
+    assert_eq!(vfs.stat("/workspace/fifo").unwrap().nlink, 2);
+    vfs.rename("/workspace/fifo2", "/workspace/fifo3").unwrap();
+    vfs.copy_all("/workspace", "/tmp/copied").unwrap();
+    let copied = vfs.stat("/tmp/copied/null").unwrap();
+    assert_eq!((copied.kind, copied.rdev), (FileType::CharDevice, chr.rdev));
+    assert_ne!(copied.ino, chr.ino);
+    vfs.snapshot("s").unwrap();
+    vfs.remove_file("/workspace/disk").unwrap();
+    vfs.restore_snapshot("s").unwrap();
+    let back = vfs.stat("/workspace/disk").unwrap();
+    assert_eq!((back.kind, back.rdev), (FileType::BlockDevice, blk.rdev));
+    vfs.remove_file("/workspace/fifo").unwrap();
+    vfs.remove_file("/workspace/fifo3").unwrap();
+    assert!(matches!(
+        vfs.stat("/workspace/fifo3"),
+        Err(VfsError::NotFound)
+    ));
 }

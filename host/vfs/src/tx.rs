@@ -41,7 +41,7 @@ pub(crate) struct Tx<'c> {
     logged: HashSet<(ChangeKind, Vec<u8>)>,
 }
 
-pub(crate) const STAT_COLUMNS: &str = "ino, mode, uid, gid, nlink, size, atime, mtime, ctime";
+pub(crate) const STAT_COLUMNS: &str = "ino, mode, uid, gid, nlink, size, atime, mtime, ctime, rdev";
 
 pub(crate) fn stat_from_row(r: &Row<'_>) -> rusqlite::Result<Stat> {
     let mode: u32 = r.get(1)?;
@@ -56,6 +56,7 @@ pub(crate) fn stat_from_row(r: &Row<'_>) -> rusqlite::Result<Stat> {
         atime: r.get(6)?,
         mtime: r.get(7)?,
         ctime: r.get(8)?,
+        rdev: r.get::<_, i64>(9)? as u64,
     })
 }
 
@@ -90,7 +91,7 @@ impl<'c> Tx<'c> {
         let st = self
             .conn
             .prepare_cached(
-                "SELECT ino, mode, uid, gid, nlink, size, atime, mtime, ctime FROM inodes
+                "SELECT ino, mode, uid, gid, nlink, size, atime, mtime, ctime, rdev FROM inodes
                  WHERE ino = ?1",
             )?
             .query_row([ino], stat_from_row)
@@ -108,7 +109,7 @@ impl<'c> Tx<'c> {
         let found = self
             .conn
             .prepare_cached(
-                "SELECT ino, mode, uid, gid, nlink, size, atime, mtime, ctime FROM inodes
+                "SELECT ino, mode, uid, gid, nlink, size, atime, mtime, ctime, rdev FROM inodes
                  WHERE ino = (SELECT ino FROM dentries WHERE parent = ?1 AND name = ?2)",
             )?
             .query_row((parent, name), stat_from_row)

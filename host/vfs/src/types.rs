@@ -30,6 +30,16 @@ pub enum FileType {
     Dir,
     /// A symbolic link.
     Symlink,
+    /// A named pipe (FIFO). Stored as an inode like any other; it carries no data and cannot
+    /// be opened through the VFS (there is no pipe behind it; a FUSE mount's kernel makes one).
+    Fifo,
+    /// A Unix domain socket's name. Stored; cannot be opened.
+    Socket,
+    /// A character device node: its device number is [`Stat::rdev`]. Stored, never opened:
+    /// mounts are `nodev` and no export makes one on the host.
+    CharDevice,
+    /// A block device node, as [`FileType::CharDevice`].
+    BlockDevice,
 }
 
 impl FileType {
@@ -39,6 +49,10 @@ impl FileType {
             FileType::File => libc::S_IFREG,
             FileType::Dir => libc::S_IFDIR,
             FileType::Symlink => libc::S_IFLNK,
+            FileType::Fifo => libc::S_IFIFO,
+            FileType::Socket => libc::S_IFSOCK,
+            FileType::CharDevice => libc::S_IFCHR,
+            FileType::BlockDevice => libc::S_IFBLK,
         }
     }
 
@@ -48,7 +62,33 @@ impl FileType {
             libc::S_IFREG => Some(FileType::File),
             libc::S_IFDIR => Some(FileType::Dir),
             libc::S_IFLNK => Some(FileType::Symlink),
+            libc::S_IFIFO => Some(FileType::Fifo),
+            libc::S_IFSOCK => Some(FileType::Socket),
+            libc::S_IFCHR => Some(FileType::CharDevice),
+            libc::S_IFBLK => Some(FileType::BlockDevice),
             _ => None,
+        }
+    }
+
+    /// Whether this is a FIFO, socket or device node: an inode with no content that the VFS
+    /// stores but never opens.
+    pub fn is_special(self) -> bool {
+        matches!(
+            self,
+            FileType::Fifo | FileType::Socket | FileType::CharDevice | FileType::BlockDevice
+        )
+    }
+
+    /// What `ls` and `find -printf %y` print for this type (`-`, `d`, `l`, `p`, `s`, `c`, `b`).
+    pub fn letter(self) -> char {
+        match self {
+            FileType::File => '-',
+            FileType::Dir => 'd',
+            FileType::Symlink => 'l',
+            FileType::Fifo => 'p',
+            FileType::Socket => 's',
+            FileType::CharDevice => 'c',
+            FileType::BlockDevice => 'b',
         }
     }
 }
@@ -68,8 +108,10 @@ pub struct Stat {
     pub gid: u32,
     /// Number of hard links (directories: 2 + subdirectories).
     pub nlink: u32,
-    /// Size in bytes (symlinks: length of the target).
+    /// Size in bytes (symlinks: length of the target; FIFOs, sockets and devices: 0).
     pub size: u64,
+    /// The device number of a character or block device node (`st_rdev`); 0 for the rest.
+    pub rdev: u64,
     /// Last access (not updated by reads: the VFS behaves as `noatime`).
     pub atime: i64,
     /// Last content modification.

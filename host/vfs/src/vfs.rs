@@ -14,7 +14,7 @@ use crate::handles::OpenFiles;
 use crate::inode_ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
 use crate::tx::{Owner, Tx};
-use crate::types::{ChangeKind, DirEntry, Fh, Ino, NAME_MAX, SetAttr, Stat, StatFs};
+use crate::types::{ChangeKind, DirEntry, Fh, FileType, Ino, NAME_MAX, SetAttr, Stat, StatFs};
 use crate::wal_index::WalIndex;
 
 /// How to open a workspace file.
@@ -481,6 +481,20 @@ impl Vfs {
     /// Creates a directory.
     pub fn mkdir(&self, parent: Ino, name: &OsStr, perm: u32, owner: Owner) -> Result<Stat> {
         self.write_tx(|tx| tx.mkdir(parent, name.as_bytes(), perm, owner))
+    }
+
+    /// Creates a FIFO, socket or device node `name` (`mknod(2)`; `rdev` is a device's
+    /// number). The store keeps it as an inode; the VFS never opens it ([`VfsError::NoDevice`]).
+    pub fn mknod(
+        &self,
+        parent: Ino,
+        name: &OsStr,
+        kind: FileType,
+        perm: u32,
+        rdev: u64,
+        owner: Owner,
+    ) -> Result<Stat> {
+        self.write_tx(|tx| tx.mknod(parent, name.as_bytes(), kind, perm, rdev, owner))
     }
 
     /// Creates a symbolic link `name` pointing at `target`.

@@ -56,6 +56,7 @@ pub fn error_code(e: &VfsError) -> ErrorCode {
         libc::EFBIG => ErrorCode::FileTooLarge,
         libc::EROFS => ErrorCode::ReadOnly,
         libc::EAGAIN => ErrorCode::WouldBlock,
+        libc::ENXIO => ErrorCode::NoSuchDevice,
         _ => ErrorCode::Io,
     }
 }

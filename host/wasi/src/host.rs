@@ -31,6 +31,10 @@ fn descriptor_type(kind: FileType) -> DescriptorType {
         FileType::File => DescriptorType::RegularFile,
         FileType::Dir => DescriptorType::Directory,
         FileType::Symlink => DescriptorType::SymbolicLink,
+        FileType::Fifo => DescriptorType::Fifo,
+        FileType::Socket => DescriptorType::Socket,
+        FileType::CharDevice => DescriptorType::CharacterDevice,
+        FileType::BlockDevice => DescriptorType::BlockDevice,
     }
 }
 
@@ -540,7 +544,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
                 })?);
             }
             FileType::Symlink => return Err(ErrorCode::Loop.into()),
-            FileType::File => {
+            // A FIFO, socket or device node: the VFS refuses it (no-such-device, ENXIO).
+            FileType::File
+            | FileType::Fifo
+            | FileType::Socket
+            | FileType::CharDevice
+            | FileType::BlockDevice => {
                 let open = VfsOpenFlags {
                     read: flags.contains(DescriptorFlags::READ),
                     write: flags.contains(DescriptorFlags::WRITE),

@@ -321,6 +321,10 @@ fn kind_name(kind: FileType) -> &'static str {
         FileType::File => "file",
         FileType::Dir => "dir",
         FileType::Symlink => "symlink",
+        FileType::Fifo => "fifo",
+        FileType::Socket => "socket",
+        FileType::CharDevice => "char-device",
+        FileType::BlockDevice => "block-device",
     }
 }
 
