@@ -20,6 +20,10 @@ pub struct MountArgs {
     /// Refuse writes.
     #[arg(long)]
     read_only: bool,
+    /// Let other local users reach the mount (FUSE's `allow_other`); each file's owner and
+    /// permission bits still decide what they may do. Without it only this user gets in.
+    #[arg(long)]
+    allow_other: bool,
 }
 
 /// `computer umount` arguments.
@@ -52,6 +56,7 @@ pub fn mount(ws: &Workspace, args: MountArgs) -> anyhow::Result<ExitCode> {
     let options = MountOptions {
         root: args.root.clone(),
         read_only: args.read_only,
+        allow_other: args.allow_other,
         ..MountOptions::default()
     };
     let mount = Mount::new(ws.vfs(), dir, &options)?;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use computer_vfs::{Owner, RenameFlags, SetAttr, Vfs, VfsError, XattrMode};
+use computer_vfs::{FileType, Owner, RenameFlags, SetAttr, Vfs, VfsError, XattrMode};
 use fuser::{
     AccessFlags, BsdFileFlags, Errno, FileHandle, FopenFlags, Generation, INodeNo, InitFlags,
     KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
@@ -215,18 +215,23 @@ impl fuser::Filesystem for VfsFs {
         name: &OsStr,
         mode: u32,
         umask: u32,
-        _rdev: u32,
+        rdev: u32,
         reply: ReplyEntry,
     ) {
-        // The store holds files, directories and symlinks: no devices, FIFOs or sockets.
-        if mode & libc::S_IFMT != libc::S_IFREG {
-            return reply.error(Errno::EPERM);
-        }
         let perm = mode & !umask & 0o7777;
         let parent = self.inodes.vfs(parent);
-        let made = self
-            .own
-            .note(|| self.vfs.create(parent, name, perm, owner(req)));
+        let made = match FileType::from_mode(mode) {
+            Some(FileType::File) => self
+                .own
+                .note(|| self.vfs.create(parent, name, perm, owner(req))),
+            // Stored as inodes. The kernel itself makes the pipe of a FIFO it opens; devices
+            // are never opened (the mount is `nodev`).
+            Some(kind) if kind.is_special() => self.own.note(|| {
+                self.vfs
+                    .mknod(parent, name, kind, perm, u64::from(rdev), owner(req))
+            }),
+            _ => return reply.error(Errno::EINVAL),
+        };
         self.entry(reply, made);
     }
 
@@ -575,8 +580,8 @@ impl fuser::Filesystem for VfsFs {
     }
 
     fn access(&self, _req: &Request, ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
-        // Permission bits are kept and shown but not enforced: the workspace belongs to the
-        // agent, whatever user its commands run as. Existence is still checked.
+        // The mount has `default_permissions`: the kernel checks the permission bits itself
+        // and does not ask. Should it ask, existence is what is left to check.
         empty(reply, self.vfs.getattr(self.inodes.vfs(ino)).map(drop));
     }
 

@@ -12,9 +12,10 @@
 //!   readdir and readdirplus, open/create/read/write/flush/release/fsync, mkdir, unlink,
 //!   rmdir, rename (with `RENAME_NOREPLACE` and `RENAME_EXCHANGE`), link, symlink, readlink,
 //!   statfs, xattrs, fallocate. POSIX and BSD locks are the kernel's own (local to the host).
-//!   Devices, FIFOs and sockets cannot be made (EPERM): the store holds files, directories
-//!   and symlinks. Permission bits and owners are enforced by the kernel; new files made
-//!   through the mount belong to the caller.
+//!   FIFOs, sockets and device nodes are made with mknod and stored as inodes: the kernel
+//!   makes the pipe behind a FIFO when one is opened, and never opens a device here (the
+//!   mount is `nodev`). Permission bits and owners are enforced by the kernel; new files
+//!   made through the mount belong to the caller.
 //! - Coherence: the kernel trusts attributes and entries (and the absence of a name: negative
 //!   entries) for a short TTL (1 s), drops a
 //!   file's cached pages on each open, and an invalidator thread reads the VFS change log

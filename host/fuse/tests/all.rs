@@ -18,10 +18,17 @@ use computer_vfs::Vfs;
 fn mounted() -> Option<(Arc<Vfs>, Mount, tempfile::TempDir)> {
     let dir = tempfile::tempdir().unwrap();
     let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
-    let mountpoint = dir.path().join("mnt");
+    let mount = mount_at(dir.path(), &vfs, MountOptions::default())?;
+    Some((vfs, mount, dir))
+}
+
+/// `vfs` mounted at `dir/mnt` with `options`, or `None` (with the reason printed) where
+/// FUSE cannot run outside CI.
+fn mount_at(dir: &Path, vfs: &Arc<Vfs>, options: MountOptions) -> Option<Mount> {
+    let mountpoint = dir.join("mnt");
     fs::create_dir(&mountpoint).unwrap();
-    match Mount::new(Arc::clone(&vfs), &mountpoint, &MountOptions::default()) {
-        Ok(mount) => Some((vfs, mount, dir)),
+    match Mount::new(Arc::clone(vfs), &mountpoint, &options) {
+        Ok(mount) => Some(mount),
         Err(e) => {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -38,6 +45,18 @@ fn line<T: std::fmt::Debug>(what: &str, result: std::io::Result<T>) -> String {
     match result {
         Ok(v) => format!("{what}: {v:?}"),
         Err(e) => format!("{what}: errno {:?}", e.raw_os_error()),
+    }
+}
+
+/// `mknod(2)`, which the standard library lacks.
+#[allow(unsafe_code)]
+fn mknod(path: &Path, mode: u32, dev: libc::dev_t) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())?;
+    // SAFETY: a NUL-terminated path that outlives the call.
+    if unsafe { libc::mknod(c.as_ptr(), mode, dev) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 
@@ -297,6 +316,68 @@ fn posix_transcript(root: &Path) -> Vec<String> {
         .collect();
     t.push(format!("own files: {own:?}"));
 
+    // FIFOs, sockets and device nodes: made, stat'ed, linked, renamed, removed; a FIFO
+    // carries bytes between two openers (the kernel's pipe).
+    let mknod = |rel: &str, mode: u32, dev: libc::dev_t| mknod(&p(rel), mode, dev);
+    t.push(line("mkfifo", mknod("fifo", libc::S_IFIFO | 0o640, 0)));
+    t.push(line(
+        "mkfifo again",
+        mknod("fifo", libc::S_IFIFO | 0o640, 0),
+    ));
+    t.push(line(
+        "mknod char",
+        mknod("chr", libc::S_IFCHR | 0o600, libc::makedev(1, 3)),
+    ));
+    t.push(line(
+        "mknod block",
+        mknod("blk", libc::S_IFBLK | 0o600, libc::makedev(7, 0)),
+    ));
+    t.push(line(
+        "socket",
+        std::os::unix::net::UnixListener::bind(p("sock")).map(drop),
+    ));
+    for name in ["fifo", "chr", "blk", "sock"] {
+        t.push(line(
+            &format!("{name} mode, rdev, size, nlink"),
+            fs::symlink_metadata(p(name))
+                .map(|m| (format!("{:o}", m.mode()), m.rdev(), m.size(), m.nlink())),
+        ));
+    }
+    t.push(line("link fifo", fs::hard_link(p("fifo"), p("fifo2"))));
+    t.push(line(
+        "fifo nlink",
+        fs::symlink_metadata(p("fifo")).map(|m| m.nlink()),
+    ));
+    t.push(line("rename fifo2", fs::rename(p("fifo2"), p("fifo3"))));
+    t.push(line("unlink fifo3", fs::remove_file(p("fifo3"))));
+    t.push(line("rmdir fifo", fs::remove_dir(p("fifo"))));
+    let reader = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(p("fifo"));
+    t.push(line(
+        "open fifo to read",
+        reader.as_ref().map(drop).map_err(|e| e.kind().into()),
+    ));
+    if let Ok(mut reader) = reader {
+        let mut writer = OpenOptions::new().write(true).open(p("fifo")).unwrap();
+        writer.write_all(b"through the pipe").unwrap();
+        drop(writer);
+        let mut got = String::new();
+        t.push(line(
+            "read fifo",
+            reader.read_to_string(&mut got).map(|_| got),
+        ));
+    }
+    t.push(line(
+        "fifo size after",
+        fs::symlink_metadata(p("fifo")).map(|m| m.size()),
+    ));
+    t.push(line("open socket", File::open(p("sock")).map(drop)));
+    for name in ["fifo", "chr", "blk", "sock"] {
+        t.push(line(&format!("unlink {name}"), fs::remove_file(p(name))));
+    }
+
     // The final listing of the top directory.
     let mut top: Vec<String> = fs::read_dir(root)
         .unwrap()
@@ -339,20 +420,15 @@ fn posix_behaviour_matches_a_real_directory() {
 fn the_mounts_own_metadata_changes_are_not_sent_back_to_the_kernel() {
     let dir = tempfile::tempdir().unwrap();
     let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
-    let mnt = dir.path().join("mnt");
-    fs::create_dir(&mnt).unwrap();
     // No poller in the way: only `sync` reads the change log here.
     let options = MountOptions {
         poll: std::time::Duration::from_secs(3600),
         ..MountOptions::default()
     };
-    let mount = match Mount::new(Arc::clone(&vfs), &mnt, &options) {
-        Ok(mount) => mount,
-        Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "CI needs FUSE: {e}");
-            return println!("skipped: cannot mount FUSE here: {e}");
-        }
+    let Some(mount) = mount_at(dir.path(), &vfs, options) else {
+        return;
     };
+    let mnt = mount.mountpoint().to_path_buf();
     fs::create_dir(mnt.join("d")).unwrap();
     File::create(mnt.join("d/f")).unwrap();
     fs::rename(mnt.join("d/f"), mnt.join("d/g")).unwrap();
@@ -606,6 +682,43 @@ fn as_user(user: &str, script: &str) -> std::process::Output {
 mod hostile {
     use super::*;
 
+    /// A device node in the workspace (made by anyone: a guest, an import, a tool) is stored,
+    /// shown, and never opened on the host: the mount is `nodev`.
+    #[test]
+    fn a_device_node_in_the_workspace_never_opens_a_host_device() {
+        let Some((vfs, mount, _dir)) = mounted() else {
+            return;
+        };
+        let dir = vfs.stat("/workspace").unwrap().ino;
+        let owner = computer_vfs::Owner { uid: 0, gid: 0 };
+        for (name, kind, dev) in [
+            (
+                "mem",
+                computer_vfs::FileType::CharDevice,
+                libc::makedev(1, 1),
+            ),
+            (
+                "disk",
+                computer_vfs::FileType::BlockDevice,
+                libc::makedev(8, 0),
+            ),
+        ] {
+            vfs.mknod(dir, name.as_ref(), kind, 0o666, dev, owner)
+                .unwrap();
+            let path = mount.mountpoint().join(name);
+            let meta = fs::symlink_metadata(&path).unwrap();
+            assert_eq!(meta.rdev(), dev, "{name}");
+            for write in [false, true] {
+                let opened = OpenOptions::new().read(true).write(write).open(&path);
+                assert_eq!(
+                    opened.map(drop).unwrap_err().raw_os_error(),
+                    Some(libc::EACCES),
+                    "{name}"
+                );
+            }
+        }
+    }
+
     /// Another local user: kept out of a mount without `allow_other` entirely, and held to
     /// each file's permission bits with it (the kernel checks them: `default_permissions`).
     #[test]
@@ -628,20 +741,14 @@ mod hostile {
             };
             chmod("/workspace/private.txt", 0o600);
             chmod("/workspace/public.txt", 0o644);
-            let mountpoint = dir.path().join("mnt");
-            fs::create_dir(&mountpoint).unwrap();
             let options = MountOptions {
                 allow_other,
                 ..MountOptions::default()
             };
-            let mount = match Mount::new(Arc::clone(&vfs), &mountpoint, &options) {
-                Ok(m) => m,
-                Err(e) => {
-                    assert!(std::env::var_os("CI").is_none(), "CI needs FUSE: {e}");
-                    println!("skipped: cannot mount FUSE here: {e}");
-                    return;
-                }
+            let Some(mount) = mount_at(dir.path(), &vfs, options) else {
+                return;
             };
+            let mountpoint = mount.mountpoint().to_path_buf();
             let m = mountpoint.display();
             let read_private = as_user(&user, &format!("cat {m}/private.txt"));
             assert!(!read_private.status.success(), "allow_other {allow_other}");
@@ -693,4 +800,113 @@ mod hostile {
             mount.unmount().unwrap();
         }
     }
+}
+
+/// The pjdfstest binary (`cargo install pjdfstest`; `.ci/run` installs it), or `None` with the
+/// reason printed outside CI.
+fn pjdfstest() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PJDFSTEST").map_or_else(
+        || {
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .map(|dir| dir.join("pjdfstest"))
+                .find(|p| p.is_file())
+        },
+        |p| Some(p.into()),
+    );
+    if path.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs pjdfstest: cargo install pjdfstest --version 0.2.2 --locked"
+        );
+        println!("skipped: pjdfstest is not installed (cargo install pjdfstest)");
+    }
+    path
+}
+
+/// Runs pjdfstest in `dir`; the names of the cases that failed, and the summary line.
+fn pjdfstest_failures(bin: &Path, config: &Path, dir: &Path) -> (BTreeSet<String>, String) {
+    let out = std::process::Command::new(bin)
+        .arg("-c")
+        .arg(config)
+        .arg("-p")
+        .arg(dir)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let failed = text
+        .lines()
+        .filter(|l| l.trim_end().ends_with("FAILED"))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect();
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("Summary:"))
+        .unwrap_or_else(|| panic!("pjdfstest printed no summary in {}:\n{text}", dir.display()))
+        .to_string();
+    (failed, summary)
+}
+
+/// The POSIX conformance suite (the Rust pjdfstest: permissions as other users, every file
+/// type, timestamps, error codes) fails nothing on the mount that it does not fail on the
+/// host's own file system, run side by side.
+#[test]
+fn pjdfstest_finds_nothing_the_host_file_system_does_not() {
+    let Some(bin) = pjdfstest() else { return };
+    // Its second user, beside `nobody`.
+    let has_tests = std::process::Command::new("id")
+        .arg("tests")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_tests {
+        let made = std::process::Command::new("useradd")
+            .args([
+                "--no-create-home",
+                "--user-group",
+                "--shell",
+                "/bin/false",
+                "tests",
+            ])
+            .status()
+            .unwrap();
+        assert!(made.success(), "useradd tests");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Other users must reach both directories.
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let config = dir.path().join("pjdfstest.toml");
+    fs::write(
+        &config,
+        "[features]\nposix_fallocate = {}\nrename_ctime = {}\nutime_now = {}\nutimensat = {}\n\
+         [settings]\nnaptime = 0.01\nallow_remount = false\n\
+         [dummy_auth]\nentries = [[\"nobody\", \"nogroup\"], [\"tests\", \"tests\"]]\n",
+    )
+    .unwrap();
+    let host = dir.path().join("host");
+    fs::create_dir(&host).unwrap();
+    let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
+    let options = MountOptions {
+        allow_other: true,
+        ..MountOptions::default()
+    };
+    let Some(mount) = mount_at(dir.path(), &vfs, options) else {
+        return;
+    };
+    let (host_failed, host_summary) = pjdfstest_failures(&bin, &config, &host);
+    let (mount_failed, mount_summary) = pjdfstest_failures(&bin, &config, mount.mountpoint());
+    println!("host: {host_summary}\nmount: {mount_summary}");
+    let extra: Vec<_> = mount_failed.difference(&host_failed).collect();
+    assert!(
+        extra.is_empty(),
+        "pjdfstest fails on the mount only: {extra:?}"
+    );
+    // It really ran: hundreds of cases passed.
+    let passed: u32 = mount_summary
+        .split(", ")
+        .find_map(|p| p.strip_suffix(" passed"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(passed > 300, "{mount_summary}");
+    mount.unmount().unwrap();
 }
