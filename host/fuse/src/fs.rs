@@ -19,6 +19,7 @@ use fuser::{
 use crate::attr::{self, Inodes, errno, file_attr};
 use crate::known::KnownDirs;
 use crate::own::OwnRevs;
+use crate::pages::OpenedVersions;
 
 /// Largest write the kernel sends in one request (it needs `FUSE_MAX_PAGES`).
 const MAX_WRITE: u32 = 1 << 20;
@@ -44,6 +45,8 @@ pub(crate) struct VfsFs {
     known: Arc<KnownDirs>,
     /// The revisions committed for the kernel's metadata requests (the invalidator skips them).
     own: Arc<OwnRevs>,
+    /// Each file's version at its last open: whether its cached pages are still good.
+    opened: OpenedVersions,
 }
 
 impl VfsFs {
@@ -62,6 +65,7 @@ impl VfsFs {
             next_dir: AtomicU64::new(1),
             known,
             own,
+            opened: OpenedVersions::default(),
         }
     }
 
@@ -327,15 +331,30 @@ impl fuser::Filesystem for VfsFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        // No FOPEN_KEEP_CACHE: each open drops the kernel's cached pages of the file, so a
-        // process sees what the isolate or the tools wrote since it last read.
-        match self
+        // The kernel keeps the file's cached pages only if nothing changed the file since its
+        // last open here, so a process sees what the isolate or the tools wrote since it
+        // last read (`pages.rs`).
+        let open = attr::open_flags(flags.0);
+        let opened = self
             .vfs
-            .open_file(self.inodes.vfs(ino), attr::open_flags(flags.0))
-        {
-            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
+            .getattr(self.inodes.vfs(ino))
+            .and_then(|st| Ok((self.vfs.open_stat(&st, open)?, st)));
+        match opened {
+            Ok((fh, st)) => {
+                let keep = self.opened.may_keep(ino, &st, open.truncate);
+                let flags = if keep {
+                    FopenFlags::FOPEN_KEEP_CACHE
+                } else {
+                    FopenFlags::empty()
+                };
+                reply.opened(FileHandle(fh), flags)
+            }
             Err(e) => reply.error(errno(&e)),
         }
+    }
+
+    fn forget(&self, _req: &Request, ino: INodeNo, _nlookup: u64) {
+        self.opened.forget(ino);
     }
 
     fn read(

@@ -17,8 +17,8 @@
 //!   mount is `nodev`). Permission bits and owners are enforced by the kernel; new files
 //!   made through the mount belong to the caller.
 //! - Coherence: the kernel trusts attributes and entries (and the absence of a name: negative
-//!   entries) for a short TTL (1 s), drops a
-//!   file's cached pages on each open, and an invalidator thread reads the VFS change log
+//!   entries) for a short TTL (1 s), keeps a file's cached pages across opens only while
+//!   the file is unchanged since its last open here (`pages.rs`), and an invalidator thread reads the VFS change log
 //!   every 100 ms and tells the kernel to forget what others changed (the revisions the
 //!   mount committed for the kernel's own metadata requests are left out). A directory's
 //!   entry is invalidated only when its name now names another inode than the one the
@@ -31,6 +31,7 @@ mod fs;
 mod invalidate;
 mod known;
 mod own;
+mod pages;
 
 use std::io;
 use std::os::unix::process::CommandExt;

@@ -16,9 +16,21 @@ use computer_vfs::Vfs;
 /// A workspace file mounted at a temporary directory, or `None` (with the reason printed)
 /// where FUSE cannot run outside CI.
 fn mounted() -> Option<(Arc<Vfs>, Mount, tempfile::TempDir)> {
+    mounted_with(MountOptions::default())
+}
+
+/// As [`mounted`], with no poller: only [`Mount::sync`] reads the change log.
+fn mounted_unpolled() -> Option<(Arc<Vfs>, Mount, tempfile::TempDir)> {
+    mounted_with(MountOptions {
+        poll: std::time::Duration::from_secs(3600),
+        ..MountOptions::default()
+    })
+}
+
+fn mounted_with(options: MountOptions) -> Option<(Arc<Vfs>, Mount, tempfile::TempDir)> {
     let dir = tempfile::tempdir().unwrap();
     let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
-    let mount = mount_at(dir.path(), &vfs, MountOptions::default())?;
+    let mount = mount_at(dir.path(), &vfs, options)?;
     Some((vfs, mount, dir))
 }
 
@@ -418,14 +430,8 @@ fn posix_behaviour_matches_a_real_directory() {
 
 #[test]
 fn the_mounts_own_metadata_changes_are_not_sent_back_to_the_kernel() {
-    let dir = tempfile::tempdir().unwrap();
-    let vfs = Arc::new(Vfs::open(dir.path().join("ws.db")).unwrap());
     // No poller in the way: only `sync` reads the change log here.
-    let options = MountOptions {
-        poll: std::time::Duration::from_secs(3600),
-        ..MountOptions::default()
-    };
-    let Some(mount) = mount_at(dir.path(), &vfs, options) else {
+    let Some((vfs, mount, _dir)) = mounted_unpolled() else {
         return;
     };
     let mnt = mount.mountpoint().to_path_buf();
@@ -447,6 +453,62 @@ fn the_mounts_own_metadata_changes_are_not_sent_back_to_the_kernel() {
     let start = std::time::Instant::now();
     mount.unmount().unwrap();
     assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// How many bytes of `path` are in the kernel's page cache, as util-linux's `fincore` sees
+/// them (it opens the file, so this is what an open leaves cached).
+fn cached_bytes(path: &Path) -> u64 {
+    let out = std::process::Command::new("fincore")
+        .args(["--bytes", "--noheadings", "--output", "RES"])
+        .arg(path)
+        .output()
+        .expect("fincore (util-linux)");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+#[test]
+fn pages_are_kept_across_opens_only_while_the_file_is_unchanged() {
+    // No poller: nothing but the check at open keeps a reader from stale pages.
+    let Some((vfs, mount, _dir)) = mounted_unpolled() else {
+        return;
+    };
+    let path = mount.mountpoint().join("f.bin");
+    vfs.write_file("/workspace/f.bin", vec![b'a'; 64 * 1024])
+        .unwrap();
+    assert!(fs::read(&path).unwrap() == vec![b'a'; 64 * 1024]);
+    // Unchanged: opened again, the pages are still there.
+    assert_eq!(cached_bytes(&path), 64 * 1024);
+    assert_eq!(cached_bytes(&path), 64 * 1024);
+    for round in 0..20u8 {
+        // Changed beside the mount, same size (so no attribute gives it away), read at
+        // once: the new bytes, never the cached ones.
+        let byte = b'b' + round % 20;
+        vfs.write_file("/workspace/f.bin", vec![byte; 64 * 1024])
+            .unwrap();
+        let got = fs::read(&path).unwrap();
+        assert!(
+            got.len() == 64 * 1024 && got.iter().all(|b| *b == byte),
+            "round {round}: read {:?}... for {:?}",
+            String::from_utf8_lossy(&got[..got.len().min(8)]),
+            byte as char
+        );
+    }
+    vfs.write_file("/workspace/f.bin", vec![b'z'; 64 * 1024])
+        .unwrap();
+    assert_eq!(cached_bytes(&path), 0, "a changed file's pages are dropped");
+    // Written through the mount: read back right, beside it and through it.
+    let mut f = OpenOptions::new().write(true).open(&path).unwrap();
+    f.write_all(b"through the mount").unwrap();
+    drop(f);
+    let mut want = vec![b'z'; 64 * 1024];
+    want[..17].copy_from_slice(b"through the mount");
+    assert!(fs::read(&path).unwrap() == want);
+    assert!(vfs.read_file("/workspace/f.bin").unwrap() == want);
+    // Truncated by an open, then read: empty.
+    File::create(&path).unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"");
+    mount.unmount().unwrap();
 }
 
 #[test]
