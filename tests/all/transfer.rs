@@ -373,5 +373,9 @@ fn fifos_and_devices_cross_as_inodes_and_no_device_is_made_on_the_host() {
         stdout.contains("cat=1\n") && stdout.contains("write=1\n"),
         "{stdout}"
     );
-    assert!(stderr.contains("No such device or address"), "{stderr}");
+    assert!(
+        stderr.contains("null: No such device or address\n")
+            && stderr.contains("fifo: No such device or address\n"),
+        "{stderr}"
+    );
 }

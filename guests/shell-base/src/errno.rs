@@ -34,6 +34,8 @@ fn wasi_or_native(e: &std::io::Error, n: i32) -> String {
         51 => "No space left on device".into(),
         54 => "Not a directory".into(),
         55 => "Directory not empty".into(),
+        // Opening a FIFO, socket or device node in the workspace: nothing stands behind it.
+        60 => "No such device or address".into(),
         63 => "Operation not permitted".into(),
         69 => "Read-only file system".into(),
         75 => "Invalid cross-device link".into(),
@@ -71,6 +73,11 @@ mod tests {
         assert_eq!(
             io_message(&Error::from_raw_os_error(51)),
             "No space left on device"
+        );
+        #[cfg(target_os = "wasi")]
+        assert_eq!(
+            io_message(&Error::from_raw_os_error(60)),
+            "No such device or address"
         );
         #[cfg(target_os = "linux")]
         assert_eq!(
