@@ -18,12 +18,13 @@
 //!   made through the mount belong to the caller.
 //! - Coherence: the kernel trusts attributes and entries (and the absence of a name: negative
 //!   entries) for a short TTL (1 s), keeps a file's cached pages across opens only while
-//!   the file is unchanged since its last open here (`pages.rs`), and an invalidator thread reads the VFS change log
-//!   every 100 ms and tells the kernel to forget what others changed (the revisions the
-//!   mount committed for the kernel's own metadata requests are left out). A directory's
-//!   entry is invalidated only when its name now names another inode than the one the
-//!   kernel was given, so a directory in use is not detached. [`Mount::sync`] does the same
-//!   at once (the container backend calls it before each command).
+//!   the file is unchanged since its last open here (`pages.rs`), and an invalidator
+//!   thread reads the VFS change log every 100 ms and tells the kernel to forget what
+//!   others changed (the revisions the mount committed for the kernel's own metadata
+//!   requests are left out). A directory's entry is invalidated only when its name now
+//!   names another inode than the one the kernel was given, so a directory in use is not
+//!   detached. [`Mount::sync`] does the same at once (the container backend calls it before
+//!   each command).
 //! - [`clean_stale`] removes a mount whose server died (reads fail with ENOTCONN).
 
 mod attr;
