@@ -80,6 +80,7 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
     if args.token.as_deref() == Some("") {
         anyhow::bail!("the token is empty: give a secret, or no --token/COMPUTER_TOKEN at all");
     }
+    raise_open_files_limit();
     // A long-running server runs many commands: the pooling allocator pays off.
     computer::start_runtime(crate::runtime_config(true)).context("start the wasm runtime")?;
     let mut config = ServerConfig::new(args.data_dir);
@@ -116,6 +117,24 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
         .block_on(computer_tools::http::serve(config, shutdown_signal()))
         .map_err(anyhow::Error::msg)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Raises this process's soft limit on open files to its hard limit. Each awake workspace
+/// holds three descriptors (its database, log and shared memory) and each connection one, so
+/// the usual soft default of 1,024 would refuse calls ("unable to open database file") with
+/// hundreds of workspaces in use and memory to spare; the hard limit is the administrator's.
+fn raise_open_files_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return;
+    };
+    if soft < hard
+        && let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard)
+    {
+        eprintln!(
+            "computer serve: could not raise the open files limit from {soft} to {hard}: {e}"
+        );
+    }
 }
 
 async fn shutdown_signal() {
