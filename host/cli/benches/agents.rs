@@ -3,7 +3,8 @@
 //! 50 concurrent clients; host memory and descriptors per idle open workspace, awake and
 //! asleep, and memory per MCP session. The baseline, measured in the same run, is a bare
 //! loopback TCP round trip (the floor of any local server).
-//! `cargo bench -p computer-cli --bench agents`.
+//! `cargo bench -p computer-cli --bench agents`; `BENCH_WORKSPACES` sets how many idle
+//! workspaces the density part opens (2,000 by default).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -15,6 +16,15 @@ use serde_json::{Value, json};
 
 const ROUNDS: usize = 500;
 const TOKEN: &str = "bench";
+
+/// Idle workspaces the density part opens: `BENCH_WORKSPACES`, 2,000 by default.
+fn workspaces() -> usize {
+    std::env::var("BENCH_WORKSPACES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+        .max(200)
+}
 
 fn percentiles(mut times: Vec<Duration>) -> (f64, f64) {
     times.sort();
@@ -148,11 +158,13 @@ struct Server {
 }
 
 impl Server {
-    fn start(data: &std::path::Path) -> Server {
+    fn start(data: &std::path::Path, workspaces: usize) -> Server {
         // Room for the idle workspaces below; they sleep after 2 s unused.
         let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
             .args(["serve", "--listen", "127.0.0.1:0", "--sleep-after", "2"])
-            .args(["--max-workspaces", "5000", "--data-dir"])
+            .arg("--max-workspaces")
+            .arg((workspaces + 10).to_string())
+            .arg("--data-dir")
             .arg(data)
             .env("COMPUTER_TOKEN", TOKEN)
             .stderr(Stdio::piped())
@@ -295,6 +307,7 @@ fn row(what: &str, (p50, p99): (f64, f64), floor: f64) {
 }
 
 fn main() {
+    let many = workspaces();
     let dir = tempfile::tempdir().unwrap();
     let notes = "one line of notes\n".repeat(200);
     let read = json!({"path": "notes.txt", "limit": 50});
@@ -322,7 +335,7 @@ fn main() {
     drop(stdio);
 
     // The HTTP API and MCP over HTTP, one server.
-    let server = Server::start(&dir.path().join("data"));
+    let server = Server::start(&dir.path().join("data"), many);
     server.post("/v1/workspaces", &json!({"id": "bench"}));
     server.post(
         "/v1/workspaces/bench/tools/write",
@@ -410,14 +423,18 @@ fn main() {
 
     // Memory: idle open workspaces, then MCP sessions, then many workspaces asleep.
     let idle = 200;
-    let many = 2000;
+    let creating = Instant::now();
     for n in 0..many {
         server.post("/v1/workspaces", &json!({"id": format!("idle{n}")}));
     }
+    println!(
+        "\nCreating {many} workspaces, one request each: {:.2} ms per workspace",
+        creating.elapsed().as_secs_f64() * 1e3 / many as f64
+    );
     // Creating a workspace opens it: measure on a fresh server that opens them by use.
     drop(mcp);
     drop(server);
-    let server = Server::start(&dir.path().join("data"));
+    let server = Server::start(&dir.path().join("data"), many);
     server
         .post("/v1/workspaces/bench/tools/read", &read)
         .bytes()
