@@ -159,11 +159,12 @@ struct Server {
 
 impl Server {
     fn start(data: &std::path::Path, workspaces: usize) -> Server {
-        // Room for the idle workspaces below; they sleep after 2 s unused.
+        // Room for the idle workspaces below and the 51 others (`bench`, the 50 clients');
+        // they sleep after 2 s unused.
         let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
             .args(["serve", "--listen", "127.0.0.1:0", "--sleep-after", "2"])
             .arg("--max-workspaces")
-            .arg((workspaces + 10).to_string())
+            .arg((workspaces + 100).to_string())
             .arg("--data-dir")
             .arg(data)
             .env("COMPUTER_TOKEN", TOKEN)
