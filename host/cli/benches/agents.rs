@@ -17,13 +17,17 @@ use serde_json::{Value, json};
 const ROUNDS: usize = 500;
 const TOKEN: &str = "bench";
 
-/// Idle workspaces the density part opens: `BENCH_WORKSPACES`, 2,000 by default.
+/// Idle workspaces measured awake; the density part opens more (see [`workspaces`]).
+const IDLE: usize = 200;
+
+/// Idle workspaces the density part opens: `BENCH_WORKSPACES`, 2,000 by default, at least
+/// [`IDLE`].
 fn workspaces() -> usize {
     std::env::var("BENCH_WORKSPACES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000)
-        .max(200)
+        .max(IDLE)
 }
 
 fn percentiles(mut times: Vec<Duration>) -> (f64, f64) {
@@ -423,7 +427,7 @@ fn main() {
     );
 
     // Memory: idle open workspaces, then MCP sessions, then many workspaces asleep.
-    let idle = 200;
+    let idle = IDLE;
     let creating = Instant::now();
     for n in 0..many {
         server.post("/v1/workspaces", &json!({"id": format!("idle{n}")}));

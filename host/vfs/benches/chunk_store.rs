@@ -8,89 +8,97 @@
 //! page size is the whole database's. `cargo bench -p computer-vfs --bench chunk_store [DIR]`
 //! (DIR defaults to a directory under the target directory: on disk, not tmpfs).
 
-use rusqlite::{Connection, MAIN_DB};
+use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
+use computer_vfs::Vfs;
+use rusqlite::{Connection, MAIN_DB};
+
 const BIG: usize = 64 << 20;
+/// What a handle's buffer commits at once.
 const TX: usize = 32 << 20;
+const ROUNDS: usize = 5;
+const SMALL_TXS: usize = 1000;
 
-fn open(path: &str, page: u32) -> Connection {
-    for s in ["", "-wal", "-shm", ".pack"] {
-        let _ = std::fs::remove_file(format!("{path}{s}"));
-    }
-    let c = Connection::open(path).unwrap();
-    c.execute_batch(&format!("PRAGMA page_size={page}"))
-        .unwrap();
-    let _: String = c
-        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-        .unwrap();
-    c.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768;
-      CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-      INSERT INTO meta VALUES ('bytes_stored', 0);
-      CREATE TABLE chunks (id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, data BLOB NOT NULL);
-      CREATE TABLE packed (id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, off INTEGER, len INTEGER);
-      CREATE TABLE file_chunks (ino INTEGER NOT NULL, idx INTEGER NOT NULL, chunk INTEGER NOT NULL, PRIMARY KEY (ino, idx)) WITHOUT ROWID;
-      CREATE INDEX file_chunks_by_chunk ON file_chunks (chunk);
-      CREATE TRIGGER chunks_added AFTER INSERT ON chunks BEGIN
-        UPDATE meta SET value = value + length(NEW.data) WHERE key = 'bytes_stored'; END;
-      CREATE TABLE dentries (parent INTEGER NOT NULL, name BLOB NOT NULL, ino INTEGER NOT NULL, PRIMARY KEY (parent, name)) WITHOUT ROWID;
-      CREATE INDEX dentries_by_ino ON dentries (ino);").unwrap();
-    c
-}
-
-#[derive(Clone, Copy, PartialEq)]
+/// How a chunk's bytes are stored.
+#[derive(Clone, Copy)]
 enum How {
+    /// Bound as a statement's value (the store's way).
     Bind,
+    /// `zeroblob`, then written through `sqlite3_blob_write`.
     Blob,
+    /// Appended to a file of their own; the row holds the offset.
     Pack,
 }
 
-fn write(
-    c: &Connection,
-    data: &[u8],
-    cs: usize,
+struct Way {
+    label: &'static str,
+    page_size: u32,
+    chunk: usize,
     how: How,
-    pack: Option<&std::fs::File>,
-) -> (f64, f64) {
+    autocheckpoint: bool,
+}
+
+/// A fresh workspace file made by the store itself (its schema and settings), with `page_size`.
+fn open(path: &str, page_size: u32) -> Connection {
+    for suffix in ["", "-wal", "-shm", ".pack"] {
+        let _ = std::fs::remove_file(format!("{path}{suffix}"));
+    }
+    drop(Vfs::open(path).unwrap());
+    let c = Connection::open(path).unwrap();
+    // A page size changes only outside WAL mode, by rebuilding the file.
+    c.execute_batch(&format!(
+        "PRAGMA journal_mode=DELETE; PRAGMA page_size={page_size}; VACUUM;
+         PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768;
+         CREATE TABLE packed (id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE,
+                              off INTEGER NOT NULL, len INTEGER NOT NULL);"
+    ))
+    .unwrap();
+    c
+}
+
+/// Writes `data` as file 1's chunks; returns (total, commits) in ms.
+fn write(c: &Connection, data: &[u8], way: &Way, pack: &File) -> (f64, f64) {
     let mut commit = 0.0;
-    let t0 = Instant::now();
+    let start = Instant::now();
     let mut end = 0u64;
-    for (t, txdata) in data.chunks(TX).enumerate() {
+    for (t, tx) in data.chunks(TX).enumerate() {
         c.execute_batch("BEGIN IMMEDIATE").unwrap();
-        for (i, piece) in txdata.chunks(cs).enumerate() {
-            let idx = (t * TX / cs + i) as i64;
+        for (i, piece) in tx.chunks(way.chunk).enumerate() {
+            let idx = (t * TX / way.chunk + i) as i64;
+            // The store looks up the chunk it replaces.
             let _old: Option<i64> = c
-                .prepare_cached("SELECT chunk FROM file_chunks WHERE ino=1 AND idx=?1")
+                .prepare_cached("SELECT chunk FROM file_chunks WHERE ino = 1 AND idx = ?1")
                 .unwrap()
                 .query_row([idx], |r| r.get(0))
                 .ok();
-            let h = blake3::hash(piece);
-            let hb = h.as_bytes().as_slice();
-            let id = match how {
+            let hash = blake3::hash(piece);
+            let hash = hash.as_bytes().as_slice();
+            let id = match way.how {
                 How::Bind => {
                     c.prepare_cached("INSERT INTO chunks (hash, data) VALUES (?1, ?2)")
                         .unwrap()
-                        .execute((hb, piece))
+                        .execute((hash, piece))
                         .unwrap();
                     c.last_insert_rowid()
                 }
                 How::Blob => {
                     c.prepare_cached("INSERT INTO chunks (hash, data) VALUES (?1, zeroblob(?2))")
                         .unwrap()
-                        .execute((hb, piece.len() as i64))
+                        .execute((hash, piece.len() as i64))
                         .unwrap();
                     let id = c.last_insert_rowid();
-                    let mut b = c.blob_open(MAIN_DB, "chunks", "data", id, false).unwrap();
-                    b.write_all(piece).unwrap();
+                    let mut blob = c.blob_open(MAIN_DB, "chunks", "data", id, false).unwrap();
+                    blob.write_all(piece).unwrap();
                     id
                 }
                 How::Pack => {
-                    pack.unwrap().write_all_at(piece, end).unwrap();
+                    pack.write_all_at(piece, end).unwrap();
                     c.prepare_cached("INSERT INTO packed (hash, off, len) VALUES (?1, ?2, ?3)")
                         .unwrap()
-                        .execute((hb, end as i64, piece.len() as i64))
+                        .execute((hash, end as i64, piece.len() as i64))
                         .unwrap();
                     end += piece.len() as u64;
                     c.last_insert_rowid()
@@ -101,38 +109,46 @@ fn write(
                 .execute((idx, id))
                 .unwrap();
         }
-        let tc = Instant::now();
+        let committing = Instant::now();
         c.execute_batch("COMMIT").unwrap();
-        commit += tc.elapsed().as_secs_f64();
+        commit += ms(committing);
     }
-    (t0.elapsed().as_secs_f64() * 1e3, commit * 1e3)
+    (ms(start), commit)
 }
 
-fn unlinks(c: &Connection) -> f64 {
-    for i in 0..1000 {
+/// µs per transaction that deletes one entry and updates one counter (an unlink's shape).
+fn small_transactions(c: &Connection) -> f64 {
+    for i in 0..SMALL_TXS {
         c.execute(
-            "INSERT INTO dentries VALUES (1, ?1, ?2)",
+            "INSERT INTO dentries (parent, name, ino) VALUES (1, ?1, ?2)",
             (format!("f{i:05}"), i + 100),
         )
         .unwrap();
     }
-    let t0 = Instant::now();
-    for i in 0..1000 {
+    let start = Instant::now();
+    for i in 0..SMALL_TXS {
         c.execute_batch("BEGIN IMMEDIATE").unwrap();
         c.execute(
-            "DELETE FROM dentries WHERE parent=1 AND name=?1",
+            "DELETE FROM dentries WHERE parent = 1 AND name = ?1",
             [format!("f{i:05}")],
         )
         .unwrap();
-        c.execute("UPDATE meta SET value=value+1 WHERE key='bytes_stored'", [])
-            .unwrap();
+        c.execute(
+            "UPDATE meta SET value = value + 1 WHERE key = 'bytes_stored'",
+            [],
+        )
+        .unwrap();
         c.execute_batch("COMMIT").unwrap();
     }
-    t0.elapsed().as_secs_f64() * 1e3 / 1000.0 * 1e3
+    ms(start) * 1e3 / SMALL_TXS as f64
 }
 
-fn med(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
@@ -148,81 +164,117 @@ fn main() {
             .into()
         });
     std::fs::create_dir_all(&dir).unwrap();
+    // Random bytes: zeros would be holes and repeats deduplicated.
     let mut data = vec![0u8; BIG];
-    let mut x: u64 = 0x9e3779b97f4a7c15;
-    for w in data.chunks_mut(8) {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for word in data.chunks_mut(8) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        w.copy_from_slice(&x.to_le_bytes());
+        word.copy_from_slice(&x.to_le_bytes());
     }
-    let rounds = 5;
-    let native = med((0..rounds)
-        .map(|_| {
-            let p = format!("{dir}/native");
-            let _ = std::fs::remove_file(&p);
-            let t = Instant::now();
-            let mut f = std::fs::File::create(&p).unwrap();
-            for piece in data.chunks(1 << 20) {
-                f.write_all(piece).unwrap();
-            }
-            drop(f);
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect());
-    println!("native write 64 MiB: {native:.1} ms");
+    let native_path = format!("{dir}/native");
+    let native = median(
+        (0..ROUNDS)
+            .map(|_| {
+                let _ = std::fs::remove_file(&native_path);
+                let start = Instant::now();
+                let mut f = File::create(&native_path).unwrap();
+                for piece in data.chunks(1 << 20) {
+                    f.write_all(piece).unwrap();
+                }
+                drop(f);
+                ms(start)
+            })
+            .collect(),
+    );
+    println!("native write of 64 MiB in 1 MiB writes: {native:.1} ms\n");
+    println!("| way | ms | ratio | commits ms | checkpoint after ms | small transaction µs |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let way = |label, page_size, chunk, how, autocheckpoint| Way {
+        label,
+        page_size,
+        chunk,
+        how,
+        autocheckpoint,
+    };
     let db = format!("{dir}/w.db");
-    for (label, page, cs, how) in [
-        ("bind 256K chunks, 4K pages", 4096, 256 << 10, How::Bind),
-        ("blob 256K chunks, 4K pages", 4096, 256 << 10, How::Blob),
-        ("bind 1M chunks, 4K pages", 4096, 1 << 20, How::Bind),
-        ("bind 4M chunks, 4K pages", 4096, 4 << 20, How::Bind),
-        ("bind 256K chunks, 8K pages", 8192, 256 << 10, How::Bind),
-        ("bind 256K chunks, 16K pages", 16384, 256 << 10, How::Bind),
-        ("bind 256K chunks, 64K pages", 65536, 256 << 10, How::Bind),
-        (
-            "pack file 256K chunks, 4K pages",
+    for way in [
+        way(
+            "the store's: 256 KiB chunks bound, 4 KiB pages",
+            4096,
+            256 << 10,
+            How::Bind,
+            true,
+        ),
+        way("incremental blob I/O", 4096, 256 << 10, How::Blob, true),
+        way("1 MiB chunks", 4096, 1 << 20, How::Bind, true),
+        way("4 MiB chunks", 4096, 4 << 20, How::Bind, true),
+        way("8 KiB pages", 8192, 256 << 10, How::Bind, true),
+        way("16 KiB pages", 16384, 256 << 10, How::Bind, true),
+        way("64 KiB pages", 65536, 256 << 10, How::Bind, true),
+        way(
+            "chunks in a file beside the database",
             4096,
             256 << 10,
             How::Pack,
+            true,
         ),
-        ("bind 256K, no autocheckpoint", 4096, 256 << 10, How::Bind),
+        way(
+            "the store's, automatic checkpoint off",
+            4096,
+            256 << 10,
+            How::Bind,
+            false,
+        ),
     ] {
-        let noauto = label.contains("no autocheckpoint");
-        let mut ts = vec![];
-        let mut cs_ = vec![];
-        let mut us = vec![];
-        for _ in 0..rounds {
-            let c = open(&db, page);
-            let pack = std::fs::OpenOptions::new()
+        let (mut totals, mut commits, mut checkpoints, mut smalls) =
+            (vec![], vec![], vec![], vec![]);
+        for _ in 0..ROUNDS {
+            let c = open(&db, way.page_size);
+            let pack = File::options()
                 .create(true)
+                .truncate(true)
                 .read(true)
                 .write(true)
                 .open(format!("{db}.pack"))
                 .unwrap();
-            if noauto {
-                c.execute_batch("PRAGMA wal_autocheckpoint=0").unwrap();
+            if !way.autocheckpoint {
+                c.execute_batch("PRAGMA wal_autocheckpoint = 0").unwrap();
             }
-            let (t, cm) = write(&c, &data, cs, how, Some(&pack));
-            if noauto {
-                let t0 = Instant::now();
+            let (total, commit) = write(&c, &data, &way, &pack);
+            totals.push(total);
+            commits.push(commit);
+            if !way.autocheckpoint {
+                let start = Instant::now();
                 c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
                     .unwrap();
-                println!(
-                    "   checkpoint after: {:.1} ms",
-                    t0.elapsed().as_secs_f64() * 1e3
-                );
+                checkpoints.push(ms(start));
             }
-            ts.push(t);
-            cs_.push(cm);
-            us.push(unlinks(&c));
+            smalls.push(small_transactions(&c));
         }
-        let t = med(ts);
+        let total = median(totals);
+        let checkpoint = if checkpoints.is_empty() {
+            String::new()
+        } else {
+            format!("{:.1}", median(checkpoints))
+        };
         println!(
-            "{label:36} {t:7.1} ms  {:5.2}x  (commit+ckpt {:6.1} ms)  unlink tx {:5.1} us",
-            t / native,
-            med(cs_),
-            med(us)
+            "| {} | {total:.1} | {:.1} | {:.1} | {checkpoint} | {:.1} |",
+            way.label,
+            total / native,
+            median(commits),
+            median(smalls),
         );
+    }
+    // Only what this run made: DIR may hold other things.
+    for made in [
+        native_path,
+        db.clone(),
+        format!("{db}-wal"),
+        format!("{db}-shm"),
+        format!("{db}.pack"),
+    ] {
+        let _ = std::fs::remove_file(made);
     }
 }
