@@ -153,6 +153,16 @@ pub(crate) fn kill_orphans(init: u32, main: u32) -> usize {
     killed
 }
 
+/// Waits up to `grace` for the processes of the command marked `mark` to end by themselves:
+/// what a command started last (the writer of a process substitution, say) may still be
+/// exiting when its shell has exited, and is no background process to kill and report.
+pub(crate) async fn settle(mark: &str, grace: std::time::Duration) {
+    let until = std::time::Instant::now() + grace;
+    while std::time::Instant::now() < until && !marked(Some(mark), None).is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
 /// Kills every process of the command marked `mark` (and every descendant of `root`) with
 /// SIGKILL, again and again until none is left: a fork bomb keeps making new ones for a
 /// while. Returns how many were killed.

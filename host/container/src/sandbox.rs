@@ -89,6 +89,11 @@ pub struct Sandbox {
 /// `oom_seen_inside` after a restart: the next count read is the new baseline, not compared.
 const UNKNOWN: u64 = u64::MAX;
 
+/// How long what a finished command left running may take to end by itself before it is
+/// killed (and reported): long enough for a process that is already exiting, short enough
+/// not to be felt after a command that left a server running in the background.
+const LEFTOVER_GRACE: Duration = Duration::from_millis(200);
+
 /// What was found in the container after a command ended.
 #[derive(Debug, Default, Clone, Copy)]
 struct Inside {
@@ -285,7 +290,9 @@ impl Sandbox {
             readonly_rootfs: Some(true),
             tmpfs: Some(HashMap::from([(
                 "/tmp".to_string(),
-                format!("rw,nosuid,nodev,size={},mode=1777", limits.tmp_bytes),
+                // Docker's default for a tmpfs is noexec; programs made in /tmp (a venv's
+                // scripts, a test build) must run, as they do from the workspace.
+                format!("rw,exec,nosuid,nodev,size={},mode=1777", limits.tmp_bytes),
             )])),
             init: Some(true),
             ..Default::default()
@@ -628,6 +635,9 @@ impl Sandbox {
         // Whatever the command left running in the background goes with it (the backend's
         // own commands leave nothing: no second exec for them on a remote engine).
         let leftover = if self.engine.is_local() {
+            if stopped.is_none() {
+                procs::settle(&mark, LEFTOVER_GRACE).await;
+            }
             let mut killed = procs::kill_command(Some(&mark), None);
             // A process that cleared its environment and left the command's tree is an
             // orphan of the container's init with no mark: when no other command runs, no

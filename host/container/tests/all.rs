@@ -654,14 +654,17 @@ fn limits_contain_fork_bombs_memory_hogs_and_slow_commands() {
         "{out:?}"
     );
 
-    // The root is read-only, /tmp is writable, capabilities are gone.
+    // The root is read-only, /tmp is writable and runs programs (a venv's, a build's: the
+    // workspace runs them too, so noexec would keep nothing out), capabilities are gone.
     let out = sh(
         &sandbox,
-        "touch /etc/x 2>&1; touch /tmp/x && echo tmp-ok; grep CapEff /proc/self/status",
+        "touch /etc/x 2>&1; touch /tmp/x && echo tmp-ok; \
+         cp /bin/busybox /tmp/echo && /tmp/echo tmp-runs 2>&1; grep CapEff /proc/self/status",
     );
     let said = text(&out.stdout);
     assert!(said.contains("Read-only file system"), "{said}");
     assert!(said.contains("tmp-ok"), "{said}");
+    assert!(said.contains("tmp-runs"), "{said}");
     assert!(said.contains("CapEff:\t0000000000000000"), "{said}");
 
     // And after all that, the next command works.
