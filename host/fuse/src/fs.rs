@@ -1,14 +1,14 @@
 //! The `fuser::Filesystem` over the VFS's inode API: every request is one VFS call (which
 //! takes the VFS's lock), so the mount can run several worker threads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use computer_vfs::{FileType, Owner, RenameFlags, SetAttr, Vfs, VfsError, XattrMode};
+use computer_vfs::{Committed, FileType, Owner, RenameFlags, SetAttr, Vfs, VfsError, XattrMode};
 use fuser::{
     AccessFlags, BsdFileFlags, Errno, FileHandle, FopenFlags, Generation, INodeNo, InitFlags,
     KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
@@ -47,6 +47,9 @@ pub(crate) struct VfsFs {
     own: Arc<OwnRevs>,
     /// Each file's version at its last open: whether its cached pages are still good.
     opened: OpenedVersions,
+    /// The VFS handles of the files the kernel has open: a commit that held only their
+    /// writes holds nothing the kernel's pages lack.
+    handles: Mutex<HashSet<u64>>,
 }
 
 impl VfsFs {
@@ -66,7 +69,39 @@ impl VfsFs {
             known,
             own,
             opened: OpenedVersions::default(),
+            handles: Mutex::default(),
         }
+    }
+
+    fn handles(&self) -> MutexGuard<'_, HashSet<u64>> {
+        // Inserts and removes only: a panic elsewhere cannot leave the set inconsistent.
+        self.handles.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `commit` (a flush, fsync or release of a kernel's handle of `ino`). When what it
+    /// committed was written through the mount alone, the kernel's pages hold it already:
+    /// the revision is the mount's own (the invalidator leaves it out) and the file's new
+    /// version is recorded, so that the next open keeps the pages. When it also held another
+    /// writer's bytes (the isolate's buffered writes to the same file), or failed (the
+    /// pages may hold bytes never stored), the next open drops them.
+    fn commit(
+        &self,
+        ino: INodeNo,
+        commit: impl FnOnce() -> Result<Option<Committed>, VfsError>,
+    ) -> Result<(), VfsError> {
+        let mine = |done: &Option<Committed>| {
+            done.as_ref().is_some_and(|c| {
+                let handles = self.handles();
+                c.writers.iter().all(|fh| handles.contains(fh))
+            })
+        };
+        let (result, ours) = self.own.note_if(commit, mine);
+        match &result {
+            Ok(None) => {}
+            Ok(Some(done)) if ours => self.opened.wrote(ino, &done.before, &done.after),
+            _ => self.opened.forget(ino),
+        }
+        result.map(drop)
     }
 
     fn dirs(&self) -> MutexGuard<'_, HashMap<u64, Arc<Vec<Listed>>>> {
@@ -335,12 +370,19 @@ impl fuser::Filesystem for VfsFs {
         // last open here, so a process sees what the isolate or the tools wrote since it
         // last read (`pages.rs`).
         let open = attr::open_flags(flags.0);
-        let opened = self
-            .vfs
-            .getattr(self.inodes.vfs(ino))
-            .and_then(|st| Ok((self.vfs.open_stat(&st, open)?, st)));
+        let vino = self.inodes.vfs(ino);
+        let opened = self.vfs.getattr(vino).and_then(|st| {
+            if !open.truncate {
+                return Ok((self.vfs.open_stat(&st, open)?, st));
+            }
+            // The kernel empties its pages and size for `O_TRUNC` itself (atomic_o_trunc):
+            // the truncation is the mount's own, and its pages start from what it left.
+            let fh = self.own.note(|| self.vfs.open_stat(&st, open))?;
+            Ok((fh, self.vfs.getattr(vino).unwrap_or(st)))
+        });
         match opened {
             Ok((fh, st)) => {
+                self.handles().insert(fh);
                 let keep = self.opened.may_keep(ino, &st, open.truncate);
                 let flags = if keep {
                     FopenFlags::FOPEN_KEEP_CACHE
@@ -405,36 +447,38 @@ impl fuser::Filesystem for VfsFs {
     fn flush(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
-        empty(reply, self.vfs.flush(fh.0));
+        empty(reply, self.commit(ino, || self.vfs.flush_handle(fh.0)));
     }
 
     fn release(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         _flags: OpenFlags,
         _lock_owner: Option<LockOwner>,
         _flush: bool,
         reply: ReplyEmpty,
     ) {
-        empty(reply, self.vfs.release(fh.0));
+        let released = self.commit(ino, || self.vfs.release_handle(fh.0));
+        self.handles().remove(&fh.0);
+        empty(reply, released);
     }
 
     fn fsync(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        empty(reply, self.vfs.fsync(fh.0));
+        empty(reply, self.commit(ino, || self.vfs.flush_handle(fh.0)));
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
@@ -636,13 +680,20 @@ impl fuser::Filesystem for VfsFs {
             Err(e) => return reply.error(errno(&e)),
         };
         match self.vfs.open_stat(&st, open) {
-            Ok(fh) => reply.created(
-                &self.ttl,
-                &file_attr(self.inodes, &st),
-                Generation(0),
-                FileHandle(fh),
-                FopenFlags::empty(),
-            ),
+            Ok(fh) => {
+                self.handles().insert(fh);
+                // As an open: the kernel's pages of it start from here.
+                let _ = self
+                    .opened
+                    .may_keep(self.inodes.kernel(st.ino), &st, open.truncate);
+                reply.created(
+                    &self.ttl,
+                    &file_attr(self.inodes, &st),
+                    Generation(0),
+                    FileHandle(fh),
+                    FopenFlags::empty(),
+                )
+            }
             Err(e) => reply.error(errno(&e)),
         }
     }

@@ -17,11 +17,12 @@
 //!   mount is `nodev`). Permission bits and owners are enforced by the kernel; new files
 //!   made through the mount belong to the caller.
 //! - Coherence: the kernel trusts attributes and entries (and the absence of a name: negative
-//!   entries) for a short TTL (1 s), keeps a file's cached pages across opens only while
-//!   the file is unchanged since its last open here (`pages.rs`), and an invalidator
-//!   thread reads the VFS change log every 100 ms and tells the kernel to forget what
-//!   others changed (the revisions the mount committed for the kernel's own metadata
-//!   requests are left out). A directory's entry is invalidated only when its name now
+//!   entries) for a long TTL (60 s), keeps a file's cached pages across opens only while
+//!   nothing but writes through the mount changed the file since its last open here
+//!   (`pages.rs`), and an invalidator thread reads the VFS change log every 100 ms and
+//!   tells the kernel to forget what others changed (the revisions the mount committed for
+//!   the kernel's own requests are left out: metadata changes, and data written through
+//!   the mount alone). A directory's entry is invalidated only when its name now
 //!   names another inode than the one the kernel was given, so a directory in use is not
 //!   detached. [`Mount::sync`] does the same at once (the container backend calls it before
 //!   each command).
@@ -64,7 +65,8 @@ pub struct MountOptions {
     pub read_only: bool,
     /// Worker threads serving requests.
     pub threads: usize,
-    /// How long the kernel may cache attributes and entries.
+    /// How long the kernel may cache attributes and entries: long, since the invalidator
+    /// tells it of every change made by others (60 s by default).
     pub ttl: Duration,
     /// How often the change log is read for changes made by others.
     pub poll: Duration,
@@ -81,7 +83,7 @@ impl Default for MountOptions {
             auto_unmount: true,
             read_only: false,
             threads: 2,
-            ttl: Duration::from_secs(1),
+            ttl: Duration::from_secs(60),
             poll: Duration::from_millis(100),
             fs_name: SOURCE.to_string(),
         }

@@ -1,8 +1,9 @@
 //! The revisions this mount committed for the kernel's own metadata requests. The kernel
 //! learned of those changes from the replies, so the invalidator leaves them out: telling the
 //! kernel to forget them would throw away the entries and attributes it was just given, and
-//! cost a lookup each the next time. Data written through the mount is not among them (a
-//! flush may also commit what another writer buffered for the same file).
+//! cost a lookup each the next time. So are the commits of data written through the mount,
+//! when they held no other writer's bytes (the isolate's buffered writes to the same file
+//! may go in with them): the kernel's pages hold those bytes already.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
@@ -22,14 +23,25 @@ impl OwnRevs {
     /// Runs the VFS call `f` for a request of the kernel's and notes the revision it
     /// committed, if it did.
     pub(crate) fn note<T>(&self, f: impl FnOnce() -> Result<T, VfsError>) -> Result<T, VfsError> {
+        self.note_if(f, |_| true).0
+    }
+
+    /// Runs the VFS call `f` for a request of the kernel's and notes the revision it
+    /// committed, if it did and `mine` says that what it committed the kernel knows of.
+    /// Returns what `mine` said beside the result (false for an error).
+    pub(crate) fn note_if<T>(
+        &self,
+        f: impl FnOnce() -> Result<T, VfsError>,
+        mine: impl FnOnce(&T) -> bool,
+    ) -> (Result<T, VfsError>, bool) {
         let _ = take_committed_rev();
         let result = f();
-        if result.is_ok()
-            && let Some(rev) = take_committed_rev()
-        {
+        let rev = take_committed_rev();
+        let ours = result.as_ref().is_ok_and(mine);
+        if ours && let Some(rev) = rev {
             self.revs().insert(rev);
         }
-        result
+        (result, ours)
     }
 
     /// The revisions up to `upto` this mount committed, forgotten here once returned.

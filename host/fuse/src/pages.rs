@@ -8,8 +8,11 @@
 //! pages until the invalidator caught up. So each open compares the file's version (its
 //! modification and change times and its size, read from the VFS, which sees every commit)
 //! with the version of the last open: the pages are kept only when nothing changed the file
-//! in between. Any change, the mount's own writes included, moves the change time, so the
-//! comparison can only drop pages that were good, never keep pages that are stale.
+//! in between. Any change moves the change time, so the comparison can only drop pages that
+//! were good, never keep pages that are stale. The one change recorded as a version here is
+//! a commit of bytes written through the mount alone (`fs.rs`): the kernel wrote those pages
+//! itself, so a file written and then read again (an installed module, a build's output)
+//! is read from memory.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -47,20 +50,31 @@ impl OpenedVersions {
         self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Called on each open of `ino`, whose attributes are `st` now: whether the kernel may
-    /// keep the pages it cached since the last open. The answer is no for a file not
-    /// opened before (or forgotten since) and for one truncated by this open.
+    /// Called on each open of `ino`, whose attributes are `st` now (after the open's
+    /// truncation, if it made one): whether the kernel may keep the pages it cached since
+    /// the last open. The answer is no for a file not opened before (or forgotten since) and
+    /// for one truncated by this open. Either way the kernel's pages are `st`'s from here.
     pub(crate) fn may_keep(&self, ino: INodeNo, st: &Stat, truncating: bool) -> bool {
         let now = Version::of(st);
-        let mut seen = self.seen();
-        if truncating {
-            seen.remove(&ino);
-            return false;
-        }
-        seen.insert(ino, now) == Some(now)
+        let before = self.seen().insert(ino, now);
+        !truncating && before == Some(now)
     }
 
-    /// The kernel evicted `ino` (its pages with it), or gave up an entry for it.
+    /// `ino` went from `before` to `after` by a commit of writes made through the mount
+    /// alone: the kernel's pages hold what it committed, so the next open may keep them,
+    /// unless something else changed the file since its last open (its pages may be stale
+    /// elsewhere).
+    pub(crate) fn wrote(&self, ino: INodeNo, before: &Stat, after: &Stat) {
+        let mut seen = self.seen();
+        if seen.get(&ino) == Some(&Version::of(before)) {
+            seen.insert(ino, Version::of(after));
+        } else {
+            seen.remove(&ino);
+        }
+    }
+
+    /// The kernel evicted `ino` (its pages with it), or gave up an entry for it; or a
+    /// commit for it held bytes the kernel's pages may lack.
     pub(crate) fn forget(&self, ino: INodeNo) {
         self.seen().remove(&ino);
     }

@@ -508,6 +508,38 @@ fn pages_are_kept_across_opens_only_while_the_file_is_unchanged() {
     // Truncated by an open, then read: empty.
     File::create(&path).unwrap();
     assert_eq!(fs::read(&path).unwrap(), b"");
+    // Written whole through the mount (truncated by the open, as a shell's `>` does, and
+    // made new), then opened again: the pages the writes made are kept, since nothing but
+    // the mount changed the file.
+    for name in ["f.bin", "new.bin"] {
+        let path = mount.mountpoint().join(name);
+        fs::write(&path, vec![b'w'; 64 * 1024]).unwrap();
+        assert_eq!(cached_bytes(&path), 64 * 1024, "{name}: written pages kept");
+        assert!(fs::read(&path).unwrap() == vec![b'w'; 64 * 1024]);
+    }
+    // Written through the mount while another writer (as the isolate does) has bytes of the
+    // same file buffered: one commit holds both, so the mount's pages must go.
+    let ino = vfs.stat("/workspace/f.bin").unwrap().ino;
+    let beside = vfs
+        .open_file(ino, computer_vfs::OpenFlags::READ_WRITE)
+        .unwrap();
+    let mut f = OpenOptions::new().write(true).open(&path).unwrap();
+    vfs.write(beside, 40_000, b"beside").unwrap();
+    f.write_all(b"through").unwrap();
+    drop(f);
+    let got = fs::read(&path).unwrap();
+    assert_eq!(&got[..7], b"through");
+    assert_eq!(&got[40_000..40_006], b"beside", "no stale page");
+    vfs.release(beside).unwrap();
+    // Changed beside the mount between its open and its commit: not kept either.
+    let mut f = OpenOptions::new().write(true).open(&path).unwrap();
+    vfs.write_file("/workspace/f.bin", vec![b'v'; 64 * 1024])
+        .unwrap();
+    f.write_all(b"through").unwrap();
+    drop(f);
+    let mut want = vec![b'v'; 64 * 1024];
+    want[..7].copy_from_slice(b"through");
+    assert!(fs::read(&path).unwrap() == want, "no stale page");
     mount.unmount().unwrap();
 }
 

@@ -37,6 +37,20 @@ struct OpenFile {
     /// Size including buffered writes; `None` until the first buffered write.
     size: Option<u64>,
     mtime: Option<i64>,
+    /// The handles whose writes are buffered (in the order of their first write).
+    writers: Vec<Fh>,
+}
+
+/// A commit of one file's buffered writes: which handles wrote what it held, and the file's
+/// attributes as that transaction found and left them (no other commit comes between).
+#[derive(Debug, Clone)]
+pub struct Committed {
+    /// The handles whose writes it committed.
+    pub writers: Vec<Fh>,
+    /// The file just before it.
+    pub before: Stat,
+    /// The file just after it.
+    pub after: Stat,
 }
 
 /// The handle table of one `Vfs`.
@@ -267,6 +281,9 @@ impl Vfs {
         let file = inner.files.files.entry(ino).or_default();
         file.size = Some(size.max(end));
         file.mtime = Some(crate::util::now_ns());
+        if !file.writers.contains(&fh) {
+            file.writers.push(fh);
+        }
         let over = file.dirty_bytes > DIRTY_LIMIT
             || inner
                 .files
@@ -283,9 +300,14 @@ impl Vfs {
 
     /// Commits buffered writes of the handle's file.
     pub fn flush(&self, fh: Fh) -> Result<()> {
+        self.flush_handle(fh).map(drop)
+    }
+
+    /// [`Vfs::flush`], saying what the commit held (`None`: nothing was buffered).
+    pub fn flush_handle(&self, fh: Fh) -> Result<Option<Committed>> {
         let mut inner = self.lock()?;
         let ino = inner.files.handle(fh)?.ino;
-        self.flush_ino(&mut inner, ino)
+        self.commit_buffered(&mut inner, ino)
     }
 
     /// Commits buffered writes (with `full_sync` the commit is also on disk).
@@ -296,9 +318,14 @@ impl Vfs {
     /// Closes a handle, committing its file's buffered writes. An unlinked file is deleted
     /// when its last handle closes. The handle is gone even if the commit fails.
     pub fn release(&self, fh: Fh) -> Result<()> {
+        self.release_handle(fh).map(drop)
+    }
+
+    /// [`Vfs::release`], saying what its commit held (`None`: nothing was buffered).
+    pub fn release_handle(&self, fh: Fh) -> Result<Option<Committed>> {
         let mut inner = self.lock()?;
         let ino = inner.files.handle(fh)?.ino;
-        let flushed = self.flush_ino(&mut inner, ino);
+        let flushed = self.commit_buffered(&mut inner, ino);
         inner.files.handles.remove(&fh);
         let last = match inner.files.files.get_mut(&ino) {
             Some(file) => {
@@ -319,25 +346,40 @@ impl Vfs {
 
     /// Commits the buffered writes of `ino`, if any.
     pub(crate) fn flush_ino(&self, inner: &mut Inner, ino: Ino) -> Result<()> {
+        self.commit_buffered(inner, ino).map(drop)
+    }
+
+    /// Commits the buffered writes of `ino`, if any, saying what the commit held (`None`
+    /// when nothing was buffered, or the file is gone).
+    fn commit_buffered(&self, inner: &mut Inner, ino: Ino) -> Result<Option<Committed>> {
         let Some(file) = inner.files.files.get_mut(&ino) else {
-            return Ok(());
+            return Ok(None);
         };
         let Some(size) = file.size.take() else {
-            return Ok(());
+            return Ok(None);
         };
         let dirty = std::mem::take(&mut file.dirty);
         file.dirty_bytes = 0;
         let mtime = file.mtime.take();
+        let writers = std::mem::take(&mut file.writers);
         let result = self.write_locked(inner, |tx| commit(tx, ino, size, &dirty, mtime));
-        if result.is_err() {
-            // Keep the data buffered so that a later flush (e.g. after freeing space) can retry.
-            if let Some(file) = inner.files.files.get_mut(&ino) {
-                file.size = Some(size);
-                file.dirty = dirty;
-                file.mtime = mtime;
+        match result {
+            Ok(stats) => Ok(stats.map(|(before, after)| Committed {
+                writers,
+                before,
+                after,
+            })),
+            Err(e) => {
+                // Kept buffered so that a later flush (after freeing space, say) can retry.
+                if let Some(file) = inner.files.files.get_mut(&ino) {
+                    file.size = Some(size);
+                    file.dirty = dirty;
+                    file.mtime = mtime;
+                    file.writers = writers;
+                }
+                Err(e)
             }
         }
-        result
     }
 
     /// Commits every buffered write in this process (before path-level operations, so that
@@ -366,11 +408,11 @@ fn commit(
     size: u64,
     dirty: &BTreeMap<u64, Vec<u8>>,
     mtime: Option<i64>,
-) -> Result<()> {
+) -> Result<Option<(Stat, Stat)>> {
     let st = match tx.stat(ino) {
         Ok(st) => st,
         // Deleted by another process meanwhile: the writes have nowhere to go.
-        Err(VfsError::NotFound) => return Ok(()),
+        Err(VfsError::NotFound) => return Ok(None),
         Err(e) => return Err(e),
     };
     tx.check_file_size(size)?;
@@ -388,5 +430,6 @@ fn commit(
             .prepare_cached("UPDATE inodes SET mtime = ?2 WHERE ino = ?1")?
             .execute((ino, mtime))?;
     }
-    tx.log_ino(ChangeKind::Modified, ino)
+    tx.log_ino(ChangeKind::Modified, ino)?;
+    Ok(Some((st, tx.stat(ino)?)))
 }

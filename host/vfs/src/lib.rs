@@ -61,7 +61,7 @@ mod wal_index;
 pub use audit::{AUDIT_KEEP, AuditEntry};
 pub use changes::take_committed_rev;
 pub use error::{Result, VfsError};
-pub use handles::MAX_READ;
+pub use handles::{Committed, MAX_READ};
 pub use inode_ops::{RenameFlags, XattrMode};
 pub use path_ops::{OpenPath, WalkEntry};
 pub use schema::{APPLICATION_ID, DEFAULT_CHUNK_SIZE, SCHEMA_VERSION};
