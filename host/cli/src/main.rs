@@ -206,10 +206,27 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::from(141),
         Err(e) => {
-            eprintln!("computer: {e:#}");
+            eprintln!("computer: {}", error_chain(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, `: `-separated, leaving out a cause the message before it
+/// already says (our errors name their cause in their own message, as `{path}: {source}`).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut said = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if said.ends_with(&text) {
+            continue;
+        }
+        if !said.is_empty() {
+            said.push_str(": ");
+        }
+        said.push_str(&text);
+    }
+    said
 }
 
 /// Output cut short by a closed pipe (`computer fs cat big | head`) is not an error to report.

@@ -174,6 +174,17 @@ fn errors_are_one_clear_line() {
         cli.fails(&["fs", "mkdir", &long]),
         format!("computer: mkdir /workspace/{long}: File name too long\n")
     );
+    // A cause the message names already is not said twice.
+    let out = cli.path("out");
+    assert_eq!(
+        cli.fails(&["export", "/workspace/nope", out.to_str().unwrap()]),
+        "computer: export /workspace/nope: /workspace/nope: No such file or directory\n"
+    );
+    assert_eq!(
+        cli.fails(&["import", "/nonexistent/folder"]),
+        "computer: import /nonexistent/folder: /nonexistent/folder: No such file or directory \
+         (os error 2)\n"
+    );
     std::fs::write(
         cli.path("junk.db"),
         b"not sqlite at all, certainly not a workspace",
