@@ -203,6 +203,17 @@ fn archive_members_that_climb_out_are_refused() {
     assert!(err.to_string().contains("climbs out"), "{err}");
     assert!(!ws.fs().exists("/escaped").unwrap());
     assert!(!ws.fs().exists("/workspace/escaped").unwrap());
+    // Refused into folders it would make: none is left behind; one that was there stays.
+    let err = ws
+        .import(
+            &archive,
+            Path::new("/workspace/new/dest"),
+            &mut no_progress(),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("climbs out"), "{err}");
+    assert!(!ws.fs().exists("/workspace/new").unwrap());
+    assert!(ws.fs().exists("/workspace").unwrap());
 }
 
 #[test]

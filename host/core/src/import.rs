@@ -66,7 +66,7 @@ impl Workspace {
         progress: &mut dyn FnMut(&Progress<'_>),
     ) -> Result<TransferStats> {
         let dest = self.resolve(dest);
-        let mut importer = Importer {
+        let importer = Importer {
             vfs: self.fs(),
             dest: dest.clone(),
             pending: Vec::new(),
@@ -79,28 +79,51 @@ impl Workspace {
             archive_read: None,
             progress,
         };
-        self.fs().create_dir_all(&dest).at(&dest)?;
-        importer.known_dirs.insert(dest.clone());
+        // The first folder of `dest` that the import makes, if any.
+        let mut made = None;
+        for dir in dest.ancestors() {
+            if self.fs().exists(dir).at(dir)? {
+                break;
+            }
+            made = Some(dir.to_path_buf());
+        }
+        let imported = importer.run(src);
+        // A refused or failed import into a new folder leaves no folder behind; into one
+        // that was there, what was imported before the error stays (the error says where).
+        if imported.is_err()
+            && let Some(made) = made
+        {
+            let _ = self.fs().remove_all(&made);
+        }
+        imported
+    }
+}
+
+impl Importer<'_> {
+    /// Makes the destination and imports `src` into it.
+    fn run(mut self, src: &Path) -> Result<TransferStats> {
+        self.vfs.create_dir_all(&self.dest).at(&self.dest)?;
+        self.known_dirs.insert(self.dest.clone());
         match Format::of_source(src)? {
-            Format::Folder => importer.folder(src)?,
+            Format::Folder => self.folder(src)?,
             Format::Tar => {
                 let file = File::open(src).host(src)?;
-                importer.bytes_total = Some(file.metadata().host(src)?.len());
-                importer.archive(src, BufReader::new(file))?;
+                self.bytes_total = Some(file.metadata().host(src)?.len());
+                self.archive(src, BufReader::new(file))?;
             }
             Format::TarGz => {
                 let file = File::open(src).host(src)?;
-                importer.bytes_total = Some(file.metadata().host(src)?.len());
+                self.bytes_total = Some(file.metadata().host(src)?.len());
                 let count = Arc::new(AtomicU64::new(0));
-                importer.archive_read = Some(Arc::clone(&count));
+                self.archive_read = Some(Arc::clone(&count));
                 let counted = Counting {
                     inner: BufReader::new(file),
                     count,
                 };
-                importer.archive(src, flate2::read::GzDecoder::new(counted))?;
+                self.archive(src, flate2::read::GzDecoder::new(counted))?;
             }
         }
-        importer.finish()
+        self.finish()
     }
 }
 
