@@ -1293,12 +1293,21 @@ mod hostile {
             "0.5",
         ]);
         s.create("one");
-        s.create("two");
+        s.create("spare");
         let msg = error_of(
             s.post("/v1/workspaces", &json!({"id": "three"})),
             StatusCode::INSUFFICIENT_STORAGE,
         );
         assert!(msg.contains("--max-workspaces 2"), "{msg}");
+        // The count is kept, not read from the directory at each create, but a refusal
+        // counts again: a workspace file removed by hand makes room at once.
+        std::fs::remove_file(s.dir.path().join("data/spare.db")).unwrap();
+        s.create("two");
+        let msg = error_of(
+            s.post("/v1/workspaces", &json!({"id": "four"})),
+            StatusCode::INSUFFICIENT_STORAGE,
+        );
+        assert!(msg.contains("holds 2 workspaces"), "{msg}");
         // 1 MiB per workspace: a 2 MiB file does not fit, and nothing of it is kept.
         let varied: Vec<u8> = (0..2u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
         let r = s.put("/v1/workspaces/one/files/workspace/big", varied);

@@ -17,6 +17,11 @@ pub const MAX_ID_LEN: usize = 64;
 /// The file name extension of a workspace file in the data directory.
 const EXTENSION: &str = "db";
 
+/// How long a count of the data directory's workspace files is trusted: the registry keeps
+/// it up to date itself, and counts again this often for files put there or removed by hand
+/// (reading a directory of 10,000 files takes about 20 ms, too much for every create).
+const RECOUNT: Duration = Duration::from_secs(10);
+
 /// An open workspace and when it was last used.
 struct Open {
     ws: Workspace,
@@ -43,6 +48,18 @@ struct State {
     open: HashMap<String, Open>,
     /// Ids of workspaces being made (a snapshot pull writing their file).
     pending: HashSet<String>,
+    /// Workspace files in the data directory as last counted (and kept up to date since),
+    /// and when they were counted; `None` until a limit first needs them.
+    files: Option<(usize, Instant)>,
+}
+
+impl State {
+    /// One workspace file more (`1`) or fewer (`-1`) in the data directory.
+    fn files_changed(&mut self, by: isize) {
+        if let Some((count, _)) = &mut self.files {
+            *count = count.saturating_add_signed(by);
+        }
+    }
 }
 
 /// Workspace `id`, held while its file is being made: no other call can create, open, list or
@@ -61,8 +78,11 @@ impl Reservation<'_> {
 
     /// The file is made: `ws` (opened on it) becomes workspace `id`.
     pub fn finish(self, ws: Workspace) -> Result<Workspace, ApiError> {
-        self.registry.new_workspace(&self.id, &ws)?;
+        let quota = self.registry.new_workspace(&self.id, &ws);
         let mut state = self.registry.lock();
+        // The file is there, whether or not its quota could be set.
+        state.files_changed(1);
+        quota?;
         state.pending.remove(&self.id);
         Ok(self.registry.hold(&mut state.open, &self.id, ws))
     }
@@ -187,9 +207,10 @@ impl Registry {
         check_id(id)?;
         // Under the lock, so that two creates of one id cannot both succeed.
         let mut state = self.lock();
-        let path = self.free_path(&state, id)?;
+        let path = self.free_path(&mut state, id)?;
         let ws = Workspace::open(&path)
             .map_err(|e| ApiError::internal(format!("create workspace {id:?}: {e}")))?;
+        state.files_changed(1);
         self.new_workspace(id, &ws)?;
         Ok(self.hold(&mut state.open, id, ws))
     }
@@ -198,7 +219,7 @@ impl Registry {
     pub fn reserve(&self, id: &str) -> Result<Reservation<'_>, ApiError> {
         check_id(id)?;
         let mut state = self.lock();
-        let path = self.free_path(&state, id)?;
+        let path = self.free_path(&mut state, id)?;
         state.pending.insert(id.to_string());
         Ok(Reservation {
             registry: self,
@@ -208,14 +229,18 @@ impl Registry {
     }
 
     /// The file of a new workspace `id`: 409 if the id is taken or being made.
-    fn free_path(&self, state: &State, id: &str) -> Result<PathBuf, ApiError> {
+    fn free_path(&self, state: &mut State, id: &str) -> Result<PathBuf, ApiError> {
         Self::check_not_pending(state, id)?;
         let path = self.path(id);
         if state.open.contains_key(id) || path.exists() {
             return Err(ApiError::conflict(format!("workspace {id:?} exists")));
         }
         if self.max_workspaces != usize::MAX {
-            let held = self.count_files() + state.pending.len();
+            let mut held = self.files(state, false) + state.pending.len();
+            if held >= self.max_workspaces {
+                // Never refused on a count that may be old.
+                held = self.files(state, true) + state.pending.len();
+            }
             if held >= self.max_workspaces {
                 return Err(ApiError::new(
                     axum::http::StatusCode::INSUFFICIENT_STORAGE,
@@ -230,7 +255,20 @@ impl Registry {
         Ok(path)
     }
 
-    /// Workspace files in the data directory.
+    /// Workspace files in the data directory: the kept count, unless it is older than
+    /// [`RECOUNT`] or `fresh` asks for a new one.
+    fn files(&self, state: &mut State, fresh: bool) -> usize {
+        match state.files {
+            Some((count, at)) if !fresh && at.elapsed() < RECOUNT => count,
+            _ => {
+                let count = self.count_files();
+                state.files = Some((count, Instant::now()));
+                count
+            }
+        }
+    }
+
+    /// Workspace files in the data directory, counted.
     fn count_files(&self) -> usize {
         std::fs::read_dir(&self.dir)
             .map(|d| {
@@ -254,7 +292,9 @@ impl Registry {
         state.open.remove(id);
         Workspace::delete_file(&path).map_err(|e| {
             ApiError::internal(format!("delete workspace {id:?}: {}: {e}", path.display()))
-        })
+        })?;
+        state.files_changed(-1);
+        Ok(())
     }
 
     /// Every workspace in the data directory, by id.
