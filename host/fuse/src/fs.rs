@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use computer_vfs::{Committed, FileType, Owner, RenameFlags, SetAttr, Vfs, VfsError, XattrMode};
@@ -27,6 +27,14 @@ const MAX_WRITE: u32 = 1 << 20;
 /// One entry of an open directory: kernel inode, type, name.
 type Listed = (INodeNo, fuser::FileType, OsString);
 
+/// An open directory: its listing, read at `opendir` when the kernel will read it, or at the
+/// first `readdir` when the kernel was told to keep the listing it cached (it asks only if
+/// that listing is incomplete).
+struct OpenDir {
+    ino: INodeNo,
+    listing: OnceLock<Arc<Vec<Listed>>>,
+}
+
 /// Entries whose attributes readdirplus reads at once (a reply holds fewer than this).
 const PLUS_BATCH: usize = 256;
 
@@ -37,15 +45,16 @@ pub(crate) struct VfsFs {
     /// How long the kernel may trust attributes and entries (changes made elsewhere are
     /// also pushed to it by the invalidator).
     ttl: Duration,
-    /// Open directories: their listing as of `opendir`, so that paging through a large
-    /// directory reads it once.
-    dirs: Mutex<HashMap<u64, Arc<Vec<Listed>>>>,
+    /// Open directories: their listing as of `opendir` (or the first `readdir`), so that
+    /// paging through a large directory reads it once.
+    dirs: Mutex<HashMap<u64, Arc<OpenDir>>>,
     next_dir: AtomicU64,
     /// The directory entries handed to the kernel (the invalidator reads them).
     known: Arc<KnownDirs>,
     /// The revisions committed for the kernel's metadata requests (the invalidator skips them).
     own: Arc<OwnRevs>,
-    /// Each file's version at its last open: whether its cached pages are still good.
+    /// Each file's and directory's version at its last open: whether its cached pages (a
+    /// directory's: its listing) are still good.
     opened: OpenedVersions,
     /// The VFS handles of the files the kernel has open: a commit that held only their
     /// writes holds nothing the kernel's pages lack.
@@ -104,7 +113,7 @@ impl VfsFs {
         result.map(drop)
     }
 
-    fn dirs(&self) -> MutexGuard<'_, HashMap<u64, Arc<Vec<Listed>>>> {
+    fn dirs(&self) -> MutexGuard<'_, HashMap<u64, Arc<OpenDir>>> {
         // Inserts and removes only: a panic elsewhere cannot leave the map inconsistent.
         self.dirs.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -158,8 +167,15 @@ impl VfsFs {
         Ok(list)
     }
 
-    fn open_listing(&self, fh: FileHandle) -> Option<Arc<Vec<Listed>>> {
-        self.dirs().get(&fh.0).cloned()
+    /// The listing of open directory `fh`, read now if it was not at `opendir`.
+    fn open_listing(&self, fh: FileHandle) -> Result<Arc<Vec<Listed>>, Errno> {
+        let dir = self.dirs().get(&fh.0).cloned().ok_or(Errno::EBADF)?;
+        if let Some(list) = dir.listing.get() {
+            return Ok(Arc::clone(list));
+        }
+        let list = Arc::new(self.listing(dir.ino).map_err(|e| errno(&e))?);
+        // Two readers of one handle at once: the first listing read is the handle's.
+        Ok(Arc::clone(dir.listing.get_or_init(|| list)))
     }
 }
 
@@ -482,11 +498,28 @@ impl fuser::Filesystem for VfsFs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        match self.listing(ino) {
-            Ok(list) => {
+        // The kernel caches the listing it reads (in the directory's pages) and keeps it
+        // across opens while the directory is unchanged: every change to its entries moves
+        // its change time, ours or another writer's, so a listing is never served stale.
+        // The attributes are read before the listing: a change between the two can only
+        // make the next open drop a good listing.
+        let opened = self.vfs.getattr(self.inodes.vfs(ino)).and_then(|st| {
+            let keep = self.opened.may_keep(ino, &st, false);
+            let listing = OnceLock::new();
+            if !keep {
+                let _ = listing.set(Arc::new(self.listing(ino)?));
+            }
+            Ok((keep, OpenDir { ino, listing }))
+        });
+        match opened {
+            Ok((keep, dir)) => {
                 let fh = self.next_dir.fetch_add(1, Ordering::Relaxed);
-                self.dirs().insert(fh, Arc::new(list));
-                reply.opened(FileHandle(fh), FopenFlags::empty());
+                self.dirs().insert(fh, Arc::new(dir));
+                let mut flags = FopenFlags::FOPEN_CACHE_DIR;
+                if keep {
+                    flags |= FopenFlags::FOPEN_KEEP_CACHE;
+                }
+                reply.opened(FileHandle(fh), flags);
             }
             Err(e) => reply.error(errno(&e)),
         }
@@ -500,8 +533,9 @@ impl fuser::Filesystem for VfsFs {
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        let Some(list) = self.open_listing(fh) else {
-            return reply.error(Errno::EBADF);
+        let list = match self.open_listing(fh) {
+            Ok(list) => list,
+            Err(e) => return reply.error(e),
         };
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
         for (i, (ino, kind, name)) in list.iter().enumerate().skip(start) {
@@ -520,8 +554,9 @@ impl fuser::Filesystem for VfsFs {
         offset: u64,
         mut reply: ReplyDirectoryPlus,
     ) {
-        let Some(list) = self.open_listing(fh) else {
-            return reply.error(Errno::EBADF);
+        let list = match self.open_listing(fh) {
+            Ok(list) => list,
+            Err(e) => return reply.error(e),
         };
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
         // Attributes are read now (not at opendir: the kernel must not be told an older size

@@ -19,7 +19,8 @@
 //! - Coherence: the kernel trusts attributes and entries (and the absence of a name: negative
 //!   entries) for a long TTL (60 s), keeps a file's cached pages across opens only while
 //!   nothing but writes through the mount changed the file since its last open here
-//!   (`pages.rs`), and an invalidator thread reads the VFS change log every 100 ms and
+//!   (`pages.rs`; a directory's listing, cached by the kernel, likewise while the
+//!   directory is unchanged), and an invalidator thread reads the VFS change log every 100 ms and
 //!   tells the kernel to forget what others changed (the revisions the mount committed for
 //!   the kernel's own requests are left out: metadata changes, and data written through
 //!   the mount alone). A directory's entry is invalidated only when its name now

@@ -1,5 +1,6 @@
-//! Which files' cached pages the kernel may keep when they are opened again
-//! (`FOPEN_KEEP_CACHE`).
+//! Which files' cached pages, and which directories' cached listings, the kernel may keep
+//! when they are opened again (`FOPEN_KEEP_CACHE`; a directory's listing is cached in its
+//! pages with `FOPEN_CACHE_DIR`, and the same comparison decides whether it is kept).
 //!
 //! Without that flag the kernel drops a file's pages on every open, so a program that reads
 //! the same files again and again (an interpreter's imports, a compiler's headers, git's

@@ -669,6 +669,64 @@ fn writes_through_the_vfs_and_through_the_mount_see_each_other_at_once() {
     );
 }
 
+/// The names in directory `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn cached_listings_are_never_served_after_a_change() {
+    // No poller: nothing tells the kernel about changes made beside the mount, so only the
+    // check at each open keeps its cached listings true.
+    let Some((vfs, mount, _dir)) = mounted_unpolled() else {
+        return;
+    };
+    let mnt = mount.mountpoint().to_path_buf();
+    vfs.create_dir_all("/workspace/d").unwrap();
+    vfs.write_file("/workspace/d/a", "a").unwrap();
+    vfs.write_file("/workspace/d/b", "b").unwrap();
+    mount.sync().unwrap();
+    // Listed twice: the second open may keep the first listing.
+    assert_eq!(names(&mnt.join("d")), ["a", "b"]);
+    assert_eq!(names(&mnt.join("d")), ["a", "b"]);
+    // Made, removed and renamed beside the mount, listed through it at once.
+    vfs.write_file("/workspace/d/c", "c").unwrap();
+    assert_eq!(names(&mnt.join("d")), ["a", "b", "c"]);
+    vfs.remove_file("/workspace/d/a").unwrap();
+    assert_eq!(names(&mnt.join("d")), ["b", "c"]);
+    vfs.rename("/workspace/d/b", "/workspace/d/b2").unwrap();
+    assert_eq!(names(&mnt.join("d")), ["b2", "c"]);
+    // Through the mount, then beside it.
+    fs::write(mnt.join("d/e"), "e").unwrap();
+    assert_eq!(names(&mnt.join("d")), ["b2", "c", "e"]);
+    vfs.remove_file("/workspace/d/c").unwrap();
+    assert_eq!(names(&mnt.join("d")), ["b2", "e"]);
+    // A listing longer than one reply (the kernel caches it page by page), changed beside
+    // the mount after it was read whole.
+    let many: Vec<String> = (0..400)
+        .map(|i| format!("a-rather-long-name-{i:04}"))
+        .collect();
+    vfs.create_dir_all("/workspace/big").unwrap();
+    for name in &many {
+        vfs.write_file(format!("/workspace/big/{name}"), "")
+            .unwrap();
+    }
+    mount.sync().unwrap();
+    assert_eq!(names(&mnt.join("big")), many);
+    assert_eq!(names(&mnt.join("big")), many);
+    vfs.remove_file(format!("/workspace/big/{}", many[0]))
+        .unwrap();
+    vfs.write_file("/workspace/big/z", "").unwrap();
+    let mut expected = many[1..].to_vec();
+    expected.push("z".into());
+    assert_eq!(names(&mnt.join("big")), expected);
+}
+
 #[test]
 fn unmount_and_stale_mounts() {
     let Some((_vfs, mount, dir)) = mounted() else {
