@@ -4,11 +4,14 @@
 //! project that imports them, a `git clone` and `git status` of a repository of 10,000
 //! files, and removing what was made; each step timed inside the container by bash.
 //!
-//! Three places, each run in turn, in one run: the workspace's FUSE mount at `/workspace` of
-//! our container; the same container's `/tmp` (a tmpfs); and an ext4 directory of the host
-//! bound into a reference container of the same image with the same limits and hardening
-//! (made with the `docker` CLI, not by us). The workspace file and the ext4 directory are
-//! on the same disk. Median of `BENCH_RUNS` (default 3).
+//! Four places, each run in turn, in one run: the workspace's FUSE mount at `/workspace` of
+//! our container; the same container's `/tmp` (a tmpfs); an ext4 directory of the host bound
+//! into a reference container of the same image with the same limits and hardening (made
+//! with the `docker` CLI, not by us); and, as the floor of what any FUSE file system costs
+//! here, the same ext4 directory through bindfs (a C FUSE passthrough, Debian's `bindfs`;
+//! left out when it is not installed) bound into a second reference container. The
+//! workspace file and the ext4 directory are on the same disk. Median of `BENCH_RUNS`
+//! (default 3).
 //!
 //! Needs root, /dev/fuse, the Docker engine and its CLI, `debootstrap` (the image
 //! `computer-bench-python:bookworm`, the default packages plus python3-venv and python3-pip,
@@ -235,15 +238,15 @@ fn copy_in(vfs: &Vfs, from: &Path, to: &str) {
     }
 }
 
-/// The reference container: the same image, limits and hardening as ours, with the ext4
+/// A reference container: the same image, limits and hardening as ours, with the host
 /// directory `dir` at `/ext4` instead of the workspace. Removed when dropped.
 struct Reference {
     name: String,
 }
 
 impl Reference {
-    fn start(dir: &Path, limits: &Limits) -> Reference {
-        let name = format!("computer-bench-ref-{}", std::process::id());
+    fn start(dir: &Path, limits: &Limits, kind: &str) -> Reference {
+        let name = format!("computer-bench-{kind}-{}", std::process::id());
         let tmp = format!(
             "/tmp:rw,exec,nosuid,nodev,size={},mode=1777",
             limits.tmp_bytes
@@ -300,7 +303,8 @@ impl Reference {
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success(),
-            "ext4: {text}{}",
+            "{}: {text}{}",
+            self.name,
             String::from_utf8_lossy(&out.stderr)
         );
         text
@@ -344,6 +348,40 @@ fn record(times: &mut BTreeMap<usize, Vec<f64>>, text: &str) {
     }
 }
 
+/// `dir` through bindfs at `at`, or `None` when bindfs is not installed. Unmounted when
+/// dropped.
+struct Bindfs {
+    at: PathBuf,
+}
+
+impl Bindfs {
+    fn mount(dir: &Path, at: &Path) -> Option<Bindfs> {
+        std::fs::create_dir_all(at).unwrap();
+        let status = std::process::Command::new("bindfs")
+            .arg("--multithreaded")
+            .arg(dir)
+            .arg(at)
+            .status();
+        match status {
+            Ok(s) if s.success() => Some(Bindfs {
+                at: at.to_path_buf(),
+            }),
+            _ => {
+                eprintln!(
+                    "bindfs is not installed (apt-get install bindfs): its column is left out"
+                );
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Bindfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.at).status();
+    }
+}
+
 fn median(v: &[f64]) -> f64 {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
@@ -383,12 +421,23 @@ fn main() {
         transfer: Transfer::Mount,
         ..ContainerConfig::default()
     };
-    let reference = Reference::start(&ext4, &config.limits);
+    let reference = Reference::start(&ext4, &config.limits, "ext4");
+    let bindfs = Bindfs::mount(&ext4, &dir.path().join("bindfs"));
+    let through_bindfs = bindfs
+        .as_ref()
+        .map(|b| Reference::start(&b.at, &config.limits, "bindfs"));
     let sandbox = rt
         .block_on(Sandbox::start(&engine, Arc::clone(&vfs), &config))
         .expect("start our container");
 
-    let places = ["ext4", "tmpfs", "mount"];
+    let mut places = vec![
+        "ext4 (reference container)",
+        "tmpfs (our /tmp)",
+        "FUSE mount (our /workspace)",
+    ];
+    if through_bindfs.is_some() {
+        places.push("bindfs over ext4 (reference container)");
+    }
     let mut times: Vec<BTreeMap<usize, Vec<f64>>> = vec![BTreeMap::new(); places.len()];
     for run in 0..runs {
         eprintln!("run {} of {runs}", run + 1);
@@ -401,25 +450,37 @@ fn main() {
             &mut times[2],
             &ours(&rt, &sandbox, "/workspace/seed", "/workspace/run"),
         );
+        if let Some(b) = &through_bindfs {
+            record(&mut times[3], &b.script("/ext4/seed", "/ext4/run-bindfs"));
+        }
     }
     rt.block_on(sandbox.stop());
     drop(reference);
+    drop(through_bindfs);
+    drop(bindfs);
 
-    println!(
-        "\n| step | ext4 (reference container) | tmpfs (our /tmp) | FUSE mount (our /workspace) | tmpfs ÷ ext4 | mount ÷ ext4 |"
+    let mut header = format!(
+        "\n| step | {} | tmpfs ÷ ext4 | mount ÷ ext4 |",
+        places.join(" | ")
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    let mut rule = format!("|---|{}---:|---:|", "---:|".repeat(places.len()));
+    if places.len() == 4 {
+        header.push_str(" bindfs ÷ ext4 | mount ÷ bindfs |");
+        rule.push_str("---:|---:|");
+    }
+    println!("{header}\n{rule}");
     let row = |name: &str, m: &[f64]| {
-        println!(
-            "| {name} | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× |",
-            m[0],
-            m[1],
-            m[2],
-            m[1] / m[0],
-            m[2] / m[0]
-        )
+        let mut line = format!("| {name} |");
+        for v in m {
+            line.push_str(&format!(" {v:.1} ms |"));
+        }
+        line.push_str(&format!(" {:.2}× | {:.2}× |", m[1] / m[0], m[2] / m[0]));
+        if m.len() == 4 {
+            line.push_str(&format!(" {:.2}× | {:.2}× |", m[3] / m[0], m[2] / m[3]));
+        }
+        println!("{line}");
     };
-    let mut sums = vec![0.0f64; 3];
+    let mut sums = vec![0.0f64; places.len()];
     for (i, step) in STEPS.iter().enumerate() {
         let m: Vec<f64> = times.iter().map(|t| median(&t[&i])).collect();
         for (sum, v) in sums.iter_mut().zip(&m) {
