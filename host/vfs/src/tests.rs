@@ -946,3 +946,59 @@ fn fifos_sockets_and_devices_are_stored_but_never_opened() {
         Err(VfsError::NotFound)
     ));
 }
+
+/// The path the change log gives for the last change of a file named `name` after `rev`.
+fn logged_path(vfs: &Vfs, rev: u64, name: &str) -> String {
+    vfs.changes_since(rev)
+        .unwrap()
+        .into_iter()
+        .rev()
+        .map(|c| c.path.to_string_lossy().into_owned())
+        .find(|p| p.ends_with(&format!("/{name}")))
+        .unwrap_or_else(|| panic!("no change of {name} logged"))
+}
+
+#[test]
+fn the_change_log_names_paths_as_they_are_after_any_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ws.db");
+    let a = Vfs::open(&file).unwrap();
+    let b = Vfs::open(&file).unwrap();
+    let rev = a.revision().unwrap();
+    // `a` learns where /workspace/a/b is, then another connection moves it.
+    a.create_dir_all("/workspace/a/b").unwrap();
+    a.write_file("/workspace/a/b/f1", "1").unwrap();
+    b.rename("/workspace/a", "/workspace/z").unwrap();
+    a.write_file("/workspace/z/b/f2", "2").unwrap();
+    assert_eq!(logged_path(&a, rev, "f2"), "/workspace/z/b/f2");
+    // Moved by `a` itself.
+    a.rename("/workspace/z", "/workspace/y").unwrap();
+    a.write_file("/workspace/y/b/f3", "3").unwrap();
+    assert_eq!(logged_path(&a, rev, "f3"), "/workspace/y/b/f3");
+    // Written again: logged at the path of its inode, looked up now.
+    b.rename("/workspace/y", "/workspace/x").unwrap();
+    a.write_file("/workspace/x/b/f3", "33").unwrap();
+    assert_eq!(logged_path(&a, rev, "f3"), "/workspace/x/b/f3");
+
+    // A snapshot restored brings a directory back where it was, under the same inode.
+    a.create_dir_all("/workspace/s/t").unwrap();
+    a.write_file("/workspace/s/t/g1", "1").unwrap();
+    a.snapshot("before").unwrap();
+    a.rename("/workspace/s", "/workspace/s2").unwrap();
+    a.write_file("/workspace/s2/t/g2", "2").unwrap();
+    a.restore_snapshot("before").unwrap();
+    a.write_file("/workspace/s/t/g3", "3").unwrap();
+    assert_eq!(logged_path(&a, rev, "g3"), "/workspace/s/t/g3");
+
+    // A failed transaction's directory: its inode number is given again after the rollback.
+    let mut t_ino = 0;
+    let failed = a.batch(|tx| {
+        t_ino = tx.create_dir_all("/workspace/t")?.ino;
+        tx.write_file("/workspace/t/x", b"x", 0o644)?;
+        Err::<(), _>(VfsError::Invalid("stop here"))
+    });
+    assert!(failed.is_err());
+    assert_eq!(a.create_dir_all("/workspace/u").unwrap().ino, t_ino);
+    a.write_file("/workspace/u/y", "y").unwrap();
+    assert_eq!(logged_path(&a, rev, "y"), "/workspace/u/y");
+}

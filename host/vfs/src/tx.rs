@@ -35,7 +35,8 @@ pub(crate) struct Tx<'c> {
     cache: CacheRef<'c>,
     /// The revision of this transaction, once it has changed something.
     pub(crate) rev: Option<u64>,
-    /// Paths of directories looked up in this transaction (cleared by renames).
+    /// Paths of directories: looked up in this transaction, or (in a write transaction)
+    /// carried over from the connection's earlier ones ([`DirPaths`]). Cleared by renames.
     dir_paths: RefCell<HashMap<Ino, Vec<u8>>>,
     released: Vec<i64>,
     logged: HashSet<(ChangeKind, Vec<u8>)>,
@@ -228,33 +229,56 @@ impl<'c> Tx<'c> {
     }
 
     /// One path of `ino` (any of its links), or `None` for an orphan.
-    pub(crate) fn path_of(&self, mut ino: Ino) -> Result<Option<Vec<u8>>> {
-        let mut parts: Vec<Vec<u8>> = Vec::new();
-        let mut stmt = self
+    pub(crate) fn path_of(&self, ino: Ino) -> Result<Option<Vec<u8>>> {
+        if ino == ROOT_INO {
+            return Ok(Some(b"/".to_vec()));
+        }
+        if let Some(path) = self.dir_paths.borrow().get(&ino) {
+            return Ok(Some(path.clone()));
+        }
+        let Some((parent, name)) = self.entry_of(ino)? else {
+            return Ok(None);
+        };
+        Ok(self.dir_path(parent)?.map(|dir| join(dir, &name)))
+    }
+
+    /// The name `ino` has in its directory (one of its links), or `None` for an orphan.
+    fn entry_of(&self, ino: Ino) -> Result<Option<(Ino, Vec<u8>)>> {
+        Ok(self
             .conn
-            .prepare_cached("SELECT parent, name FROM dentries WHERE ino = ?1 LIMIT 1")?;
-        while ino != ROOT_INO {
-            let Some((parent, name)) = stmt
-                .query_row([ino], |r| {
-                    Ok((r.get::<_, Ino>(0)?, r.get::<_, Vec<u8>>(1)?))
-                })
-                .optional()?
-            else {
+            .prepare_cached("SELECT parent, name FROM dentries WHERE ino = ?1 LIMIT 1")?
+            .query_row([ino], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?)
+    }
+
+    /// The path of directory `ino`: walks up to the nearest directory whose path is known
+    /// (or the root), and remembers the paths of those it passed.
+    fn dir_path(&self, ino: Ino) -> Result<Option<Vec<u8>>> {
+        let mut below: Vec<(Ino, Vec<u8>)> = Vec::new();
+        let mut at = ino;
+        let mut path = loop {
+            if at == ROOT_INO {
+                break b"/".to_vec();
+            }
+            if let Some(path) = self.dir_paths.borrow().get(&at) {
+                break path.clone();
+            }
+            let Some((parent, name)) = self.entry_of(at)? else {
                 return Ok(None);
             };
-            parts.push(name);
-            ino = parent;
-            if parts.len() > crate::types::PATH_MAX {
+            below.push((at, name));
+            at = parent;
+            if below.len() > crate::types::PATH_MAX {
                 return Err(VfsError::Corrupt("a directory cycle in the tree".into()));
             }
+        };
+        let mut known = self.dir_paths.borrow_mut();
+        if known.len() + below.len() > DIR_PATHS_KEPT {
+            known.clear();
         }
-        let mut path = Vec::new();
-        for part in parts.iter().rev() {
-            path.push(b'/');
-            path.extend_from_slice(part);
-        }
-        if path.is_empty() {
-            path.push(b'/');
+        for (dir, name) in below.into_iter().rev() {
+            path = join(path, &name);
+            known.insert(dir, path.clone());
         }
         Ok(Some(path))
     }
@@ -266,24 +290,17 @@ impl<'c> Tx<'c> {
 
     /// The path of entry `name` in directory `parent`.
     pub(crate) fn child_path(&self, parent: Ino, name: &[u8]) -> Result<Option<Vec<u8>>> {
-        let cached = self.dir_paths.borrow().get(&parent).cloned();
-        let dir = match cached {
-            Some(path) => Some(path),
-            None => {
-                let path = self.path_of(parent)?;
-                if let Some(path) = &path {
-                    self.dir_paths.borrow_mut().insert(parent, path.clone());
-                }
-                path
-            }
-        };
-        Ok(dir.map(|mut p| {
-            if p != b"/" {
-                p.push(b'/');
-            }
-            p.extend_from_slice(name);
-            p
-        }))
+        Ok(self.dir_path(parent)?.map(|dir| join(dir, name)))
+    }
+
+    /// Starts from directory paths known from earlier transactions (see [`DirPaths`]).
+    pub(crate) fn with_dir_paths(&mut self, paths: HashMap<Ino, Vec<u8>>) {
+        *self.dir_paths.get_mut() = paths;
+    }
+
+    /// The directory paths known at the end of this transaction.
+    pub(crate) fn take_dir_paths(&mut self) -> HashMap<Ino, Vec<u8>> {
+        std::mem::take(self.dir_paths.get_mut())
     }
 
     /// The revision of this transaction, allocated on first use.
@@ -302,6 +319,10 @@ impl<'c> Tx<'c> {
     /// Records a change of `path` (no-op for orphans).
     pub(crate) fn log(&mut self, kind: ChangeKind, path: Option<Vec<u8>>) -> Result<()> {
         let rev = self.rev()?;
+        if kind == ChangeKind::Reset {
+            // The whole tree was replaced.
+            self.paths_moved();
+        }
         let Some(path) = path else { return Ok(()) };
         if !self.logged.insert((kind, path.clone())) {
             return Ok(());
@@ -350,3 +371,49 @@ impl<'c> Tx<'c> {
 /// The change log keeps the changes of this many recent revisions.
 pub(crate) const CHANGELOG_KEEP_REVS: u64 = 100_000;
 const CHANGELOG_TRIM_EVERY: u64 = 1_000;
+
+/// `dir`'s path joined with `name`.
+fn join(mut dir: Vec<u8>, name: &[u8]) -> Vec<u8> {
+    if dir != b"/" {
+        dir.push(b'/');
+    }
+    dir.extend_from_slice(name);
+    dir
+}
+
+/// Directory paths kept at most; past this they start over (cheap to look up again).
+const DIR_PATHS_KEPT: usize = 4096;
+
+/// The paths of directories, carried from one write transaction of a connection to the next
+/// so that a change deep in a tree does not walk up to the root for its change-log entry
+/// each time. A path stays true until a rename moves it (the transaction forgets them all)
+/// or the tree is replaced (a snapshot's restore logs a reset, which does the same). Inode
+/// numbers are never given twice (`AUTOINCREMENT`), so a removed directory's entry is never
+/// asked for again. They are dropped when another connection committed since (it may have
+/// renamed anything: `PRAGMA data_version`) and when a transaction fails (what it learnt may
+/// have been rolled back).
+#[derive(Debug, Default)]
+pub(crate) struct DirPaths {
+    data_version: i64,
+    paths: HashMap<Ino, Vec<u8>>,
+}
+
+impl DirPaths {
+    /// At the start of a write transaction: the paths still true, taken out for it.
+    pub(crate) fn take(&mut self, conn: &Connection) -> Result<HashMap<Ino, Vec<u8>>> {
+        let version: i64 = conn
+            .prepare_cached("PRAGMA data_version")?
+            .query_row([], |r| r.get(0))?;
+        let paths = std::mem::take(&mut self.paths);
+        if version != self.data_version {
+            self.data_version = version;
+            return Ok(HashMap::new());
+        }
+        Ok(paths)
+    }
+
+    /// After the transaction committed: the paths it ended with.
+    pub(crate) fn keep(&mut self, paths: HashMap<Ino, Vec<u8>>) {
+        self.paths = paths;
+    }
+}

@@ -13,7 +13,7 @@ use crate::error::{Result, VfsError};
 use crate::handles::OpenFiles;
 use crate::inode_ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
-use crate::tx::{Owner, Tx};
+use crate::tx::{DirPaths, Owner, Tx};
 use crate::types::{ChangeKind, DirEntry, Fh, FileType, Ino, NAME_MAX, SetAttr, Stat, StatFs};
 use crate::wal_index::WalIndex;
 
@@ -67,6 +67,8 @@ pub(crate) struct Inner {
     pub(crate) cache: RefCell<LookupCache>,
     /// Tells whether anything was committed since the cache was last checked.
     pub(crate) wal: WalIndex,
+    /// Directory paths carried between write transactions.
+    pub(crate) dir_paths: DirPaths,
 }
 
 /// A workspace filesystem stored in one SQLite database. Cheap to share between threads
@@ -203,6 +205,7 @@ impl Vfs {
                     files: OpenFiles::default(),
                     cache: RefCell::default(),
                     wal: WalIndex::Unknown,
+                    dir_paths: DirPaths::default(),
                 }),
                 last_fh: 0,
             }),
@@ -286,6 +289,7 @@ impl Vfs {
             files: OpenFiles::starting_after(last_fh),
             cache: RefCell::default(),
             wal,
+            dir_paths: DirPaths::default(),
         })
     }
 
@@ -326,12 +330,18 @@ impl Vfs {
             return Err(VfsError::ReadOnly);
         }
         let Inner {
-            conn, files, cache, ..
+            conn,
+            files,
+            cache,
+            dir_paths,
+            ..
         } = inner;
         // Whatever happens, entries this transaction may have changed must not be served.
         cache.get_mut().clear();
         let is_open = |ino: Ino| files.keep_if_open(ino);
         let tx = Transaction::begin(conn, true)?;
+        // Taken out: if anything below fails, they are gone (see `DirPaths`).
+        let known_paths = dir_paths.take(tx.conn)?;
         let (quota, max_file_size) = tx
             .conn
             .prepare_cached(
@@ -343,14 +353,16 @@ impl Vfs {
         let value = {
             let mut t = Tx::new(tx.conn, &is_open, None, self.chunk_size, max_file_size);
             t.owner = owner;
+            t.with_dir_paths(known_paths);
             let value = f(&mut t)?;
             t.finish()?;
-            (value, t.rev)
+            (value, t.rev, t.take_dir_paths())
         };
         if quota > 0 && meta_get(tx.conn, "bytes_stored")? as u64 > quota {
             return Err(VfsError::NoSpace { quota });
         }
         tx.commit()?;
+        dir_paths.keep(value.2);
         if let Some(rev) = value.1 {
             crate::changes::committed(rev);
         }
@@ -423,6 +435,7 @@ impl Vfs {
             files,
             cache,
             wal,
+            ..
         } = inner;
         let is_open = |ino: Ino| files.keep_if_open(ino);
         // Read before the transaction begins, so that a commit racing with its start shows
