@@ -243,7 +243,7 @@ impl Workspace {
             env.retain(|(k, _)| k != "COMPUTER_SH_SESSION");
             env.push(("COMPUTER_SH_SESSION".into(), path.into()));
         }
-        let git = self.git_handler();
+        let git = self.git_handler_with(req.backend == Backend::Auto);
         let run = RunRequest {
             args,
             env,

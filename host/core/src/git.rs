@@ -118,10 +118,17 @@ impl Workspace {
     }
 
     /// The handler the isolate calls for `git` (`NoGit` when git cannot be set up): give it
-    /// to [`computer_isolate::RunRequest::git`] when running components yourself.
+    /// to [`computer_isolate::RunRequest::git`] when running components yourself. A line
+    /// it does not run goes on to the caller's next backend.
     pub fn git_handler(&self) -> Arc<dyn GitHandler> {
+        self.git_handler_with(true)
+    }
+
+    /// As [`Workspace::git_handler`]; without a next backend (`fallback` false), a line the
+    /// host's git does not run is answered with an error that says where it would run.
+    pub(crate) fn git_handler_with(&self, fallback: bool) -> Arc<dyn GitHandler> {
         match self.git() {
-            Ok(git) => Arc::new(WorkspaceGit(git)),
+            Ok(git) => Arc::new(WorkspaceGit { git, fallback }),
             Err(_) => Arc::new(computer_isolate::NoGit),
         }
     }
@@ -135,7 +142,11 @@ impl Workspace {
 }
 
 /// Serves the isolate's git from the workspace's [`Git`].
-struct WorkspaceGit(Arc<Git>);
+struct WorkspaceGit {
+    git: Arc<Git>,
+    /// Whether another backend (the container's real git) takes what this one does not.
+    fallback: bool,
+}
 
 impl GitHandler for WorkspaceGit {
     fn run(&self, cwd: &str, args: &[String], env: &[(String, String)]) -> Option<GitOutput> {
@@ -149,11 +160,18 @@ impl GitHandler for WorkspaceGit {
         env: &[(String, String)],
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Option<GitOutput> {
-        if !args.first().is_some_and(|c| computer_git::supports(c)) {
-            return None;
+        if !computer_git::supports_line(args) {
+            if self.fallback {
+                return None;
+            }
+            return Some(GitOutput {
+                status: 1,
+                stdout: Vec::new(),
+                stderr: computer_git::unsupported(args).into_bytes(),
+            });
         }
         let env = env.iter().cloned().collect();
-        let out = self.0.run(
+        let out = self.git.run(
             args,
             &Invocation {
                 cwd: std::path::Path::new(cwd),

@@ -98,6 +98,30 @@ impl Git {
     }
 
     fn dispatch(&self, args: &[String], inv: &Invocation<'_>) -> Result<Output> {
+        let Some((global, args)) = crate::global::split(args) else {
+            return Err(GitError::Usage(format!(
+                "git: an option before the command that the isolate's git does not take (it takes -c, -C, --no-pager).\n\n{USAGE}"
+            )));
+        };
+        if !global.config.is_empty() || !global.dirs.is_empty() {
+            // `-C` directories one after the other; `-c` settings handed on as git does.
+            let cwd = global.dirs.iter().fold(inv.cwd.to_path_buf(), |cwd, dir| {
+                computer_vfs::path::normalize(&cwd.join(dir))
+            });
+            let mut env = inv.env.clone();
+            if !global.config.is_empty() {
+                let current = env.get(CONFIG_PARAMETERS).map(String::as_str);
+                let value = crate::global::with_parameters(current, &global.config);
+                env.insert(CONFIG_PARAMETERS.into(), value);
+            }
+            let inv = Invocation {
+                cwd: &cwd,
+                env: &env,
+                progress: inv.progress,
+                stop: inv.stop,
+            };
+            return self.dispatch(args, &inv);
+        }
         let Some((name, rest)) = args.split_first() else {
             return Err(GitError::Usage(USAGE.into()));
         };
@@ -238,6 +262,28 @@ pub fn command(name: &str) -> Option<&'static Command> {
 pub fn supports(command: &str) -> bool {
     self::command(command).is_some()
 }
+
+/// Whether [`Git::run`] runs the whole command line `git <args>`: the options before the
+/// command (`-c`, `-C`, `--no-pager`) and the command.
+pub fn supports_line(args: &[String]) -> bool {
+    crate::global::split(args).is_some_and(|(_, rest)| rest.first().is_some_and(|c| supports(c)))
+}
+
+/// What to say when `git <args>` is not for [`Git::run`] (see [`supports_line`]) and no other
+/// backend can run the real git.
+pub fn unsupported(args: &[String]) -> String {
+    let why = match crate::global::split(args) {
+        Some((_, [name, ..])) => {
+            format!("'{name}' is not a command of the isolate's git (see 'git help')")
+        }
+        _ => "an option before the command that the isolate's git does not take (it takes -c, -C and --no-pager)".into(),
+    };
+    format!("git: {why}; the container backend runs the real git (--backend container, or auto)\n")
+}
+
+/// The variable through which `-c` settings reach the command (and which git reads from its
+/// environment as well).
+pub(crate) const CONFIG_PARAMETERS: &str = "GIT_CONFIG_PARAMETERS";
 
 /// Splits `args` into options (and their values) and operands, the way git's parser does
 /// (`--` ends options).

@@ -547,7 +547,7 @@ pub(crate) fn show(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
         None => FileMap::new(),
     };
     let mut patch = Vec::new();
-    tree_diff(&repo, &old, &new, &[], &mut patch)?;
+    tree_diff(&repo, &old, &new, &[], &mut patch, &mut Vec::new())?;
     if !patch.is_empty() && !matches!(format, Format::Oneline) {
         out.push(b'\n');
     }
@@ -562,6 +562,7 @@ fn tree_diff(
     new: &FileMap,
     specs: &[Spec],
     out: &mut Vec<u8>,
+    counts: &mut Vec<diff::Counts>,
 ) -> Result<()> {
     let paths: std::collections::BTreeSet<&BString> = old.keys().chain(new.keys()).collect();
     for path in paths {
@@ -580,7 +581,7 @@ fn tree_diff(
             Some((_, id)) => repo.find_blob(*id)?.detach().data,
             None => Vec::new(),
         };
-        diff::file_diff(
+        counts.push(diff::file_diff(
             out,
             path.as_bstr(),
             a.map(|(mode, id)| Side {
@@ -593,12 +594,12 @@ fn tree_diff(
                 mode: *mode,
                 data: &b_data,
             }),
-        );
+        ));
     }
     Ok(())
 }
 
-/// `git diff [--cached [REV]] [REV [REV]] [--name-only|--name-status|--quiet|--exit-code] [-- PATH...]`.
+/// `git diff [--cached [REV]] [REV [REV]] [--stat|--name-only|--name-status|--quiet|--exit-code] [-- PATH...]`.
 pub(crate) fn diff(
     session: &Session<'_>,
     args: Vec<String>,
@@ -616,6 +617,7 @@ pub(crate) fn diff(
             "--exit-code",
             "--no-color",
             "--no-ext-diff",
+            "--stat",
         ],
     )?;
     let repo = session.repo()?;
@@ -646,11 +648,13 @@ pub(crate) fn diff(
     let cached = args.has(&["--cached", "--staged"]);
     let mut patch = Vec::new();
     let mut changed: Vec<(BString, char)> = Vec::new();
+    // What each file's diff counted, in the order of `changed`.
+    let mut counts = Vec::new();
     match (cached, revs.as_slice()) {
         (_, [a, b]) => {
             let (old, new) = (tree_of(a)?, tree_of(b)?);
             collect_changes(&old, &new, &specs, &mut changed);
-            tree_diff(&repo, &old, &new, &specs, &mut patch)?;
+            tree_diff(&repo, &old, &new, &specs, &mut patch, &mut counts)?;
         }
         (true, revs) => {
             let old = match revs.first() {
@@ -658,7 +662,7 @@ pub(crate) fn diff(
                 None => worktree::tree_map(&repo, refs::head(&repo)?.tree(&repo)?)?,
             };
             collect_changes(&old, &index_files, &specs, &mut changed);
-            tree_diff(&repo, &old, &index_files, &specs, &mut patch)?;
+            tree_diff(&repo, &old, &index_files, &specs, &mut patch, &mut counts)?;
         }
         (false, revs) => {
             // Against the worktree: from the index, or from a commit for tracked paths.
@@ -691,7 +695,7 @@ pub(crate) fn diff(
                     None => Vec::new(),
                 };
                 let after_data: &[u8] = now.as_ref().map_or(&[], |(_, d, _)| d.as_slice());
-                diff::file_diff(
+                counts.push(diff::file_diff(
                     &mut patch,
                     path.as_bstr(),
                     before.map(|(mode, id)| Side {
@@ -704,7 +708,7 @@ pub(crate) fn diff(
                         mode,
                         data: after_data,
                     }),
-                );
+                ));
             }
         }
     }
@@ -722,6 +726,13 @@ pub(crate) fn diff(
             .map(|(p, _)| format!("{}\n", status::relative_to(p.as_bstr(), &cwd_rel)))
             .collect::<String>()
             .into_bytes()
+    } else if args.has(&["--stat"]) {
+        let files: Vec<(String, diff::Counts)> = changed
+            .iter()
+            .map(|(p, _)| status::quote(p.as_bstr()))
+            .zip(counts)
+            .collect();
+        diff::stat(&files).into_bytes()
     } else if args.has(&["--name-status"]) {
         changed
             .iter()

@@ -45,6 +45,19 @@ fn allowed(section: &str, has_subsection: bool, key: &str) -> bool {
     }
 }
 
+/// Whether the host may apply the setting `name` (`section.key` or
+/// `section.subsection.key`) given on the command line (`git -c`) or in
+/// `GIT_CONFIG_PARAMETERS`: the guest's, so held to the same allowlist.
+pub(crate) fn allows(name: &str) -> bool {
+    let Some((section, rest)) = name.split_once('.') else {
+        return false;
+    };
+    match rest.rsplit_once('.') {
+        Some((_subsection, key)) => allowed(section, true, key),
+        None => allowed(section, false, rest),
+    }
+}
+
 /// The allowed part of `config` (`keep = true`) or the rest (`keep = false`), as a config
 /// file's text. Comments are dropped; values keep their meaning.
 pub(crate) fn split(config: &[u8], keep: bool) -> crate::Result<Vec<u8>> {
@@ -115,6 +128,31 @@ fn parse(config: &[u8]) -> crate::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_line_settings_meet_the_same_allowlist() {
+        for ok in [
+            "user.name",
+            "user.email",
+            "remote.origin.url",
+            "branch.main.merge",
+            "core.abbrev",
+        ] {
+            assert!(allows(ok), "{ok}");
+        }
+        for refused in [
+            "include.path",
+            "credential.helper",
+            "core.sshCommand",
+            "core.pager",
+            "core.fsmonitor",
+            "http.proxy",
+            "remote.origin.uploadpack",
+            "name",
+        ] {
+            assert!(!allows(refused), "{refused}");
+        }
+    }
 
     const HOSTILE: &str = "[core]\n\trepositoryformatversion = 0\n\tsshCommand = touch /tmp/x\n\
         \tworktree = /\n[credential]\n\thelper = !touch /tmp/pwned\n[remote \"origin\"]\n\

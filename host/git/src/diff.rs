@@ -19,13 +19,23 @@ pub(crate) struct Side<'a> {
     pub data: &'a [u8],
 }
 
-/// Appends the diff of one path to `out` (`None` on a side: the file does not exist there).
+/// What one path's diff counted, for `--stat`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub added: usize,
+    pub removed: usize,
+    /// The sizes before and after, for a binary file.
+    pub binary: Option<(usize, usize)>,
+}
+
+/// Appends the diff of one path to `out` (`None` on a side: the file does not exist there),
+/// and says how many lines it added and removed.
 pub(crate) fn file_diff(
     out: &mut Vec<u8>,
     path: &BStr,
     old: Option<Side<'_>>,
     new: Option<Side<'_>>,
-) {
+) -> Counts {
     let a = quote(format!("a/{path}").as_bytes().as_bstr());
     let b = quote(format!("b/{path}").as_bytes().as_bstr());
     let _ = writeln!(Text(out), "diff --git {a} {b}");
@@ -47,7 +57,7 @@ pub(crate) fn file_diff(
                 let _ = writeln!(Text(out), "new mode {}", mode(n.mode));
             }
             if o.id == n.id {
-                return;
+                return Counts::default();
             }
             if o.mode == n.mode {
                 let _ = writeln!(
@@ -61,7 +71,7 @@ pub(crate) fn file_diff(
                 let _ = writeln!(Text(out), "index {}..{}", short(&o.id), short(&n.id));
             }
         }
-        (None, None) => return,
+        (None, None) => return Counts::default(),
     }
     let old_data = old.as_ref().map_or(&[][..], |s| s.data);
     let new_data = new.as_ref().map_or(&[][..], |s| s.data);
@@ -77,14 +87,137 @@ pub(crate) fn file_diff(
     };
     if is_binary(old_data) || is_binary(new_data) {
         let _ = writeln!(Text(out), "Binary files {from} and {to} differ");
-        return;
+        return Counts {
+            binary: Some((old_data.len(), new_data.len())),
+            ..Counts::default()
+        };
     }
     if old_data.is_empty() && new_data.is_empty() {
-        return;
+        return Counts::default();
     }
     let _ = writeln!(Text(out), "--- {from}");
     let _ = writeln!(Text(out), "+++ {to}");
+    let start = out.len();
     hunks(out, old_data, new_data);
+    let mut counts = Counts::default();
+    for line in out[start..].split(|&b| b == b'\n') {
+        match line.first() {
+            Some(b'+') => counts.added += 1,
+            Some(b'-') => counts.removed += 1,
+            _ => {}
+        }
+    }
+    counts
+}
+
+/// `--stat`: a line per path (`name | count +-`, the graph scaled to fit 80 columns as git
+/// does where no terminal says otherwise) and the summary line.
+pub(crate) fn stat(files: &[(String, Counts)]) -> String {
+    const WIDTH: usize = 80;
+    if files.is_empty() {
+        return String::new();
+    }
+    let change = |c: &Counts| c.added + c.removed;
+    let max_change = files.iter().map(|(_, c)| change(c)).max().unwrap_or(0);
+    let max_len = files
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let digits = |n: usize| n.to_string().len();
+    let mut number_width = digits(max_change);
+    if files.iter().any(|(_, c)| c.binary.is_some()) {
+        number_width = number_width.max(3);
+    }
+    let (mut name_width, mut graph_width) = (max_len, max_change);
+    if name_width + number_width + 6 + graph_width > WIDTH {
+        if graph_width > (WIDTH * 3 / 8).saturating_sub(number_width + 6) {
+            graph_width = (WIDTH * 3 / 8).saturating_sub(number_width + 6).max(6);
+        }
+        if name_width > WIDTH.saturating_sub(number_width + 6 + graph_width) {
+            name_width = WIDTH.saturating_sub(number_width + 6 + graph_width);
+        } else {
+            graph_width = WIDTH - number_width - 6 - name_width;
+        }
+    }
+    let scale = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            1 + n * (graph_width - 1) / max_change
+        }
+    };
+    let mut out = String::new();
+    let (mut added, mut removed) = (0, 0);
+    for (name, c) in files {
+        let len = name.chars().count();
+        let shown = if len > name_width {
+            // The end of the name, from a `/` in it if there is one, after "...".
+            let keep = name_width.saturating_sub(3);
+            let tail: String = name.chars().skip(len - keep).collect();
+            let tail = tail.find('/').map_or(tail.as_str(), |at| &tail[at..]);
+            format!("...{tail}")
+        } else {
+            name.clone()
+        };
+        let pad = name_width.saturating_sub(shown.chars().count());
+        out.push_str(&format!(" {shown}{} | ", " ".repeat(pad)));
+        if let Some((before, after)) = c.binary {
+            out.push_str(&format!(
+                "{:>number_width$} {before} -> {after} bytes\n",
+                "Bin"
+            ));
+            continue;
+        }
+        added += c.added;
+        removed += c.removed;
+        let (mut plus, mut minus) = (c.added, c.removed);
+        if graph_width <= max_change {
+            let mut total = scale(plus + minus);
+            if total < 2 && plus > 0 && minus > 0 {
+                total = 2;
+            }
+            if plus < minus {
+                plus = scale(plus);
+                minus = total - plus;
+            } else {
+                minus = scale(minus);
+                plus = total - minus;
+            }
+        }
+        let graph = if change(c) > 0 {
+            format!(" {}{}", "+".repeat(plus), "-".repeat(minus))
+        } else {
+            String::new()
+        };
+        out.push_str(&format!("{:>number_width$}{graph}\n", change(c)));
+    }
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            one.to_string()
+        } else {
+            many.to_string()
+        }
+    };
+    out.push_str(&format!(
+        " {} {} changed",
+        files.len(),
+        plural(files.len(), "file", "files")
+    ));
+    if added > 0 || removed == 0 {
+        out.push_str(&format!(
+            ", {added} {}(+)",
+            plural(added, "insertion", "insertions")
+        ));
+    }
+    if removed > 0 || added == 0 {
+        out.push_str(&format!(
+            ", {removed} {}(-)",
+            plural(removed, "deletion", "deletions")
+        ));
+    }
+    out.push('\n');
+    out
 }
 
 /// Git's test for binary content: a NUL in the first 8000 bytes.

@@ -19,6 +19,7 @@ mod cmd_worktree;
 mod config_filter;
 mod diff;
 mod error;
+mod global;
 mod mirror;
 mod pathspec;
 mod progress;
@@ -27,7 +28,10 @@ mod repo;
 mod status;
 mod worktree;
 
-pub use cli::{COMMANDS, Command, Invocation, Output, command, identity_from_file, supports};
+pub use cli::{
+    COMMANDS, Command, Invocation, Output, command, identity_from_file, supports, supports_line,
+    unsupported,
+};
 pub use cmd_remote::CloneOptions;
 pub use error::{GitError, Result};
 pub use mirror::SyncStats;

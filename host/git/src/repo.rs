@@ -358,6 +358,24 @@ impl Session<'_> {
 /// `~/.gitconfig` or environment leaks in.
 pub(crate) fn open_repo(host_git: &Path, env: &HashMap<String, String>) -> Result<gix::Repository> {
     let mut repo = gix::open_opts(host_git, gix::open::Options::isolated())?;
+    // `git -c` settings (and `GIT_CONFIG_PARAMETERS` of the command's environment): the
+    // guest's, so only those the repository's own config could set here; the rest (a pager,
+    // colours, helpers, programs) means nothing to this git or must not run, and is left out.
+    let given: Vec<String> = env
+        .get(crate::cli::CONFIG_PARAMETERS)
+        .and_then(|text| crate::global::parameters(text))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|s| {
+            s.split_once('=')
+                .is_some_and(|(name, _)| crate::config_filter::allows(name))
+        })
+        .collect();
+    if !given.is_empty() {
+        let mut config = repo.config_snapshot_mut();
+        config.append_config(given.iter().map(String::as_str), gix::config::Source::Cli)?;
+        config.commit()?;
+    }
     let has_name = repo.config_snapshot().string("user.name").is_some();
     let has_email = repo.config_snapshot().string("user.email").is_some();
     let var = |k: &str| env.get(k).filter(|v| !v.is_empty()).cloned();

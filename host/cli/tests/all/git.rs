@@ -47,11 +47,9 @@ fn cli_and_shell_share_one_repository() {
     );
     let out = cli.run(&["sh", "-c", &script]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.starts_with(" M readme.md\n2\n"), "{stdout}");
-    // `--stat` is not implemented here: a usage error, and without a container it says so.
-    assert!(
-        stdout.contains("diff status 1") || stdout.contains("diff status 129"),
-        "{stdout}"
+    assert_eq!(
+        stdout,
+        " M readme.md\n2\n readme.md | 1 +\n 1 file changed, 1 insertion(+)\ndiff status 0\n"
     );
     let log = cli.ok(&["git", "-C", "proj", "log", "--format=%an %s"]);
     assert_eq!(log, "Ann more words\nU init\n");
@@ -117,4 +115,59 @@ fn the_container_git_and_the_isolate_git_read_each_others_commits() {
         ]),
         "third\nfrom the container\nfrom the isolate\n"
     );
+}
+
+#[test]
+fn git_as_agents_type_it_runs_in_the_isolate_alone() {
+    let cli = Cli::new();
+    // `computer exec --backend isolate -- git ARGS`: no container to fall back to.
+    let git = |args: &[&str]| {
+        let mut line = vec!["exec", "--backend", "isolate", "--", "git"];
+        line.extend_from_slice(args);
+        cli.run(&line)
+    };
+    cli.ok(&[
+        "sh",
+        "-c",
+        "git init -q r && cd r && echo a > a.txt && git add -A",
+    ]);
+    // Options before the command (`-c`, `-C`).
+    let out = git(&[
+        "-C",
+        "r",
+        "-c",
+        "user.name=Ag",
+        "-c",
+        "user.email=ag@example.com",
+        "commit",
+        "-qam",
+        "first",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    // A script from a file and on stdin, as well as -c.
+    let script = "cd r && echo b >> a.txt && git -c user.name=Sc -c user.email=sc@example.com commit -qam second && git log -n 1 --format=%an\n";
+    std::fs::write(cli.path("script.sh"), script).unwrap();
+    assert_eq!(
+        cli.ok(&["sh", cli.path("script.sh").to_str().unwrap()]),
+        "Sc\n"
+    );
+    let out = cli.run_with_stdin(&["sh"], script.replace("second", "third").as_bytes());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Sc\n");
+    let out = git(&["-C", "r", "log", "--format=%an %s"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Sc third\nSc second\nAg first\n"
+    );
+    // What the isolate's git does not run names itself and the backend that has it.
+    let out = git(&["-C", "r", "bisect", "start"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'bisect' is not a command of the isolate's git")
+            && err.contains("container backend"),
+        "{err}"
+    );
+    let out = git(&["--git-dir=/etc", "status"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not take"));
 }

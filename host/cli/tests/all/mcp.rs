@@ -31,7 +31,7 @@ fn mcp_over_stdio_with_the_official_python_client() {
     // Every call is in the workspace's audit log, failures with their error.
     let ws = computer::Workspace::open(&workspace).unwrap();
     let log = ws.fs().audit_log(0, 100).unwrap();
-    assert_eq!(log.len(), 15, "{log:#?}");
+    assert_eq!(log.len(), 17, "{log:#?}");
     assert!(log.iter().all(|e| e.origin == "mcp"));
     let missing = log.iter().find(|e| e.args.contains("nope.txt")).unwrap();
     assert_eq!(missing.tool, "read");
@@ -134,6 +134,14 @@ pub(crate) fn check_session(seen: &serde_json::Value) {
     assert!(
         progress.iter().any(|m| m.contains("second")),
         "{progress:?}"
+    );
+    assert_eq!(seen["git"]["text"], "exit status 0\n--- stdout ---\nMo\n");
+    let unsupported = seen["git_unsupported"]["text"].as_str().unwrap();
+    assert!(
+        unsupported.starts_with("exit status 1\n")
+            && unsupported.contains("'bisect' is not a command of the isolate's git")
+            && unsupported.contains("container backend"),
+        "{unsupported}"
     );
     assert_eq!(seen["delete"]["error"], false);
     assert_eq!(seen["delete_root"]["error"], true);

@@ -71,6 +71,13 @@ async def main(mode, a, b):
                     break
                 await asyncio.sleep(0.02)
             seen["progress"] = progress
+            # Git as agents type it, in the isolate alone: the host's git runs it, and what it
+            # does not run says where it would.
+            seen["git"] = await call("exec", {"backend": "isolate", "command":
+                "git init -q g && cd g && echo x > f && git add -A"
+                " && git -c user.name=Mo -c user.email=mo@example.com commit -qam one"
+                " && git -C .. -C g log --format=%an"})
+            seen["git_unsupported"] = await call("exec", {"backend": "isolate", "command": "cd g && git bisect start"})
             seen["delete"] = await call("delete", {"path": "notes", "recursive": True})
             seen["delete_root"] = await call("delete", {"path": "/workspace", "recursive": True})
             seen["bad_args"] = await call("ls", {"bogus": True})

@@ -689,7 +689,7 @@ fn mcp_over_streamable_http_with_the_official_python_client() {
     super::mcp::check_session(&seen);
     let log = json_of(s.get("/v1/workspaces/agent/log"), StatusCode::OK);
     let entries = log["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 15, "{log}");
+    assert_eq!(entries.len(), 17, "{log}");
     assert!(entries.iter().all(|e| e["origin"] == "mcp-http"));
     // The session worked on its own workspace only.
     let r = s.get("/v1/workspaces/bystander/files/workspace/notes/a.txt");

@@ -339,3 +339,106 @@ fn network_work_stops_with_the_callers_command() {
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     assert!(!vfs.exists("/workspace/x").unwrap());
 }
+
+/// `git ARGS` run by computer-git in `cwd` with exactly the environment `env`.
+fn run_with(git: &Git, cwd: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let env: HashMap<String, String> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    git.run(
+        &args,
+        &Invocation {
+            cwd: Path::new(cwd),
+            env: &env,
+            progress: None,
+            stop: None,
+        },
+    )
+}
+
+#[test]
+fn settings_on_the_command_line_are_the_guests_and_held_to_the_allowlist() {
+    let host = tempfile::tempdir().unwrap();
+    // A host file an `include.path` would read in.
+    let leak = host.path().join("leak.conf");
+    std::fs::write(&leak, "[user]\n\tname = From The Host\n").unwrap();
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all("/workspace/r").unwrap();
+    let git = Git::new(vfs.clone()).unwrap();
+    let ok = |out: &Output| {
+        assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    ok(&run_with(&git, "/workspace/r", &["init", "-q"], &[]));
+    vfs.write_file("/workspace/r/a.txt", "a\n").unwrap();
+    ok(&run_with(&git, "/workspace/r", &["add", "-A"], &[]));
+    // Identity from `-c`, with no identity in the environment.
+    let include = format!("include.path={}", leak.display());
+    ok(&run_with(
+        &git,
+        "/workspace/r",
+        &[
+            "-c",
+            &include,
+            "-c",
+            "credential.helper=!touch /tmp/computer-pwned",
+            "-c",
+            "user.name=Agent",
+            "-c",
+            "user.email=agent@example.com",
+            "commit",
+            "-qm",
+            "one",
+        ],
+        &[],
+    ));
+    let log = run_with(
+        &git,
+        "/workspace/r",
+        &["log", "--format=%an <%ae>|%cn"],
+        &[],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&log.stdout),
+        "Agent <agent@example.com>|Agent\n"
+    );
+    // The same through GIT_CONFIG_PARAMETERS, as git hands `-c` on; the include is left out
+    // (it would have named the author "From The Host").
+    vfs.write_file("/workspace/r/a.txt", "b\n").unwrap();
+    let params = format!("'{include}' 'user.name'='Other' 'user.email'='o@example.com'");
+    ok(&run_with(
+        &git,
+        "/workspace/r",
+        &["commit", "-qam", "two"],
+        &[("GIT_CONFIG_PARAMETERS", params.as_str())],
+    ));
+    let log = run_with(
+        &git,
+        "/workspace/r",
+        &["log", "-1", "--format=%an <%ae>"],
+        &[],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&log.stdout),
+        "Other <o@example.com>\n"
+    );
+    assert!(!Path::new("/tmp/computer-pwned").exists());
+    // An option before the command that this git does not take is refused, not ignored.
+    let out = run_with(&git, "/workspace/r", &["--git-dir=/etc", "status"], &[]);
+    assert_ne!(out.status, 0);
+    assert!(computer_git::supports_line(&[
+        "-c".into(),
+        "a=b".into(),
+        "status".into()
+    ]));
+    assert!(!computer_git::supports_line(&[
+        "--git-dir=/etc".into(),
+        "status".into()
+    ]));
+    assert!(!computer_git::supports_line(&[
+        "-C".into(),
+        "x".into(),
+        "bisect".into()
+    ]));
+}

@@ -235,3 +235,77 @@ fn stash_push_list_pop_and_drop() {
         ],
     );
 }
+
+#[test]
+fn the_forms_agents_type() {
+    Twin::new().run(
+        "the_forms_agents_type",
+        &[
+            Git(&["init", "-q"]),
+            Write("a.txt", "one\ntwo\n"),
+            Write("src/lib.rs", "fn main() {}\n"),
+            Git(&[
+                "-c",
+                "user.name=Agent",
+                "-c",
+                "user.email=agent@example.com",
+                "add",
+                "-A",
+            ]),
+            Git(&[
+                "-c",
+                "color.ui=never",
+                "--no-pager",
+                "commit",
+                "-qam",
+                "first",
+            ]),
+            Write("a.txt", "one\n2\n"),
+            Write("src/lib.rs", "fn main() { run() }\n"),
+            Git(&["-C", "src", "status", "-s"]),
+            Git(&["-C", "src", "-C", "..", "status", "--short"]),
+            Git(&["-c", "core.pager=cat", "commit", "-qam", "second"]),
+            Git(&["log", "--oneline", "-n", "1"]),
+            Git(&["log", "--oneline", "-1"]),
+            Git(&["diff", "--stat", "HEAD~1"]),
+            Git(&["checkout", "-q", "-b", "feature"]),
+            Git(&["rev-parse", "--abbrev-ref", "HEAD"]),
+            Write("a.txt", "stashed\n"),
+            Git(&["stash", "-q"]),
+            Git(&["status", "-s"]),
+            Git(&["stash", "list"]),
+        ],
+    );
+}
+
+#[test]
+fn diff_stat_scales_long_changes_and_names() {
+    let many: String = (0..300).map(|i| format!("line {i}\n")).collect();
+    let changed: String = (0..300).map(|i| format!("LINE {i}\n")).collect();
+    let long = "a/very/long/directory/name/that/goes/on/and/on/beyond/the/width/file.txt";
+    Twin::new().run(
+        "diff_stat_scales_long_changes_and_names",
+        &[
+            Git(&["init", "-q"]),
+            Write("big.txt", &many),
+            Write("small.txt", "x\n"),
+            Write(long, "one\n"),
+            Write("bin.dat", "a\0b"),
+            Write("run.sh", "echo\n"),
+            Git(&["add", "-A"]),
+            Git(&["commit", "-qm", "base"]),
+            Write("big.txt", &changed),
+            Write("small.txt", "x\ny\n"),
+            Write(long, "two\n"),
+            Write("bin.dat", "a\0bc"),
+            Chmod("run.sh", 0o755),
+            Git(&["diff", "--stat"]),
+            Git(&["add", "-A"]),
+            Git(&["diff", "--cached", "--stat"]),
+            Git(&["commit", "-qm", "change"]),
+            Git(&["diff", "--stat", "HEAD~1", "HEAD"]),
+            Remove("small.txt"),
+            Git(&["diff", "--stat"]),
+        ],
+    );
+}
