@@ -268,8 +268,19 @@ enum Format {
 }
 
 impl Format {
-    fn from_args(args: &Args) -> Result<Format> {
-        if args.has(&["--oneline"]) {
+    /// The format `raw` (the command's arguments) asks for: of `--oneline` and
+    /// `--format`/`--pretty`, the later one, as git takes them.
+    fn from_args(args: &Args, raw: &[String]) -> Result<Format> {
+        let options = raw.iter().take_while(|a| *a != "--");
+        let (mut oneline, mut format) = (None, None);
+        for (i, a) in options.enumerate() {
+            if a == "--oneline" {
+                oneline = Some(i);
+            } else if a.starts_with("--format") || a.starts_with("--pretty") {
+                format = Some(i);
+            }
+        }
+        if oneline.is_some() && oneline > format {
             return Ok(Format::Oneline);
         }
         let Some(spec) = args.value(&["--format", "--pretty"]) else {
@@ -416,16 +427,18 @@ fn walk(
     Ok(out)
 }
 
-/// `git log [--oneline] [-n N] [--format=F] [REV | A..B] [-- PATH...]`.
+/// `git log [--oneline] [-n N] [--format=F] [--stat] [REV | A..B] [-- PATH...]`.
 pub(crate) fn log(
     session: &Session<'_>,
     args: Vec<String>,
     inv: &Invocation<'_>,
 ) -> Result<Output> {
+    let raw = args.clone();
     let args = Args::parse(args, &["-n", "--max-count", "--format", "--pretty"])?;
     args.only(
         "log",
         &[
+            "--stat",
             "--oneline",
             "-n",
             "--max-count",
@@ -436,7 +449,7 @@ pub(crate) fn log(
         ],
     )?;
     let repo = session.repo()?;
-    let format = Format::from_args(&args)?;
+    let format = Format::from_args(&args, &raw)?;
     let limit: Option<usize> = match args.value(&["-n", "--max-count"]) {
         Some(n) => Some(
             n.parse()
@@ -490,8 +503,47 @@ pub(crate) fn log(
         {
             out.push('\n');
         }
+        if args.has(&["--stat"]) {
+            push_stat(&mut out, &repo, *id, &format)?;
+        }
     }
     Ok(Output::ok(out))
+}
+
+/// `--stat` after a commit's text, set apart as git does for each format (merges get none).
+fn push_stat(
+    out: &mut String,
+    repo: &gix::Repository,
+    id: ObjectId,
+    format: &Format,
+) -> Result<()> {
+    let commit = repo.find_commit(id)?;
+    if commit.parent_ids().count() > 1 {
+        return Ok(());
+    }
+    let new = worktree::tree_map(repo, Some(commit.tree_id()?.detach()))?;
+    let old = match commit.parent_ids().next() {
+        Some(p) => worktree::commit_files(repo, p)?,
+        None => FileMap::new(),
+    };
+    let mut changed = Vec::new();
+    collect_changes(&old, &new, &[], &mut changed);
+    let mut counts = Vec::new();
+    tree_diff(repo, &old, &new, &[], &mut Vec::new(), &mut counts)?;
+    let files: Vec<(String, diff::Counts)> = changed
+        .iter()
+        .map(|(p, _)| status::quote(p.as_bstr()))
+        .zip(counts)
+        .collect();
+    let stat = diff::stat(&files);
+    if stat.is_empty() {
+        return Ok(());
+    }
+    if !matches!(format, Format::Oneline) {
+        out.push('\n');
+    }
+    out.push_str(&stat);
+    Ok(())
 }
 
 /// Whether commit `id` changes a path the specs name (against its first parent).
@@ -508,12 +560,20 @@ fn touches(repo: &gix::Repository, id: ObjectId, specs: &[Spec]) -> Result<bool>
         .any(|p| pathspec::any(specs, p.as_bstr()) && tree.get(p) != parent.get(p)))
 }
 
-/// `git show [REV | REV:PATH]`.
+/// `git show [--stat] [REV | REV:PATH]`.
 pub(crate) fn show(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
+    let raw = args.clone();
     let args = Args::parse(args, &["--format", "--pretty"])?;
     args.only(
         "show",
-        &["--oneline", "--format", "--pretty", "-s", "--no-patch"],
+        &[
+            "--oneline",
+            "--format",
+            "--pretty",
+            "-s",
+            "--no-patch",
+            "--stat",
+        ],
     )?;
     let repo = session.repo()?;
     let spec = args.operands.first().map_or("HEAD", String::as_str);
@@ -529,17 +589,22 @@ pub(crate) fn show(session: &Session<'_>, args: Vec<String>) -> Result<Output> {
         return Ok(Output::ok(repo.find_blob(*blob)?.detach().data));
     }
     let id = refs::commit_of(&repo, spec)?;
-    let format = Format::from_args(&args)?;
-    let mut out = format_commit(&repo, id, &format)?.into_bytes();
+    let format = Format::from_args(&args, &raw)?;
+    let mut out = format_commit(&repo, id, &format)?;
     if let Format::Template {
         terminator: true, ..
     } = format
     {
-        out.push(b'\n');
+        out.push('\n');
     }
     if args.has(&["-s", "--no-patch"]) {
         return Ok(Output::ok(out));
     }
+    if args.has(&["--stat"]) {
+        push_stat(&mut out, &repo, id, &format)?;
+        return Ok(Output::ok(out));
+    }
+    let mut out = out.into_bytes();
     let commit = repo.find_commit(id)?;
     let new = worktree::tree_map(&repo, Some(commit.tree_id()?.detach()))?;
     let old = match commit.parent_ids().next() {

@@ -309,3 +309,32 @@ fn diff_stat_scales_long_changes_and_names() {
         ],
     );
 }
+
+#[test]
+fn stats_in_logs_and_shows_and_the_later_format_wins() {
+    Twin::new().run(
+        "stats_in_logs_and_shows",
+        &[
+            Git(&["init", "-q"]),
+            Write("a.txt", "a\n"),
+            Git(&["add", "-A"]),
+            Git(&["commit", "-qm", "first"]),
+            Write("a.txt", "a\nb\n"),
+            Write("b.txt", "x\n"),
+            Git(&["add", "-A"]),
+            Git(&["commit", "-qm", "second"]),
+            Git(&["commit", "-q", "--allow-empty", "-m", "empty"]),
+            Git(&["log", "--stat"]),
+            Git(&["log", "--oneline", "--stat"]),
+            Git(&["log", "--format=%s", "--stat"]),
+            Git(&["log", "--format=format:%s", "--stat"]),
+            Git(&["log", "--stat", "-n", "1", "HEAD~1"]),
+            Git(&["show", "--stat"]),
+            Git(&["show", "--stat", "HEAD~1"]),
+            Git(&["show", "--stat", "--oneline", "HEAD~1"]),
+            Git(&["show", "--stat", "--format=%s", "HEAD~2"]),
+            Git(&["log", "--oneline", "--format=%s", "-1"]),
+            Git(&["log", "--format=%s", "--oneline", "-1"]),
+        ],
+    );
+}
