@@ -507,7 +507,10 @@ impl fuser::Filesystem for VfsFs {
             let keep = self.opened.may_keep(ino, &st, false);
             let listing = OnceLock::new();
             if !keep {
-                let _ = listing.set(Arc::new(self.listing(ino)?));
+                // A failed open leaves the kernel's old listing in place: it must not be
+                // kept at the next open either.
+                let list = self.listing(ino).inspect_err(|_| self.opened.forget(ino))?;
+                let _ = listing.set(Arc::new(list));
             }
             Ok((keep, OpenDir { ino, listing }))
         });

@@ -266,7 +266,8 @@ pub fn supports(command: &str) -> bool {
 /// Whether [`Git::run`] runs the whole command line `git <args>`: the options before the
 /// command (`-c`, `-C`, `--no-pager`) and the command.
 pub fn supports_line(args: &[String]) -> bool {
-    crate::global::split(args).is_some_and(|(_, rest)| rest.first().is_some_and(|c| supports(c)))
+    // No command at all: this git's usage, which lists what it runs.
+    crate::global::split(args).is_some_and(|(_, rest)| rest.first().is_none_or(|c| supports(c)))
 }
 
 /// What to say when `git <args>` is not for [`Git::run`] (see [`supports_line`]) and no other

@@ -436,6 +436,8 @@ fn settings_on_the_command_line_are_the_guests_and_held_to_the_allowlist() {
         "--git-dir=/etc".into(),
         "status".into()
     ]));
+    // No command: this git answers with its usage.
+    assert!(computer_git::supports_line(&[]));
     assert!(!computer_git::supports_line(&[
         "-C".into(),
         "x".into(),
