@@ -4,13 +4,14 @@
 //! `ROUNDS` runs and the ratio to native (lower is better; below 1.0 the VFS is faster).
 //! Set `BENCH_ROUNDS` to change the number of rounds.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::hint::black_box;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use computer_vfs::{OpenFlags, Vfs, VfsOptions};
+use computer_vfs::{OpenFlags, Owner, Vfs, VfsOptions};
 
 const FILES: usize = 10_000;
 const RENAMES: usize = 1_000;
@@ -29,8 +30,13 @@ const OPS: &[&str] = &[
     "copy one 64 MiB file",
     "rename 1,000 files",
     "unlink 1,000 files",
+    "create 1,000 files 8 directories deep",
+    "unlink 1,000 files 8 directories deep",
     "delete the tree",
 ];
+
+/// A directory as deep as a venv's packages: what `pip install` and `rm -rf venv` work in.
+const DEEP: &str = "deep/venv/lib/python3.11/site-packages/pkg/sub/mod";
 
 trait Target {
     fn create_files(&mut self, data: &[u8]);
@@ -42,6 +48,8 @@ trait Target {
     fn copy_big(&mut self);
     fn rename_files(&mut self);
     fn unlink_files(&mut self);
+    fn create_deep(&mut self);
+    fn unlink_deep(&mut self);
     fn delete_tree(&mut self);
 }
 
@@ -97,6 +105,18 @@ impl Target for Native {
             fs::remove_file(self.root.join("many").join(format!("r{i}"))).unwrap();
         }
     }
+    fn create_deep(&mut self) {
+        let dir = self.root.join(DEEP);
+        fs::create_dir_all(&dir).unwrap();
+        for i in 0..RENAMES {
+            fs::write(dir.join(name(i)), b"").unwrap();
+        }
+    }
+    fn unlink_deep(&mut self) {
+        for i in 0..RENAMES {
+            fs::remove_file(self.root.join(DEEP).join(name(i))).unwrap();
+        }
+    }
     fn delete_tree(&mut self) {
         fs::remove_dir_all(&self.root).unwrap();
         fs::create_dir(&self.root).unwrap();
@@ -105,6 +125,8 @@ impl Target for Native {
 
 struct Workspace {
     vfs: Vfs,
+    /// The inode of [`DEEP`], once made.
+    deep: u64,
 }
 
 const W: &str = "/workspace";
@@ -158,6 +180,20 @@ impl Target for Workspace {
             self.vfs.remove_file(format!("{W}/many/r{i}")).unwrap();
         }
     }
+    // Through the inode API, from the directory's inode, as FUSE and WASI change files.
+    fn create_deep(&mut self) {
+        self.deep = self.vfs.create_dir_all(format!("{W}/{DEEP}")).unwrap().ino;
+        for i in 0..RENAMES {
+            self.vfs
+                .create(self.deep, OsStr::new(&name(i)), 0o644, Owner::default())
+                .unwrap();
+        }
+    }
+    fn unlink_deep(&mut self) {
+        for i in 0..RENAMES {
+            self.vfs.unlink(self.deep, OsStr::new(&name(i))).unwrap();
+        }
+    }
     fn delete_tree(&mut self) {
         for entry in self.vfs.read_dir(W).unwrap() {
             self.vfs.remove_all(Path::new(W).join(entry.name)).unwrap();
@@ -183,6 +219,8 @@ fn round(target: &mut dyn Target, small: &[u8], big: &[u8]) -> Vec<Duration> {
     time(&mut || target.copy_big());
     time(&mut || target.rename_files());
     time(&mut || target.unlink_files());
+    time(&mut || target.create_deep());
+    time(&mut || target.unlink_deep());
     time(&mut || target.delete_tree());
     times
 }
@@ -245,6 +283,7 @@ fn main() {
                 n += 1;
                 Box::new(Workspace {
                     vfs: Vfs::open(dir.path().join(format!("w{n}.db"))).unwrap(),
+                    deep: 0,
                 })
             },
             rounds,
@@ -284,6 +323,7 @@ fn main() {
                     let mut target = Workspace {
                         vfs: Vfs::open_with(dir.path().join(format!("sync{r}.db")), &options)
                             .unwrap(),
+                        deep: 0,
                     };
                     let start = Instant::now();
                     target.write_big(&big);
@@ -299,7 +339,7 @@ fn main() {
         );
         // Snapshots and forks of a 10,000-file workspace (no native equivalent).
         let ws = Vfs::open(dir.path().join("snap.db")).unwrap();
-        let mut ws_target = Workspace { vfs: ws };
+        let mut ws_target = Workspace { vfs: ws, deep: 0 };
         ws_target.create_files(&small);
         let start = Instant::now();
         ws_target.vfs.snapshot("s").unwrap();
