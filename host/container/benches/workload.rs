@@ -366,7 +366,11 @@ impl Bindfs {
             Ok(s) if s.success() => Some(Bindfs {
                 at: at.to_path_buf(),
             }),
-            _ => {
+            Ok(s) => {
+                eprintln!("bindfs failed ({s}): its column is left out");
+                None
+            }
+            Err(_) => {
                 eprintln!(
                     "bindfs is not installed (apt-get install bindfs): its column is left out"
                 );

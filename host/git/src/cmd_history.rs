@@ -530,12 +530,7 @@ fn push_stat(
     collect_changes(&old, &new, &[], &mut changed);
     let mut counts = Vec::new();
     tree_diff(repo, &old, &new, &[], &mut Vec::new(), &mut counts)?;
-    let files: Vec<(String, diff::Counts)> = changed
-        .iter()
-        .map(|(p, _)| status::quote(p.as_bstr()))
-        .zip(counts)
-        .collect();
-    let stat = diff::stat(&files);
+    let stat = stat_of(&changed, counts);
     if stat.is_empty() {
         return Ok(());
     }
@@ -792,12 +787,7 @@ pub(crate) fn diff(
             .collect::<String>()
             .into_bytes()
     } else if args.has(&["--stat"]) {
-        let files: Vec<(String, diff::Counts)> = changed
-            .iter()
-            .map(|(p, _)| status::quote(p.as_bstr()))
-            .zip(counts)
-            .collect();
-        diff::stat(&files).into_bytes()
+        stat_of(&changed, counts).into_bytes()
     } else if args.has(&["--name-status"]) {
         changed
             .iter()
@@ -812,6 +802,16 @@ pub(crate) fn diff(
         stdout,
         stderr: Vec::new(),
     })
+}
+
+/// `--stat` of the changed paths, with what each one's diff counted (in the same order).
+fn stat_of(changed: &[(BString, char)], counts: Vec<diff::Counts>) -> String {
+    let files: Vec<(String, diff::Counts)> = changed
+        .iter()
+        .map(|(p, _)| status::quote(p.as_bstr()))
+        .zip(counts)
+        .collect();
+    diff::stat(&files)
 }
 
 fn letter(before: bool, after: bool) -> char {

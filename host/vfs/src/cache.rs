@@ -31,13 +31,18 @@ pub(crate) struct LookupCache {
     len: usize,
 }
 
+/// `PRAGMA data_version`: it changes when another connection (thread or process) commits.
+pub(crate) fn data_version(conn: &Connection) -> Result<i64> {
+    Ok(conn
+        .prepare_cached("PRAGMA data_version")?
+        .query_row([], |r| r.get(0))?)
+}
+
 impl LookupCache {
     /// In a read transaction that began after `before` was read from the WAL index: forgets
     /// everything if another connection committed since the last check.
     pub(crate) fn validate(&mut self, conn: &Connection, before: Option<Stamp>) -> Result<()> {
-        let version: i64 = conn
-            .prepare_cached("PRAGMA data_version")?
-            .query_row([], |r| r.get(0))?;
+        let version = data_version(conn)?;
         if version != self.data_version {
             self.clear();
             self.data_version = version;

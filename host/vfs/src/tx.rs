@@ -401,9 +401,7 @@ pub(crate) struct DirPaths {
 impl DirPaths {
     /// At the start of a write transaction: the paths still true, taken out for it.
     pub(crate) fn take(&mut self, conn: &Connection) -> Result<HashMap<Ino, Vec<u8>>> {
-        let version: i64 = conn
-            .prepare_cached("PRAGMA data_version")?
-            .query_row([], |r| r.get(0))?;
+        let version = cache::data_version(conn)?;
         let paths = std::mem::take(&mut self.paths);
         if version != self.data_version {
             self.data_version = version;
