@@ -105,9 +105,17 @@ impl Git {
         };
         if !global.config.is_empty() || !global.dirs.is_empty() {
             // `-C` directories one after the other; `-c` settings handed on as git does.
-            let cwd = global.dirs.iter().fold(inv.cwd.to_path_buf(), |cwd, dir| {
-                computer_vfs::path::normalize(&cwd.join(dir))
-            });
+            let mut cwd = inv.cwd.to_path_buf();
+            for dir in &global.dirs {
+                cwd = computer_vfs::path::normalize(&cwd.join(dir));
+                // As git's chdir: the directory must be there.
+                let why = match self.vfs.stat(&cwd) {
+                    Ok(st) if st.is_dir() => continue,
+                    Ok(_) => "Not a directory",
+                    Err(_) => "No such file or directory",
+                };
+                return Err(GitError::Failed(format!("cannot change to '{dir}': {why}")));
+            }
             let mut env = inv.env.clone();
             if !global.config.is_empty() {
                 let current = env.get(CONFIG_PARAMETERS).map(String::as_str);

@@ -15,7 +15,7 @@ use crate::mirror::{self, SyncStats};
 /// changes made meanwhile by the shell, the tools or a container's `git` are always seen.
 #[derive(Debug)]
 pub struct Git {
-    vfs: Arc<Vfs>,
+    pub(crate) vfs: Arc<Vfs>,
     cache: Cache,
     settings: Settings,
 }

@@ -264,6 +264,8 @@ fn the_forms_agents_type() {
             Write("src/lib.rs", "fn main() { run() }\n"),
             Git(&["-C", "src", "status", "-s"]),
             Git(&["-C", "src", "-C", "..", "status", "--short"]),
+            Git(&["-C", "nowhere", "status"]),
+            Git(&["-C", "a.txt", "status"]),
             Git(&["-c", "core.pager=cat", "commit", "-qam", "second"]),
             Git(&["log", "--oneline", "-n", "1"]),
             Git(&["log", "--oneline", "-1"]),
