@@ -1,14 +1,28 @@
-//! Builds every guest under `guests/` for wasm32-wasip2 and embeds the bytes.
+//! Builds every guest under `guests/` for wasm32-wasip2, and the `wasi:filesystem`
+//! conformance programs also for wasm32-wasip1 (core modules, run through the preview 1
+//! adapter), and embeds the bytes.
 //!
 //! A nested `cargo build` into `OUT_DIR` (its own target dir, so no lock contention with the
-//! outer build), the wasm32-wasip2 target installed with rustup when missing, dep-info turned
-//! into `rerun-if-changed`. `COMPUTER_GUESTS_DIR` may point at prebuilt `.wasm` files instead.
+//! outer build), each target installed with rustup when missing, dep-info turned into
+//! `rerun-if-changed`. `COMPUTER_GUESTS_DIR` may point at prebuilt `.wasm` files instead (the
+//! wasip1 builds in its `wasip1/` folder).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TARGET: &str = "wasm32-wasip2";
+const TARGET_P1: &str = "wasm32-wasip1";
+/// The test programs also built for wasm32-wasip1: the conformance programs, and `hello`.
+const WASIP1_PROGRAMS: &[&str] = &[
+    "fs_create_read",
+    "fs_links",
+    "fs_metadata",
+    "fs_offsets",
+    "fs_readdir",
+    "fs_rename",
+    "hello",
+];
 
 fn main() {
     let root = PathBuf::from(env("CARGO_MANIFEST_DIR")).join("..");
@@ -29,9 +43,9 @@ fn main() {
         println!("cargo:rerun-if-changed={}", guests.join(watched).display());
     }
     println!("cargo:rerun-if-changed={}", root.join("wit").display());
-    let wasm_dir = match std::env::var_os("COMPUTER_GUESTS_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => build_guests(&guests, &out),
+    let (wasm_dir, wasip1_dir) = match std::env::var_os("COMPUTER_GUESTS_DIR") {
+        Some(dir) => (PathBuf::from(&dir), PathBuf::from(dir).join("wasip1")),
+        None => (build_guests(&guests, &out), build_wasip1(&guests, &out)),
     };
 
     let programs = bin_names(&guests.join("test-programs/src/bin"));
@@ -42,6 +56,14 @@ fn main() {
             "/// The `{name}` test program.\npub const {}: &[u8] = include_bytes!({:?});",
             name.to_uppercase(),
             wasm_dir.join(format!("{name}.wasm"))
+        );
+    }
+    for name in WASIP1_PROGRAMS {
+        let _ = writeln!(
+            code,
+            "/// The `{name}` test program built for wasm32-wasip1 (a core module).\npub const {}_P1: &[u8] = include_bytes!({:?});",
+            name.to_uppercase(),
+            wasip1_dir.join(format!("{name}.wasm"))
         );
     }
     let _ = writeln!(
@@ -97,14 +119,30 @@ fn bin_names(dir: &Path) -> Vec<String> {
 }
 
 fn build_guests(guests: &Path, out: &Path) -> PathBuf {
-    ensure_target();
+    cargo_build(guests, out, TARGET, &[])
+}
+
+/// The [`WASIP1_PROGRAMS`], built for wasm32-wasip1.
+fn build_wasip1(guests: &Path, out: &Path) -> PathBuf {
+    let mut args = vec!["-p", "test-programs"];
+    for name in WASIP1_PROGRAMS {
+        args.extend(["--bin", name]);
+    }
+    cargo_build(guests, out, TARGET_P1, &args)
+}
+
+/// `cargo build --release --target TARGET ARGS` of the guests' workspace; the folder of what
+/// it built.
+fn cargo_build(guests: &Path, out: &Path, target: &str, args: &[&str]) -> PathBuf {
+    ensure_target(target);
     let target_dir = out.join("guests-target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--release", "--target", TARGET, "--manifest-path"])
+    cmd.args(["build", "--release", "--target", target, "--manifest-path"])
         .arg(guests.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&target_dir);
+        .arg(&target_dir)
+        .args(args);
     // The outer build's settings are for the host, not for wasm.
     for var in [
         "RUSTFLAGS",
@@ -118,16 +156,16 @@ fn build_guests(guests: &Path, out: &Path) -> PathBuf {
         cmd.env_remove(var);
     }
     let status = cmd.status().expect("run cargo for the guests");
-    assert!(status.success(), "building the guests for {TARGET} failed");
-    let release = target_dir.join(TARGET).join("release");
+    assert!(status.success(), "building the guests for {target} failed");
+    let release = target_dir.join(target).join("release");
     track_dep_info(&release);
     release
 }
 
-/// Installs the wasm32-wasip2 standard library with rustup if this toolchain lacks it.
-fn ensure_target() {
+/// Installs the standard library of `target` with rustup if this toolchain lacks it.
+fn ensure_target(target: &str) {
     let libdir = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
-        .args(["--print", "target-libdir", "--target", TARGET])
+        .args(["--print", "target-libdir", "--target", target])
         .output()
         .ok()
         .filter(|o| o.status.success())
@@ -135,14 +173,14 @@ fn ensure_target() {
     if libdir.is_some_and(|d| d.is_dir()) {
         return;
     }
-    println!("cargo:warning=installing the {TARGET} target with rustup");
+    println!("cargo:warning=installing the {target} target with rustup");
     let ok = Command::new("rustup")
-        .args(["target", "add", TARGET])
+        .args(["target", "add", target])
         .status()
         .is_ok_and(|s| s.success());
     assert!(
         ok,
-        "the {TARGET} target is missing and `rustup target add {TARGET}` failed; without rustup \
+        "the {target} target is missing and `rustup target add {target}` failed; without rustup \
          downloads, install Debian's rust-web-src and build guests with \
          RUSTC_BOOTSTRAP=1 cargo build -Zbuild-std=std,panic_abort (see docs/architecture.md), then set \
          COMPUTER_GUESTS_DIR to the folder of the .wasm files"

@@ -1,5 +1,6 @@
-//! `computer run COMPONENT.wasm [-- ARGS...]`: runs any WASI 0.2 command component against the
-//! workspace, streaming its output; the exit status propagates.
+//! `computer run PROGRAM.wasm [-- ARGS...]`: runs any WASI 0.2 command component, or WASI 0.1
+//! command module (adapted by the isolate), against the workspace, streaming its output; the
+//! exit status propagates.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;

@@ -69,7 +69,7 @@ enum Command {
     Export(cmd_transfer::ExportArgs),
     /// Run bash-compatible shell code in the isolate (like `bash`).
     Sh(cmd_sh::ShArgs),
-    /// Run a WebAssembly component (WASI 0.2) against the workspace.
+    /// Run a WebAssembly component (WASI 0.2) or WASI 0.1 module against the workspace.
     Run(cmd_run::RunArgs),
     /// Run a command on an execution backend.
     Exec(cmd_exec::ExecArgs),

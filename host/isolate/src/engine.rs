@@ -167,7 +167,9 @@ impl Isolate {
                 .max_component_instance_size(1 << 20)
                 .max_core_instance_size(8 << 20)
                 .table_elements(200_000)
-                .max_memory_size(config.max_memory as usize);
+                .max_memory_size(config.max_memory as usize)
+                // A store's GC heap (exceptions are objects on it) takes a memory's slot.
+                .total_gc_heaps(n);
             c.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = Engine::new(&c).map_err(IsolateError::engine)?;
@@ -236,9 +238,14 @@ impl Isolate {
             .instantiate_pre(&component)
             .map_err(|e| IsolateError::Link(format!("{e:#}")))?;
         let pre = CommandPre::new(pre).map_err(|e| {
-            IsolateError::Link(format!(
-                "not a command component (it must export wasi:cli/run): {e:#}"
-            ))
+            IsolateError::Link(if crate::adapt::is_core_module(wasm) {
+                format!(
+                    "a WASI 0.1 module without `_start` (a reactor, not a command): nothing \
+                     to run ({e:#})"
+                )
+            } else {
+                format!("not a command component (it must export wasi:cli/run): {e:#}")
+            })
         })?;
         let program = Arc::new(Program { pre, hash });
         let mut programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
@@ -250,27 +257,34 @@ impl Isolate {
         Ok(program)
     }
 
+    /// Compiles `wasm` (a component, or a WASI 0.1 core module adapted into one), or maps
+    /// the artifact cached for it.
     fn compile(&self, wasm: &[u8], hash: &[u8; 32]) -> Result<Component, IsolateError> {
+        let module = crate::adapt::is_core_module(wasm);
+        let key = if module {
+            crate::adapt::artifact_key(hash)
+        } else {
+            *hash
+        };
         let cached = self
             .config
             .cache_dir
             .as_ref()
-            .map(|dir| (dir, crate::cache::artifact_path(dir, &self.engine, hash)));
+            .map(|dir| (dir, crate::cache::artifact_path(dir, &self.engine, &key)));
         if let Some((_, path)) = &cached
             && let Some(component) = crate::cache::load(&self.engine, path)
         {
             return Ok(component);
         }
-        let component = Component::new(&self.engine, wasm).map_err(|e| {
-            let msg = format!("{e:#}");
-            if wasm.get(4..8) == Some(&[1, 0, 0, 0]) {
-                IsolateError::InvalidComponent(format!(
-                    "a core WebAssembly module, not a component (build for wasm32-wasip2): {msg}"
-                ))
-            } else {
-                IsolateError::InvalidComponent(msg)
-            }
-        })?;
+        let adapted;
+        let wasm = if module {
+            adapted = crate::adapt::component_from_module(wasm)?;
+            &adapted[..]
+        } else {
+            wasm
+        };
+        let component = Component::new(&self.engine, wasm)
+            .map_err(|e| IsolateError::InvalidComponent(format!("{e:#}")))?;
         if let Some((dir, path)) = cached {
             // A cache that cannot be written only costs time later.
             let _ = crate::cache::store(dir, &path, &component);

@@ -1,11 +1,14 @@
-//! `computer-isolate`: the isolate backend. WebAssembly components (WASI 0.2) run by
-//! wasmtime against a workspace, in a fresh store per execution, with limits.
+//! `computer-isolate`: the isolate backend. WebAssembly components (WASI 0.2), and WASI 0.1
+//! core modules adapted into components, run by wasmtime against a workspace, in a fresh
+//! store per execution, with limits.
 //!
 //! # Architecture
 //! - [`Isolate`] owns the one `Engine` of the process (component model, pooling allocator,
 //!   epoch interruption driven by a 10 ms ticker), the linker, and compiled components:
 //!   [`Isolate::load`] compiles once, keeps the result in memory, and caches wasmtime's
-//!   serialized artifact on disk keyed by the wasm's hash and the engine's configuration.
+//!   serialized artifact on disk keyed by the wasm's hash and the engine's configuration. A
+//!   core module (`wasm32-wasip1`) is first adapted with wasmtime's preview 1 adapter
+//!   ([`component_from_module`]).
 //! - [`Isolate::run`] makes a fresh `Store` per execution: args, env, cwd (`PWD`), stdin;
 //!   stdout/stderr streamed to [`RunRequest::on_output`] and collected; limits ([`Limits`]):
 //!   wall-clock timeout (epoch callback + an async timeout for guests waiting in the host),
@@ -29,6 +32,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod adapt;
 #[allow(missing_docs)] // generated
 pub mod bindings;
 mod cache;
@@ -43,6 +47,7 @@ mod output;
 mod run;
 mod state;
 
+pub use adapt::component_from_module;
 pub use components::WorkspaceComponents;
 pub use computer_exec::{
     CancelToken, Deadline, ExecCommand, ExecError, ExecHandler, NoBackends, OutputSink, Stream,

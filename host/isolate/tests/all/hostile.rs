@@ -163,13 +163,18 @@ fn invalid_binaries_get_clear_errors() {
         err.to_string().contains("not a WebAssembly binary"),
         "{err}"
     );
+    // A core module with no `_start` is a WASI 0.1 reactor: it has nothing to run.
     let core_module = b"\0asm\x01\0\0\0";
     let err = isolate().load(core_module).err().unwrap();
     assert!(
         err.to_string()
-            .contains("a core WebAssembly module, not a component"),
+            .contains("a WASI 0.1 module without `_start`"),
         "{err}"
     );
+    // One that imports what no host answers names the import.
+    let imports_other = b"\0asm\x01\0\0\0\x01\x04\x01\x60\0\0\x02\x0d\x01\x04host\x04call\0\0";
+    let err = isolate().load(imports_other).err().unwrap();
+    assert!(err.to_string().contains("host"), "{err}");
     let mut truncated = computer_components::HELLO.to_vec();
     truncated.truncate(truncated.len() / 2);
     let err = isolate().load(&truncated).err().unwrap();
