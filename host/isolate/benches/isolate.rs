@@ -2,7 +2,9 @@
 //!
 //! 1. In-process instantiate + run + drop of the smallest guest, p50/p99 over many runs, with
 //!    the pooling allocator and without.
-//! 2. Cold start: a new runtime loading a component from the on-disk cache, then its first run.
+//!    The same for `hello` built as a WASI 0.1 module (run through the preview 1 adapter).
+//! 2. Cold start: a new runtime (its time and the memory it takes), loading a component from
+//!    the on-disk cache, then its first run; adapting and compiling the WASI 0.1 `hello`.
 //! 3. `std::fs` inside a guest (on a workspace file on disk) against the same operations
 //!    natively with `std::fs` on the same disk, as ratios.
 //!
@@ -22,14 +24,19 @@ fn us(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1e6)
 }
 
-fn instantiate_run_drop(pooling: bool, runs: usize) {
+fn instantiate_run_drop(pooling: bool, runs: usize, wasip1: bool) {
     let isolate = Isolate::new(IsolateConfig {
         cache_dir: None,
         pooling,
         ..IsolateConfig::default()
     })
     .unwrap();
-    let program = isolate.load(computer_components::HELLO).unwrap();
+    let wasm = if wasip1 {
+        computer_components::HELLO_P1
+    } else {
+        computer_components::HELLO
+    };
+    let program = isolate.load(wasm).unwrap();
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     let run = || {
         let start = Instant::now();
@@ -44,8 +51,9 @@ fn instantiate_run_drop(pooling: bool, runs: usize) {
     let mut times: Vec<Duration> = (0..runs).map(|_| run()).collect();
     times.sort();
     println!(
-        "| instantiate + run + drop, {} | {} | {} | {} |",
+        "| instantiate + run + drop, {}{} | {} | {} | {} |",
         if pooling { "pooling" } else { "on-demand" },
+        if wasip1 { ", WASI 0.1 module" } else { "" },
         us(percentile(&times, 0.5)),
         us(percentile(&times, 0.99)),
         runs
@@ -64,9 +72,11 @@ fn cold_start() {
         isolate.load(computer_components::HELLO).unwrap();
         start.elapsed()
     };
+    let before = statm();
     let start = Instant::now();
-    let isolate = Isolate::new(config).unwrap();
+    let isolate = Isolate::new(config.clone()).unwrap();
     let engine = start.elapsed();
+    let after = statm();
     let start = Instant::now();
     let program = isolate.load(computer_components::HELLO).unwrap();
     let load = start.elapsed();
@@ -84,10 +94,38 @@ fn cold_start() {
     );
     println!("| cold start: new engine | {} | | |", us(engine));
     println!(
+        "| new engine: resident / virtual memory added | {:.1} MiB / {:.0} GiB | | |",
+        (after.1 - before.1) as f64 / (1 << 20) as f64,
+        (after.0 - before.0) as f64 / (1u64 << 30) as f64
+    );
+    let adapt = {
+        let fresh = tempfile::tempdir().unwrap();
+        let isolate = Isolate::new(IsolateConfig {
+            cache_dir: Some(fresh.path().to_path_buf()),
+            ..config
+        })
+        .unwrap();
+        let start = Instant::now();
+        isolate.load(computer_components::HELLO_P1).unwrap();
+        start.elapsed()
+    };
+    println!(
+        "| adapt + compile hello as a WASI 0.1 module (no cache) | {} | | |",
+        us(adapt)
+    );
+    println!(
         "| cold start: load from the disk cache | {} | | |",
         us(load)
     );
     println!("| cold start: first run | {} | | |", us(first));
+}
+
+/// This process's (virtual, resident) bytes, from /proc/self/statm.
+fn statm() -> (i64, i64) {
+    let text = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let mut pages = text.split_whitespace().map(|v| v.parse::<i64>().unwrap());
+    let page = 4096;
+    (pages.next().unwrap() * page, pages.next().unwrap() * page)
 }
 
 /// Runs the fs_bench guest on a workspace file in `dir`; returns (operation, ns) rows.
@@ -171,8 +209,9 @@ fn main() {
     );
     println!("| measure | p50 µs | p99 µs | runs |");
     println!("|---|---:|---:|---:|");
-    instantiate_run_drop(true, runs);
-    instantiate_run_drop(false, runs / 3);
+    instantiate_run_drop(true, runs, false);
+    instantiate_run_drop(false, runs / 3, false);
+    instantiate_run_drop(true, runs, true);
     cold_start();
 
     let n = 2000;
