@@ -27,6 +27,8 @@ pub struct Descriptor {
     pub kind: Kind,
     /// The rights it was opened with.
     pub flags: DescriptorFlags,
+    /// Which tree it is in: 0 the workspace, `i + 1` the context's layer `i`.
+    pub layer: u32,
 }
 
 /// An open VFS handle that is released when dropped.
@@ -61,6 +63,13 @@ impl FileHandle {
             ino: st.ino,
             fh,
         })
+    }
+}
+
+impl FileHandle {
+    /// The VFS the handle is open in.
+    pub fn vfs(&self) -> &Arc<Vfs> {
+        &self.vfs
     }
 }
 

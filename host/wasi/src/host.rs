@@ -18,7 +18,8 @@ use crate::descriptor::{
     Descriptor, DirStream, FileHandle, FileReader, FileWriter, Kind, NullStream,
 };
 use crate::error::{FsError, FsResult, error_code};
-use crate::{ROOT_PREOPEN, WasiFsCtxView};
+use crate::{ROOT_PREOPEN, RecentKey, WasiFsCtxView};
+use computer_vfs::Vfs;
 use types::{
     Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, Filesize,
     MetadataHashValue, NewTimestamp, OpenFlags, PathFlags,
@@ -77,16 +78,39 @@ fn time_set(t: NewTimestamp) -> Option<TimeSet> {
     }
 }
 
-fn hash(ino: u64) -> MetadataHashValue {
+/// The metadata hash of an inode of a layer (inode numbers repeat across layers).
+fn hash(layer: u32, ino: u64) -> MetadataHashValue {
     MetadataHashValue {
         lower: ino,
-        upper: 0,
+        upper: layer.into(),
     }
 }
 
 impl WasiFsCtxView<'_> {
     fn get(&self, d: &Resource<Descriptor>) -> FsResult<&Descriptor> {
         Ok(self.table.get(d)?)
+    }
+
+    /// The tree `layer` names: 0 the workspace, `i + 1` layer `i`.
+    fn vfs_of(&self, layer: u32) -> &Arc<Vfs> {
+        match layer.checked_sub(1) {
+            None => &self.ctx.vfs,
+            Some(i) => &self.ctx.layers[i as usize].vfs,
+        }
+    }
+
+    /// The tree descriptor `d` is in.
+    fn vfs(&self, d: &Resource<Descriptor>) -> FsResult<&Arc<Vfs>> {
+        Ok(self.vfs_of(self.get(d)?.layer))
+    }
+
+    /// The layer of `d`, which must be the layer of `other` (EXDEV otherwise).
+    fn same_layer(&self, d: &Resource<Descriptor>, other: &Resource<Descriptor>) -> FsResult<u32> {
+        let layer = self.get(d)?.layer;
+        if self.get(other)?.layer != layer {
+            return Err(ErrorCode::CrossDevice.into());
+        }
+        Ok(layer)
     }
 
     /// The directory inode of `d`, or ENOTDIR.
@@ -116,7 +140,7 @@ impl WasiFsCtxView<'_> {
         let base = if dir == computer_vfs::ROOT_INO {
             PathBuf::from("/")
         } else {
-            self.ctx.vfs.path_of(dir)?.ok_or(ErrorCode::NoEntry)?
+            self.vfs(d)?.path_of(dir)?.ok_or(ErrorCode::NoEntry)?
         };
         Ok(if path.is_empty() {
             base
@@ -146,31 +170,30 @@ impl WasiFsCtxView<'_> {
         path: &str,
     ) -> FsResult<computer_vfs::Stat> {
         if let Some((dir, name)) = self.single_name(d, path)? {
-            let st = self.ctx.vfs.lookup(dir, name)?;
+            let st = self.vfs(d)?.lookup(dir, name)?;
             if !(follow && st.kind == FileType::Symlink) {
                 return Ok(st);
             }
         }
         let path = self.at(d, path)?;
+        let vfs = self.vfs(d)?;
         Ok(if follow {
-            self.ctx.vfs.stat(path)?
+            vfs.stat(path)?
         } else {
-            self.ctx.vfs.lstat(path)?
+            vfs.lstat(path)?
         })
     }
 
-    fn recent(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<(u64, String, bool), u64>> {
+    fn recent(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<RecentKey, u64>> {
         self.ctx.recent.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn remember(&self, dir: u64, path: &str, follow: bool, ino: u64) {
+    fn remember(&self, key: RecentKey, ino: u64) {
         let mut recent = self.recent();
         if recent.len() >= 4096 {
             recent.clear();
         }
-        recent.insert((dir, path.to_string(), follow), ino);
+        recent.insert(key, ino);
     }
 
     /// Notes that the guest changes something: the entries it listed may not be what they were.
@@ -180,11 +203,11 @@ impl WasiFsCtxView<'_> {
 
     fn can_mutate(&self, d: &Resource<Descriptor>) -> FsResult<()> {
         self.changing();
-        if !self
-            .get(d)?
-            .flags
-            .contains(DescriptorFlags::MUTATE_DIRECTORY)
-        {
+        let desc = self.get(d)?;
+        if desc.layer != 0 {
+            return Err(ErrorCode::ReadOnly.into());
+        }
+        if !desc.flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
             return Err(ErrorCode::NotPermitted.into());
         }
         Ok(())
@@ -235,8 +258,18 @@ impl preopens::Host for WasiFsCtxView<'_> {
         let root = self.table.push(Descriptor {
             kind: Kind::Dir(computer_vfs::ROOT_INO),
             flags,
+            layer: 0,
         })?;
-        Ok(vec![(root, ROOT_PREOPEN.to_string())])
+        let mut dirs = vec![(root, ROOT_PREOPEN.to_string())];
+        for (i, layer) in self.ctx.layers.iter().enumerate() {
+            let dir = self.table.push(Descriptor {
+                kind: Kind::Dir(computer_vfs::ROOT_INO),
+                flags: DescriptorFlags::READ,
+                layer: i as u32 + 1,
+            })?;
+            dirs.push((dir, layer.path.clone()));
+        }
+        Ok(dirs)
     }
 }
 
@@ -299,7 +332,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             ..Default::default()
         };
         // Its own handle: appending is a property of the VFS handle.
-        let handle = Arc::new(FileHandle::open(&self.ctx.vfs, shared.ino, flags)?);
+        let handle = Arc::new(FileHandle::open(shared.vfs(), shared.ino, flags)?);
         self.push_output(Box::new(FileWriter { handle, pos: None }))
     }
 
@@ -340,7 +373,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             size: Some(size),
             ..Default::default()
         };
-        self.ctx.vfs.setattr(ino, &attr)?;
+        self.vfs(&d)?.setattr(ino, &attr)?;
         Ok(())
     }
 
@@ -351,7 +384,11 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         mtime: NewTimestamp,
     ) -> FsResult<()> {
         self.changing();
-        let ino = match &self.get(&d)?.kind {
+        let desc = self.get(&d)?;
+        if desc.layer != 0 {
+            return Err(ErrorCode::ReadOnly.into());
+        }
+        let ino = match &desc.kind {
             Kind::Dir(ino) => *ino,
             Kind::File(handle) => handle.ino,
             Kind::Null => return Ok(()),
@@ -374,8 +411,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let Some(handle) = self.file_for(&d, DescriptorFlags::READ)? else {
             return Ok((Vec::new(), true));
         };
-        let data = self.ctx.vfs.read(handle.fh, offset, len)?;
-        let size = self.ctx.vfs.getattr(handle.ino)?.size;
+        let data = handle.vfs().read(handle.fh, offset, len)?;
+        let size = handle.vfs().getattr(handle.ino)?.size;
         let end = offset + data.len() as u64 >= size;
         Ok((data, end))
     }
@@ -390,21 +427,22 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let Some(handle) = self.file_for(&d, DescriptorFlags::WRITE)? else {
             return Ok(buf.len() as u64);
         };
-        Ok(self.ctx.vfs.write(handle.fh, offset, &buf)? as u64)
+        Ok(handle.vfs().write(handle.fh, offset, &buf)? as u64)
     }
 
     fn read_directory(&mut self, d: Resource<Descriptor>) -> FsResult<Resource<DirStream>> {
         let ino = self.dir(&d)?;
-        let listed = self.ctx.vfs.readdir(ino)?;
+        let layer = self.get(&d)?.layer;
+        let listed = self.vfs(&d)?.readdir(ino)?;
         {
             let mut recent = self.recent();
             recent.clear();
             for e in &listed {
                 let name = e.name.to_string_lossy().into_owned();
                 if e.kind != FileType::Symlink {
-                    recent.insert((ino, name.clone(), true), e.ino);
+                    recent.insert((layer, ino, name.clone(), true), e.ino);
                 }
-                recent.insert((ino, name, false), e.ino);
+                recent.insert((layer, ino, name, false), e.ino);
             }
         }
         let entries: Vec<DirectoryEntry> = listed
@@ -421,7 +459,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
 
     fn sync(&mut self, d: Resource<Descriptor>) -> FsResult<()> {
         if let Kind::File(handle) = &self.get(&d)?.kind {
-            self.ctx.vfs.fsync(handle.fh)?;
+            handle.vfs().fsync(handle.fh)?;
         }
         Ok(())
     }
@@ -438,7 +476,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             Kind::File(handle) => handle.ino,
             Kind::Null => return Ok(null_stat()),
         };
-        Ok(descriptor_stat(&self.ctx.vfs.getattr(ino)?))
+        Ok(descriptor_stat(&self.vfs(&d)?.getattr(ino)?))
     }
 
     fn stat_at(
@@ -447,12 +485,16 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         flags: PathFlags,
         path: String,
     ) -> FsResult<DescriptorStat> {
-        if self.dir(&d)? == computer_vfs::ROOT_INO && is_dev_null(&Path::new("/").join(&path)) {
+        let layer = self.get(&d)?.layer;
+        if layer == 0
+            && self.dir(&d)? == computer_vfs::ROOT_INO
+            && is_dev_null(&Path::new("/").join(&path))
+        {
             return Ok(null_stat());
         }
         let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
         let st = self.stat_path(&d, follow, &path)?;
-        self.remember(self.dir(&d)?, &path, follow, st.ino);
+        self.remember((layer, self.dir(&d)?, path, follow), st.ino);
         Ok(descriptor_stat(&st))
     }
 
@@ -465,6 +507,9 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         mtime: NewTimestamp,
     ) -> FsResult<()> {
         self.changing();
+        if self.get(&d)?.layer != 0 {
+            return Err(ErrorCode::ReadOnly.into());
+        }
         let path = self.at(&d, &path)?;
         let attr = SetAttr {
             atime: time_set(atime),
@@ -484,6 +529,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         new_d: Resource<Descriptor>,
         new_path: String,
     ) -> FsResult<()> {
+        self.same_layer(&d, &new_d)?;
         let old = self.at(&d, &old_path)?;
         let new = self.mutate_at(&new_d, &new_path)?;
         if old_flags.contains(PathFlags::SYMLINK_FOLLOW) {
@@ -507,17 +553,21 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         flags: DescriptorFlags,
     ) -> FsResult<Resource<Descriptor>> {
         let path = self.at(&d, &path)?;
-        let parent_flags = self.get(&d)?.flags;
+        let (parent_flags, layer) = {
+            let parent = self.get(&d)?;
+            (parent.flags, parent.layer)
+        };
         let writes = flags.contains(DescriptorFlags::WRITE)
             || open_flags.contains(OpenFlags::CREATE)
             || open_flags.contains(OpenFlags::TRUNCATE);
         if writes {
             self.can_mutate(&d)?;
         }
-        if is_dev_null(&path) {
+        if layer == 0 && is_dev_null(&path) {
             return Ok(self.table.push(Descriptor {
                 kind: Kind::Null,
                 flags,
+                layer,
             })?);
         }
         let opts = OpenPath {
@@ -528,7 +578,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
             follow: path_flags.contains(PathFlags::SYMLINK_FOLLOW),
             perm: 0o644,
         };
-        let st = self.ctx.vfs.open_path(&path, &opts)?;
+        let vfs = Arc::clone(self.vfs_of(layer));
+        let st = vfs.open_path(&path, &opts)?;
         let kind = match st.kind {
             FileType::Dir if flags.contains(DescriptorFlags::WRITE) => {
                 return Err(ErrorCode::IsDirectory.into());
@@ -541,6 +592,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
                 return Ok(self.table.push(Descriptor {
                     kind: Kind::Dir(st.ino),
                     flags: flags | inherited,
+                    layer,
                 })?);
             }
             FileType::Symlink => return Err(ErrorCode::Loop.into()),
@@ -555,15 +607,15 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
                     write: flags.contains(DescriptorFlags::WRITE),
                     ..Default::default()
                 };
-                Kind::File(Arc::new(FileHandle::open_stat(&self.ctx.vfs, &st, open)?))
+                Kind::File(Arc::new(FileHandle::open_stat(&vfs, &st, open)?))
             }
         };
-        Ok(self.table.push(Descriptor { kind, flags })?)
+        Ok(self.table.push(Descriptor { kind, flags, layer })?)
     }
 
     fn readlink_at(&mut self, d: Resource<Descriptor>, path: String) -> FsResult<String> {
         let path = self.at(&d, &path)?;
-        let target = self.ctx.vfs.read_link(path)?;
+        let target = self.vfs(&d)?.read_link(path)?;
         target
             .into_os_string()
             .into_string()
@@ -588,6 +640,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         new_d: Resource<Descriptor>,
         new_path: String,
     ) -> FsResult<()> {
+        self.same_layer(&d, &new_d)?;
         let old = self.mutate_at(&d, &old_path)?;
         let new = self.mutate_at(&new_d, &new_path)?;
         self.ctx.vfs.rename(old, new)?;
@@ -622,8 +675,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         b: Resource<Descriptor>,
     ) -> wasmtime::Result<bool> {
         let ino = |d: &Descriptor| match &d.kind {
-            Kind::Dir(ino) => Some(*ino),
-            Kind::File(handle) => Some(handle.ino),
+            Kind::Dir(ino) => Some((d.layer, *ino)),
+            Kind::File(handle) => Some((d.layer, handle.ino)),
             Kind::Null => None,
         };
         let (a, b) = (ino(self.table.get(&a)?), ino(self.table.get(&b)?));
@@ -631,10 +684,11 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
     }
 
     fn metadata_hash(&mut self, d: Resource<Descriptor>) -> FsResult<MetadataHashValue> {
-        Ok(match &self.get(&d)?.kind {
-            Kind::Dir(ino) => hash(*ino),
-            Kind::File(handle) => hash(handle.ino),
-            Kind::Null => hash(0),
+        let desc = self.get(&d)?;
+        Ok(match &desc.kind {
+            Kind::Dir(ino) => hash(desc.layer, *ino),
+            Kind::File(handle) => hash(desc.layer, handle.ino),
+            Kind::Null => hash(0, 0),
         })
     }
 
@@ -646,10 +700,11 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
     ) -> FsResult<MetadataHashValue> {
         let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
         let dir = self.dir(&d)?;
-        if let Some(ino) = self.recent().get(&(dir, path.clone(), follow)) {
-            return Ok(hash(*ino));
+        let layer = self.get(&d)?.layer;
+        if let Some(ino) = self.recent().get(&(layer, dir, path.clone(), follow)) {
+            return Ok(hash(layer, *ino));
         }
-        Ok(hash(self.stat_path(&d, follow, &path)?.ino))
+        Ok(hash(layer, self.stat_path(&d, follow, &path)?.ino))
     }
 
     fn drop(&mut self, d: Resource<Descriptor>) -> wasmtime::Result<()> {

@@ -16,6 +16,13 @@
 //!
 //! Paths: the guest's `..` is resolved by the VFS and stops at `/`; absolute symlinks resolve
 //! inside the workspace (it is the guest's whole filesystem). `/dev/null` is provided.
+//!
+//! Layers: read-only file trees of the host's own (a language runtime's standard library,
+//! shared by every workspace) can be given to a guest as further preopened directories at
+//! fixed paths ([`Layer`], [`WasiFsCtx::with_layers`]). Each is a `Vfs` of its own; a
+//! descriptor knows which it belongs to, so paths, `..` and symlinks stay inside it, a change
+//! through it fails with `read-only` (EROFS), and a link or rename between it and the
+//! workspace with `cross-device`.
 
 #[allow(missing_docs)] // generated
 pub mod bindings;
@@ -33,26 +40,68 @@ pub use error::{FsError, FsResult, error_code};
 /// The name the guest sees for its one preopened directory.
 pub const ROOT_PREOPEN: &str = "/";
 
+/// A read-only tree the guest sees at `path` (an absolute path other than `/`, such as
+/// `/usr/local`), beside the workspace.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    /// Where the guest sees it.
+    pub path: String,
+    /// What it holds (opened read-only or not, nothing in it can be changed through WASI).
+    pub vfs: Arc<Vfs>,
+}
+
 /// The filesystem a store's guest sees.
 #[derive(Debug)]
 pub struct WasiFsCtx {
     /// The workspace.
     pub vfs: Arc<Vfs>,
+    /// Read-only layers, preopened after the workspace (descriptors name them by index + 1).
+    pub(crate) layers: Vec<Layer>,
     /// Inode numbers of entries the guest just listed or stat'ed, keyed by (directory inode,
     /// path, follow). wasi-libc asks `metadata-hash-at` right after `stat-at` and for every
     /// `read_dir` entry; this answers those without another transaction. Any change the guest
     /// makes clears it; a concurrent change elsewhere can make a number stale, the same race
-    /// `d_ino` has on POSIX.
-    pub(crate) recent: std::sync::Mutex<std::collections::HashMap<(u64, String, bool), u64>>,
+    /// `d_ino` has on POSIX. Keyed by layer too: inode numbers repeat across them.
+    pub(crate) recent: std::sync::Mutex<std::collections::HashMap<RecentKey, u64>>,
 }
+
+/// (layer, directory inode, path, follow).
+pub(crate) type RecentKey = (u32, u64, String, bool);
 
 impl WasiFsCtx {
     /// The filesystem of `vfs`.
     pub fn new(vfs: Arc<Vfs>) -> WasiFsCtx {
         WasiFsCtx {
             vfs,
+            layers: Vec::new(),
             recent: Default::default(),
         }
+    }
+
+    /// The filesystem of `vfs` with read-only `layers` beside it. A layer's path must be
+    /// absolute, plain (no `.`, `..` or empty parts) and not `/`; one path is given once.
+    pub fn with_layers(vfs: Arc<Vfs>, layers: Vec<Layer>) -> Result<WasiFsCtx, String> {
+        for (i, layer) in layers.iter().enumerate() {
+            let parts: Vec<&str> = layer.path.split('/').collect();
+            let plain = parts.len() >= 2
+                && parts[0].is_empty()
+                && parts[1..]
+                    .iter()
+                    .all(|p| !p.is_empty() && *p != "." && *p != "..");
+            if !plain {
+                return Err(format!(
+                    "a layer's path must be absolute and plain, not `/`: {:?}",
+                    layer.path
+                ));
+            }
+            if layers[..i].iter().any(|l| l.path == layer.path) {
+                return Err(format!("two layers at {}", layer.path));
+            }
+        }
+        Ok(WasiFsCtx {
+            layers,
+            ..WasiFsCtx::new(vfs)
+        })
     }
 }
 
