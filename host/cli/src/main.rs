@@ -12,6 +12,7 @@ mod cmd_log;
 mod cmd_mcp;
 mod cmd_mount;
 mod cmd_run;
+mod cmd_runtime;
 mod cmd_serve;
 mod cmd_sh;
 mod cmd_snapshot;
@@ -96,6 +97,10 @@ enum Command {
     /// The container backend's image: `computer image build`.
     #[command(subcommand)]
     Image(cmd_image::ImageCommand),
+    /// Language runtimes of the host, shared by every workspace: `computer runtime install
+    /// python` makes `python3` run in the isolate.
+    #[command(subcommand)]
+    Runtime(cmd_runtime::RuntimeCommand),
     /// Tokens of `computer serve` scoped to some workspaces: create, list, revoke.
     #[command(subcommand)]
     Token(cmd_token::TokenCommand),
@@ -140,6 +145,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Umount(args) => return cmd_mount::umount(args),
         Command::Image(cmd) => return cmd_image::run(cmd),
         Command::Token(cmd) => return cmd_token::run(cmd),
+        Command::Runtime(cmd) => return cmd_runtime::run(cmd),
         other => other,
     };
     let ws = open_workspace(cli.memory, &cli.workspace)?;
@@ -172,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Umount(args) => cmd_mount::umount(args),
         Command::Image(cmd) => cmd_image::run(cmd),
         Command::Token(cmd) => cmd_token::run(cmd),
+        Command::Runtime(cmd) => cmd_runtime::run(cmd),
         Command::Owner { owner } => owner_command(&ws, owner),
     }
 }

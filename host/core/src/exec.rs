@@ -226,6 +226,18 @@ impl Workspace {
         };
         let isolate = runtime()?;
         let program = shell_program(&isolate)?;
+        // `python3` runs in the isolate when the runtime is installed, on any backend but
+        // the container's (which was handled above).
+        let next = match crate::runtimes::python(&isolate) {
+            Some(python) => Arc::new(computer_isolate::python::PythonCommands {
+                isolate: Arc::clone(&isolate),
+                python,
+                vfs: self.vfs(),
+                limits: req.limits,
+                next,
+            }) as Arc<dyn computer_isolate::ExecHandler>,
+            None => next,
+        };
         let mut args = vec!["sh".to_string()];
         match req.program {
             Program::Script(s) => args.extend(["-c".into(), s]),
@@ -260,6 +272,7 @@ impl Workspace {
                 git: Arc::clone(&git),
             }),
             git,
+            layers: Vec::new(),
         };
         Ok(isolate.run(&program, self.vfs(), run).into())
     }

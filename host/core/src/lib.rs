@@ -33,6 +33,7 @@ mod export;
 mod git;
 mod import;
 mod jobs;
+pub mod runtimes;
 mod transfer;
 mod workspace;
 

@@ -26,12 +26,40 @@ pub(crate) fn artifact_key(module_hash: &[u8; 32]) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// The world of a WASI 0.1 module's own imports and exports beyond WASI (a runtime's host
+/// function, its `run` export), in WIT: `wit-component` needs it to type them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModuleWorld {
+    /// The WIT source: one package holding the world.
+    pub wit: &'static str,
+    /// The world's name in it.
+    pub world: &'static str,
+}
+
+/// The cache key of the component made from the module `module_hash` in `world`.
+pub(crate) fn world_key(module_hash: &[u8; 32], world: &ModuleWorld) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(&artifact_key(module_hash));
+    h.update(world.world.as_bytes());
+    h.update(&[0]);
+    h.update(world.wit.as_bytes());
+    h.finalize().into()
+}
+
 /// Makes a component of a WASI 0.1 core module: a command (it exports `_start`) gets the
 /// command adapter and exports `wasi:cli/run`; anything else the reactor adapter.
 ///
 /// A module that imports anything beyond `wasi_snapshot_preview1` fails here, naming the
 /// import: nothing on the host answers it.
 pub fn component_from_module(module: &[u8]) -> Result<Vec<u8>, IsolateError> {
+    component_from_module_in(module, None)
+}
+
+/// [`component_from_module`] for a module whose other imports and exports `world` types.
+pub fn component_from_module_in(
+    module: &[u8],
+    world: Option<&ModuleWorld>,
+) -> Result<Vec<u8>, IsolateError> {
     let invalid = |e: String| IsolateError::InvalidComponent(e);
     let adapter = if exports_start(module)? {
         WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER
@@ -41,7 +69,10 @@ pub fn component_from_module(module: &[u8]) -> Result<Vec<u8>, IsolateError> {
     // The module may come from a guest (a `.wasm` file in the workspace): a panic in the
     // encoder on crafted input must fail this load, not the host.
     std::panic::catch_unwind(|| {
-        let module = exit_with_code(module).map_err(invalid)?;
+        let mut module = exit_with_code(module).map_err(invalid)?;
+        if let Some(world) = world {
+            embed_world(&mut module, "world.wit", world.wit, world.world).map_err(invalid)?;
+        }
         wit_component::ComponentEncoder::default()
             .validate(true)
             .module(&module)
@@ -145,22 +176,27 @@ fn exit_with_code(module: &[u8]) -> Result<Vec<u8>, String> {
     out.extend_from_slice(&module[..start]);
     imports.append_to(&mut out);
     out.extend_from_slice(&module[content.end..]);
+    embed_world(&mut out, "proc-exit.wit", EXIT_WIT, "proc-exit")?;
+    Ok(out)
+}
 
+/// Appends the world `world` of `wit` to `module` as a `component-type` section (several
+/// are merged by `wit-component`).
+fn embed_world(module: &mut Vec<u8>, file: &str, wit: &str, world: &str) -> Result<(), String> {
     let mut resolve = wit_parser::Resolve::default();
     let package = resolve
-        .push_source("proc-exit.wit", EXIT_WIT)
+        .push_source(file, wit)
         .map_err(|e| format!("{e:#}"))?;
     let world = resolve
-        .select_world(&[package], Some("proc-exit"))
+        .select_world(&[package], Some(world))
         .map_err(|e| format!("{e:#}"))?;
     wit_component::embed_component_metadata(
-        &mut out,
+        module,
         &resolve,
         world,
         wit_component::StringEncoding::UTF8,
     )
-    .map_err(|e| format!("{e:#}"))?;
-    Ok(out)
+    .map_err(|e| format!("{e:#}"))
 }
 
 /// Where the section whose content is `content` starts: its id byte, then its size in LEB128

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use computer_vfs::{FileType, Vfs};
 
-use crate::engine::Isolate;
+use crate::engine::{Isolate, Program};
 use crate::limits::Limits;
 use crate::run::{RunRequest, RunStatus};
 use computer_exec::{CancelToken, ExecCommand, ExecError, ExecHandler, Stream};
@@ -64,9 +64,6 @@ impl ExecHandler for WorkspaceComponents {
             .isolate
             .load(&wasm)
             .map_err(|e| ExecError::Invalid(format!("{name}: {e}")))?;
-        // The caller's sink is borrowed, so the nested run's output comes back by channel and
-        // is handed on from this thread while the run goes on in another.
-        let (tx, rx) = std::sync::mpsc::channel::<(Stream, Vec<u8>)>();
         let req = RunRequest {
             args: cmd.argv,
             env: cmd.env,
@@ -76,32 +73,53 @@ impl ExecHandler for WorkspaceComponents {
                 timeout: cmd.timeout.min(self.limits.timeout),
                 ..self.limits
             },
-            cancel: cancel.child(),
-            on_output: Some(Arc::new(move |stream: Stream, bytes: &[u8]| {
-                let _ = tx.send((stream, bytes.to_vec()));
-            })),
             exec: Arc::clone(&self.next),
             git: Arc::clone(&self.git),
+            // A nested program sees the workspace alone.
+            layers: Vec::new(),
+            ..RunRequest::default()
         };
-        let outcome = std::thread::scope(|scope| {
-            let handle = scope.spawn(|| self.isolate.run(&program, Arc::clone(&self.vfs), req));
-            for (stream, bytes) in rx {
-                sink(stream, &bytes);
-            }
-            handle.join()
-        })
-        .map_err(|_| ExecError::Unavailable("the isolate crashed".into()))?;
-        match &outcome.status {
-            RunStatus::Exited(code) => Ok(*code),
-            RunStatus::Limit(hit) => {
-                sink(Stream::Stderr, format!("{name}: {hit}\n").as_bytes());
-                Ok(outcome.exit_code())
-            }
-            RunStatus::Trapped(msg) => {
-                sink(Stream::Stderr, format!("{name}: {msg}\n").as_bytes());
-                Ok(outcome.exit_code())
-            }
-            RunStatus::Cancelled => Ok(outcome.exit_code()),
+        run_nested(&self.isolate, &program, &self.vfs, req, &name, sink, cancel)
+    }
+}
+
+/// Runs `program` for an `exec` of a guest: in another thread, its output handed to `sink`
+/// from this one as it comes; a limit or trap reported on stderr under `name`, and turned
+/// into an exit status as a shell would.
+pub(crate) fn run_nested(
+    isolate: &Isolate,
+    program: &Program,
+    vfs: &Arc<Vfs>,
+    mut req: RunRequest,
+    name: &str,
+    sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
+    cancel: &CancelToken,
+) -> Result<i32, ExecError> {
+    // The caller's sink is borrowed, so the nested run's output comes back by channel and
+    // is handed on from this thread while the run goes on in another.
+    let (tx, rx) = std::sync::mpsc::channel::<(Stream, Vec<u8>)>();
+    req.on_output = Some(Arc::new(move |stream: Stream, bytes: &[u8]| {
+        let _ = tx.send((stream, bytes.to_vec()));
+    }));
+    req.cancel = cancel.child();
+    let outcome = std::thread::scope(|scope| {
+        let handle = scope.spawn(|| isolate.run(program, Arc::clone(vfs), req));
+        for (stream, bytes) in rx {
+            sink(stream, &bytes);
         }
+        handle.join()
+    })
+    .map_err(|_| ExecError::Unavailable("the isolate crashed".into()))?;
+    match &outcome.status {
+        RunStatus::Exited(code) => Ok(*code),
+        RunStatus::Limit(hit) => {
+            sink(Stream::Stderr, format!("{name}: {hit}\n").as_bytes());
+            Ok(outcome.exit_code())
+        }
+        RunStatus::Trapped(msg) => {
+            sink(Stream::Stderr, format!("{name}: {msg}\n").as_bytes());
+            Ok(outcome.exit_code())
+        }
+        RunStatus::Cancelled => Ok(outcome.exit_code()),
     }
 }

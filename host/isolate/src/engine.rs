@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use wasmtime::component::{Component, Linker};
+use wasmtime::component::{Component, InstancePre, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 use wasmtime_wasi::p2::bindings::CommandPre;
 
@@ -71,25 +71,58 @@ fn cache_dirs(
     home: Option<std::ffi::OsString>,
     passwd_home: impl FnOnce() -> Option<PathBuf>,
 ) -> Vec<PathBuf> {
-    // As the XDG spec says of its variables: a relative (or empty) value is ignored.
+    dirs_of(
+        [computer_cache_dir, xdg_cache_home, home],
+        ".cache",
+        "components",
+        passwd_home,
+    )
+}
+
+/// The data directories (of installed runtimes) these settings name, best first, as
+/// [`cache_dirs`] does: `$COMPUTER_DATA_DIR/runtimes`, `$XDG_DATA_HOME/computer/runtimes`,
+/// `HOME/.local/share/computer/runtimes`.
+pub(crate) fn data_dirs(
+    computer_data_dir: Option<std::ffi::OsString>,
+    xdg_data_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+    passwd_home: impl FnOnce() -> Option<PathBuf>,
+) -> Vec<PathBuf> {
+    dirs_of(
+        [computer_data_dir, xdg_data_home, home],
+        ".local/share",
+        "runtimes",
+        passwd_home,
+    )
+}
+
+/// `[ours/leaf, xdg/computer/leaf, home/in_home/computer/leaf]` for those set to absolute
+/// paths (as the XDG spec says of its variables: a relative or empty value is ignored), the
+/// home from `passwd_home` when none is.
+fn dirs_of(
+    [ours, xdg, home]: [Option<std::ffi::OsString>; 3],
+    in_home: &str,
+    leaf: &str,
+    passwd_home: impl FnOnce() -> Option<PathBuf>,
+) -> Vec<PathBuf> {
     let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     let mut dirs = Vec::new();
-    if let Some(dir) = computer_cache_dir.and_then(absolute) {
-        dirs.push(dir.join("components"));
+    if let Some(dir) = ours.and_then(absolute) {
+        dirs.push(dir.join(leaf));
     }
-    if let Some(dir) = xdg_cache_home.and_then(absolute) {
-        dirs.push(dir.join("computer").join("components"));
+    if let Some(dir) = xdg.and_then(absolute) {
+        dirs.push(dir.join("computer").join(leaf));
     }
     let home = home.and_then(absolute);
     let unset = dirs.is_empty() && home.is_none();
     if let Some(home) = home.or_else(|| unset.then(passwd_home).flatten()) {
-        dirs.push(home.join(".cache").join("computer").join("components"));
+        dirs.push(home.join(in_home).join("computer").join(leaf));
     }
     dirs
 }
 
 /// The effective user's home directory in the password database.
-fn passwd_home() -> Option<PathBuf> {
+pub(crate) fn passwd_home() -> Option<PathBuf> {
     let user = nix::unistd::User::from_uid(nix::unistd::Uid::effective()).ok()??;
     Some(user.dir).filter(|d| d.is_absolute())
 }
@@ -105,9 +138,18 @@ fn private_temp_dir() -> Option<PathBuf> {
 
 /// A compiled component, ready to instantiate.
 pub struct Program {
-    pub(crate) pre: CommandPre<State>,
+    pub(crate) entry: Entry,
     /// BLAKE3 hash of the wasm it came from.
     pub hash: [u8; 32],
+}
+
+/// How a program is run.
+pub(crate) enum Entry {
+    /// A command component: its `wasi:cli/run` export.
+    Command(CommandPre<State>),
+    /// A reactor made from a WASI 0.1 module: its `run: func() -> s32` export, whose result
+    /// is the exit status.
+    Reactor(InstancePre<State>),
 }
 
 /// Compiled components kept in memory; past it, those not running are dropped (a guest can
@@ -115,9 +157,13 @@ pub struct Program {
 pub const MAX_PROGRAMS: usize = 64;
 
 /// The native stack a guest may use (deep recursion in a guest stops here with a named
-/// error). Guests run on the caller's thread, so this must fit in the 2 MiB that Rust gives
-/// spawned threads, with room for the host's own frames.
-pub(crate) const WASM_STACK: usize = 1 << 20;
+/// error). CPython for WASI needs 8 MiB (its own runner gives it that; with 1 MiB it aborts
+/// in deep imports). Guests run on fibers of [`ASYNC_STACK`], not on the caller's stack.
+pub(crate) const WASM_STACK: usize = 8 << 20;
+
+/// A guest's fiber stack: its wasm stack and room for the host functions it calls. Only the
+/// pages a guest touches are backed by memory.
+const ASYNC_STACK: usize = WASM_STACK + (2 << 20);
 
 /// Runs WebAssembly components against workspaces. Create one per process and share it.
 pub struct Isolate {
@@ -153,6 +199,7 @@ impl Isolate {
         let mut c = Config::new();
         c.wasm_component_model(true);
         c.max_wasm_stack(WASM_STACK);
+        c.async_stack_size(ASYNC_STACK);
         c.epoch_interruption(true);
         if config.pooling {
             let mut pool = PoolingAllocationConfig::default();
@@ -168,6 +215,7 @@ impl Isolate {
                 .max_core_instance_size(8 << 20)
                 .table_elements(200_000)
                 .max_memory_size(config.max_memory as usize)
+                .total_stacks(n)
                 // A store's GC heap (exceptions are objects on it) takes a memory's slot.
                 .total_gc_heaps(n);
             c.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
@@ -219,24 +267,16 @@ impl Isolate {
     /// was built, as for the embedded shell): hashing megabytes is a good part of a one-shot
     /// run's start. The hash keys the caches: a wrong one would run another component.
     pub fn load_hashed(&self, wasm: &[u8], hash: [u8; 32]) -> Result<Arc<Program>, IsolateError> {
-        if let Some(p) = self
-            .programs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&hash)
-        {
-            return Ok(Arc::clone(p));
+        if let Some(p) = self.kept(&hash) {
+            return Ok(p);
         }
         if !wasm.starts_with(b"\0asm") {
             return Err(IsolateError::InvalidComponent(
                 "not a WebAssembly binary (no \\0asm header)".into(),
             ));
         }
-        let component = self.compile(wasm, &hash)?;
-        let pre = self
-            .linker
-            .instantiate_pre(&component)
-            .map_err(|e| IsolateError::Link(format!("{e:#}")))?;
+        let component = self.compile(wasm, &hash, None)?;
+        let pre = self.instantiate_pre(&component)?;
         let pre = CommandPre::new(pre).map_err(|e| {
             IsolateError::Link(if crate::adapt::is_core_module(wasm) {
                 format!(
@@ -247,45 +287,112 @@ impl Isolate {
                 format!("not a command component (it must export wasi:cli/run): {e:#}")
             })
         })?;
-        let program = Arc::new(Program { pre, hash });
+        let program = Arc::new(Program {
+            entry: Entry::Command(pre),
+            hash,
+        });
+        Ok(self.keep(hash, program))
+    }
+
+    /// Loads a WASI 0.1 reactor module (no `_start`) whose own imports and exports `world`
+    /// types, and which exports `run: func() -> s32` (a language runtime such as CPython for
+    /// WASI): adapted, compiled (or taken from the caches) and linked. `hash` is the BLAKE3
+    /// hash of the module, which `wasm` reads only when no cache has it compiled.
+    pub fn load_reactor_with(
+        &self,
+        hash: [u8; 32],
+        world: &crate::adapt::ModuleWorld,
+        wasm: impl FnOnce() -> Result<Vec<u8>, IsolateError>,
+    ) -> Result<Arc<Program>, IsolateError> {
+        let key = crate::adapt::world_key(&hash, world);
+        if let Some(p) = self.kept(&key) {
+            return Ok(p);
+        }
+        let component = match self.cached(&key) {
+            Some(component) => component,
+            None => {
+                let wasm = wasm()?;
+                if !crate::adapt::is_core_module(&wasm) {
+                    return Err(IsolateError::InvalidComponent(
+                        "not a WebAssembly core module".into(),
+                    ));
+                }
+                self.compile(&wasm, &hash, Some(world))?
+            }
+        };
+        let pre = self.instantiate_pre(&component)?;
+        if component.get_export_index(None, "run").is_none() {
+            return Err(IsolateError::Link(
+                "the module's world exports no `run`".into(),
+            ));
+        }
+        let program = Arc::new(Program {
+            entry: Entry::Reactor(pre),
+            hash,
+        });
+        Ok(self.keep(key, program))
+    }
+
+    /// The artifact cached on disk under `key`, mapped.
+    fn cached(&self, key: &[u8; 32]) -> Option<Component> {
+        let dir = self.config.cache_dir.as_ref()?;
+        crate::cache::load(
+            &self.engine,
+            &crate::cache::artifact_path(dir, &self.engine, key),
+        )
+    }
+
+    /// The program kept in memory under `key`.
+    fn kept(&self, key: &[u8; 32]) -> Option<Arc<Program>> {
+        let programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
+        programs.get(key).map(Arc::clone)
+    }
+
+    /// Keeps `program` in memory under `key` and gives it back.
+    fn keep(&self, key: [u8; 32], program: Arc<Program>) -> Arc<Program> {
         let mut programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
         if programs.len() >= MAX_PROGRAMS {
             // Guests can make components without end: keep the ones in use.
             programs.retain(|_, p| Arc::strong_count(p) > 1);
         }
-        programs.insert(hash, Arc::clone(&program));
-        Ok(program)
+        programs.insert(key, Arc::clone(&program));
+        program
     }
 
-    /// Compiles `wasm` (a component, or a WASI 0.1 core module adapted into one), or maps
-    /// the artifact cached for it.
-    fn compile(&self, wasm: &[u8], hash: &[u8; 32]) -> Result<Component, IsolateError> {
+    fn instantiate_pre(&self, component: &Component) -> Result<InstancePre<State>, IsolateError> {
+        self.linker
+            .instantiate_pre(component)
+            .map_err(|e| IsolateError::Link(format!("{e:#}")))
+    }
+
+    /// Compiles `wasm` (a component, or a WASI 0.1 core module adapted into one, in `world`
+    /// if given), or maps the artifact cached for it.
+    fn compile(
+        &self,
+        wasm: &[u8],
+        hash: &[u8; 32],
+        world: Option<&crate::adapt::ModuleWorld>,
+    ) -> Result<Component, IsolateError> {
         let module = crate::adapt::is_core_module(wasm);
-        let key = if module {
-            crate::adapt::artifact_key(hash)
-        } else {
-            *hash
+        let key = match world {
+            Some(world) => crate::adapt::world_key(hash, world),
+            None if module => crate::adapt::artifact_key(hash),
+            None => *hash,
         };
-        let cached = self
-            .config
-            .cache_dir
-            .as_ref()
-            .map(|dir| (dir, crate::cache::artifact_path(dir, &self.engine, &key)));
-        if let Some((_, path)) = &cached
-            && let Some(component) = crate::cache::load(&self.engine, path)
-        {
+        if let Some(component) = self.cached(&key) {
             return Ok(component);
         }
         let adapted;
         let wasm = if module {
-            adapted = crate::adapt::component_from_module(wasm)?;
+            adapted = crate::adapt::component_from_module_in(wasm, world)?;
             &adapted[..]
         } else {
             wasm
         };
         let component = Component::new(&self.engine, wasm)
             .map_err(|e| IsolateError::InvalidComponent(format!("{e:#}")))?;
-        if let Some((dir, path)) = cached {
+        if let Some(dir) = &self.config.cache_dir {
+            let path = crate::cache::artifact_path(dir, &self.engine, &key);
             // A cache that cannot be written only costs time later.
             let _ = crate::cache::store(dir, &path, &component);
             crate::cache::trim(dir, crate::cache::MAX_CACHE_BYTES);

@@ -8,7 +8,11 @@
 //!   [`Isolate::load`] compiles once, keeps the result in memory, and caches wasmtime's
 //!   serialized artifact on disk keyed by the wasm's hash and the engine's configuration. A
 //!   core module (`wasm32-wasip1`) is first adapted with wasmtime's preview 1 adapter
-//!   ([`component_from_module`]).
+//!   ([`component_from_module`]); a reactor module (no `_start`, a `run` export) is
+//!   adapted against a small world of its own ([`ModuleWorld`], [`Isolate::load_reactor_with`]).
+//! - [`python`]: CPython for WASI as `python3`, a reactor run over the workspace with its
+//!   standard library as a read-only [`Layer`] ([`RunRequest::layers`]) shared by every
+//!   workspace; [`python::PythonCommands`] hands the shell's `python3` command lines to it.
 //! - [`Isolate::run`] makes a fresh `Store` per execution: args, env, cwd (`PWD`), stdin;
 //!   stdout/stderr streamed to [`RunRequest::on_output`] and collected; limits ([`Limits`]):
 //!   wall-clock timeout (epoch callback + an async timeout for guests waiting in the host),
@@ -44,14 +48,16 @@ mod extensions;
 mod git;
 mod limits;
 mod output;
+pub mod python;
 mod run;
 mod state;
 
-pub use adapt::component_from_module;
+pub use adapt::{ModuleWorld, component_from_module, component_from_module_in};
 pub use components::WorkspaceComponents;
 pub use computer_exec::{
     CancelToken, Deadline, ExecCommand, ExecError, ExecHandler, NoBackends, OutputSink, Stream,
 };
+pub use computer_wasi::Layer;
 pub use engine::{Isolate, IsolateConfig, Program, default_cache_dir};
 pub use error::IsolateError;
 pub use exec::Process;

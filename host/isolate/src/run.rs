@@ -4,12 +4,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use computer_vfs::Vfs;
-use computer_wasi::WasiFsCtx;
+use computer_wasi::{Layer, WasiFsCtx};
 use wasmtime::{Store, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 
-use crate::engine::{Isolate, Program, TICK};
+use crate::engine::{Entry, Isolate, Program, TICK};
 use crate::limits::{LimitHit, Limits, MemoryLimiter};
 use crate::output::{Capture, OutputLimit};
 use crate::state::{HostCtx, State};
@@ -37,6 +37,9 @@ pub struct RunRequest {
     pub exec: Arc<dyn ExecHandler>,
     /// Runs the git command lines the guest asks for through `computer:host/git`.
     pub git: Arc<dyn crate::git::GitHandler>,
+    /// Read-only trees of the host the guest sees beside the workspace, each at its path (a
+    /// runtime's standard library, shared by every workspace). None by default.
+    pub layers: Vec<Layer>,
 }
 
 impl Default for RunRequest {
@@ -51,6 +54,7 @@ impl Default for RunRequest {
             on_output: None,
             exec: Arc::new(NoBackends),
             git: Arc::new(crate::git::NoGit),
+            layers: Vec::new(),
         }
     }
 }
@@ -156,6 +160,10 @@ impl Isolate {
         req: RunRequest,
     ) -> (RunStatus, Vec<u8>, Vec<u8>) {
         let limits = req.limits;
+        let fs = match WasiFsCtx::with_layers(vfs, req.layers) {
+            Ok(fs) => fs,
+            Err(e) => return (RunStatus::Trapped(e), Vec::new(), Vec::new()),
+        };
         let stdout = Capture::new(Stream::Stdout, limits.output, req.on_output.clone());
         let stderr = Capture::new(Stream::Stderr, limits.output, req.on_output.clone());
         let mut wasi = WasiCtx::builder();
@@ -173,7 +181,7 @@ impl Isolate {
         let state = State {
             wasi: wasi.build(),
             table: wasmtime::component::ResourceTable::new(),
-            fs: WasiFsCtx::new(vfs),
+            fs,
             limiter: MemoryLimiter::new(limits.memory),
             host: HostCtx {
                 exec: req.exec,
@@ -198,8 +206,20 @@ impl Isolate {
         });
 
         let run = async {
-            let command = program.pre.instantiate_async(&mut store).await?;
-            command.wasi_cli_run().call_run(&mut store).await
+            let status: wasmtime::Result<i32> = match &program.entry {
+                Entry::Command(pre) => {
+                    let command = pre.instantiate_async(&mut store).await?;
+                    let ran = command.wasi_cli_run().call_run(&mut store).await?;
+                    Ok(if ran.is_ok() { 0 } else { 1 })
+                }
+                Entry::Reactor(pre) => {
+                    let instance = pre.instantiate_async(&mut store).await?;
+                    let run = instance.get_typed_func::<(), (i32,)>(&mut store, "run")?;
+                    let (status,) = run.call_async(&mut store, ()).await?;
+                    Ok(status)
+                }
+            };
+            status
         };
         // The epoch callback stops busy guests; this stops guests waiting in the host (the
         // deadline moves when a backend gives back its setup time).
@@ -218,8 +238,7 @@ impl Isolate {
         let status = match result {
             None if req.cancel.is_cancelled() => RunStatus::Cancelled,
             None => RunStatus::Limit(LimitHit::Timeout(limits.timeout)),
-            Some(Ok(Ok(()))) => RunStatus::Exited(0),
-            Some(Ok(Err(()))) => RunStatus::Exited(1),
+            Some(Ok(status)) => RunStatus::Exited(status),
             Some(Err(e)) => {
                 if let Some(exit) = e.downcast_ref::<wasmtime_wasi::I32Exit>() {
                     RunStatus::Exited(exit.0)

@@ -98,5 +98,10 @@ pub(crate) fn linker(engine: &Engine) -> wasmtime::Result<Linker<State>> {
     exec::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     git::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     workspace::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
+    // The one import of CPython for WASI beyond WASI (see `python.rs`): no bridge.
+    l.instance("host")?
+        .func_wrap("call", |_, _: (i32, i32, i32, i32)| {
+            Ok((crate::python::NO_HOST,))
+        })?;
     Ok(l)
 }

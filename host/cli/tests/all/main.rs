@@ -6,6 +6,7 @@ mod mcp;
 #[path = "../../../bucket/tests/support/moto.rs"]
 mod moto;
 mod mount;
+mod python;
 #[path = "../../../container/tests/support/requirements.rs"]
 mod requirements;
 mod serve;
@@ -39,17 +40,7 @@ impl Cli {
     }
 
     fn run_with_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_no_panic(&out);
-        out
+        finish(self.command(args), stdin)
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -73,6 +64,20 @@ impl Cli {
         assert!(!out.status.success(), "computer {args:?} should fail");
         String::from_utf8(out.stderr).unwrap()
     }
+}
+
+/// Runs `cmd` to its end with `stdin` on its standard input; the CLI must not panic.
+fn finish(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_no_panic(&out);
+    out
 }
 
 /// The CLI itself never panics (a guest component may, and says so on its stderr).

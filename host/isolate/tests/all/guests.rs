@@ -247,3 +247,118 @@ pub fn host_workspace() {
     assert!(stdout.contains("git: Err(Error::Unsupported("), "{stdout}");
     assert_eq!(vfs.snapshots().unwrap()[0].name, "from-guest");
 }
+
+/// A read-only tree of the host beside the workspace, as a language runtime's standard
+/// library is given to a guest.
+fn stdlib_layer() -> Arc<Vfs> {
+    let layer = Vfs::in_memory().unwrap();
+    layer.create_dir_all("/lib/empty").unwrap();
+    layer
+        .write_file("/lib/std.txt", "standard library\n")
+        .unwrap();
+    layer.symlink("/lib/std.txt", "/lib/abs").unwrap();
+    Arc::new(layer)
+}
+
+#[test]
+pub fn fs_layer() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    let layer = stdlib_layer();
+    let req = RunRequest {
+        layers: vec![computer_isolate::Layer {
+            path: "/usr/local".into(),
+            vfs: Arc::clone(&layer),
+        }],
+        ..RunRequest::default()
+    };
+    let out = run_on(
+        &vfs,
+        computer_components::FS_LAYER,
+        &["/usr/local", "/workspace/w"],
+        req,
+    );
+    assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let want = r#"read: ok "standard library\n"
+list: ok ["abs", "empty", "std.txt"]
+stat size: ok 17
+copy out: ok ()
+copied: ok "standard library\n"
+create: err ReadOnlyFilesystem
+overwrite: err ReadOnlyFilesystem
+append: err ReadOnlyFilesystem
+mkdir: err ReadOnlyFilesystem
+remove: err ReadOnlyFilesystem
+rmdir: err ReadOnlyFilesystem
+symlink: err ReadOnlyFilesystem
+rename inside: err ReadOnlyFilesystem
+rename out: err CrossesDevices
+rename in: err CrossesDevices
+hard link out: err CrossesDevices
+set mtime: err ReadOnlyFilesystem
+unchanged: ok "standard library\n"
+dotdot stays inside: ok "standard library\n"
+absolute symlink stays inside: ok "standard library\n"
+workspace still writable: ok ()
+"#;
+    assert_eq!(stdout, want);
+    // Nothing of the layer was copied into the workspace, nor changed in the layer.
+    assert_eq!(
+        vfs.read_file("/workspace/w/copied.txt").unwrap(),
+        b"standard library\n"
+    );
+    assert!(vfs.read_file("/usr/local/lib/std.txt").is_err());
+    assert_eq!(
+        layer.read_file("/lib/std.txt").unwrap(),
+        b"standard library\n"
+    );
+    assert!(layer.read_file("/lib/new.txt").is_err());
+}
+
+#[test]
+fn a_layer_path_must_be_absolute_plain_and_unique() {
+    for bad in [
+        "/",
+        "",
+        "usr/local",
+        "/usr/../etc",
+        "/usr//local",
+        "/usr/./x",
+    ] {
+        let layers = vec![computer_isolate::Layer {
+            path: bad.into(),
+            vfs: stdlib_layer(),
+        }];
+        let out = run_on(
+            &Arc::new(Vfs::in_memory().unwrap()),
+            computer_components::HELLO,
+            &[],
+            RunRequest {
+                layers,
+                ..RunRequest::default()
+            },
+        );
+        match &out.status {
+            RunStatus::Trapped(msg) => assert!(msg.contains("layer's path"), "{bad:?}: {msg}"),
+            other => panic!("{bad:?} was accepted: {other:?}"),
+        }
+    }
+    let twice = |p: &str| computer_isolate::Layer {
+        path: p.into(),
+        vfs: stdlib_layer(),
+    };
+    let out = run_on(
+        &Arc::new(Vfs::in_memory().unwrap()),
+        computer_components::HELLO,
+        &[],
+        RunRequest {
+            layers: vec![twice("/opt"), twice("/opt")],
+            ..RunRequest::default()
+        },
+    );
+    assert!(
+        matches!(&out.status, RunStatus::Trapped(m) if m.contains("two layers at /opt")),
+        "{:?}",
+        out.status
+    );
+}

@@ -68,7 +68,7 @@ mod tests_by_program {
         fs_create_read, fs_links, fs_metadata, fs_offsets, fs_readdir, fs_rename,
     };
     pub use crate::examples::{fs_bench, hello};
-    pub use crate::guests::{fs_escape, host_exec, host_workspace, stdio_env};
+    pub use crate::guests::{fs_escape, fs_layer, host_exec, host_workspace, stdio_env};
     pub use crate::hostile::{
         hostile_loop, hostile_memory, hostile_output, hostile_sleep, hostile_socket, trap_panic,
     };

