@@ -28,6 +28,7 @@ mod lookup;
 mod pipeline;
 pub mod procsub;
 mod redirect;
+mod script;
 mod simple;
 mod trap;
 

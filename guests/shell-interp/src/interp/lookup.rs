@@ -5,6 +5,7 @@
 use brush_parser::ast;
 
 use crate::interp::assign::{DeclArg, Pending};
+use crate::interp::script::PathCommand;
 use crate::interp::{Interp, Outcome};
 use shell_base::Run;
 use shell_base::host::{ExecError, ExecRequest};
@@ -222,8 +223,48 @@ impl Interp<'_> {
         Ok(())
     }
 
-    /// Runs a command no builtin has through the host's `exec` import.
+    /// Runs a command no builtin has: a script named by its path through its interpreter
+    /// ([`script`](crate::interp::script)), anything else through the host's `exec` import.
     pub async fn host_exec(&mut self, argv: Vec<String>) {
+        if !argv[0].contains('/') {
+            return self.host_exec_for(argv, None).await;
+        }
+        match self.path_command(&argv) {
+            PathCommand::Host => self.host_exec_for(argv, None).await,
+            PathCommand::Refused(why) => {
+                self.error(&format!("{}: {why}", argv[0])).await;
+                self.shell.status = 126;
+            }
+            PathCommand::Script(line) => {
+                let script = argv[0].clone();
+                self.run_interpreter(line, &script).await;
+            }
+        }
+    }
+
+    /// Runs a script's interpreter line: a standard path (`/usr/bin/env`, `/bin/sh`) as the
+    /// built-in command it stands for, else the host's; an interpreter nobody has fails as
+    /// bash 5.2 says (`cannot execute: required file not found`, 127).
+    async fn run_interpreter(&mut self, mut line: Vec<String>, script: &str) {
+        if let Some(base) = self.standard_path(&line[0])
+            && std::fs::symlink_metadata(self.shell.path(&line[0])).is_err()
+        {
+            line[0] = base.to_string();
+        }
+        if line[0].contains('/') {
+            return self.host_exec_for(line, Some(script)).await;
+        }
+        // The names a standard path stands for are built in; `execve` knows no functions.
+        if let Some(b) = self.builtins.get(&line[0]) {
+            let _ = Box::pin(self.run_builtin(b, &line)).await;
+        } else {
+            self.shell.status = Box::pin(self.run_utility(&line)).await;
+        }
+    }
+
+    /// Runs `argv` on the host; `script` is the script it interprets, for the message when
+    /// the host has no such program.
+    async fn host_exec_for(&mut self, argv: Vec<String>, script: Option<&str>) {
         let stdin = match &self.io.stdin {
             Input::Null => Vec::new(),
             input => input.read_all().await.unwrap_or_default(),
@@ -239,6 +280,15 @@ impl Interp<'_> {
                 let _ = self.io.stdout.write_all(&out.stdout).await;
                 let _ = self.io.stderr.write_all(&out.stderr).await;
                 self.shell.status = out.status;
+            }
+            Err(ExecError::NotFound) if script.is_some() => {
+                // bash 5.2's words for `execve`'s ENOENT on a file that exists.
+                let script = script.unwrap_or_default();
+                self.error(&format!(
+                    "{script}: cannot execute: required file not found"
+                ))
+                .await;
+                self.shell.status = 127;
             }
             Err(ExecError::NotFound) => {
                 // A path names a file, not a command to look up: bash says the file is missing.
