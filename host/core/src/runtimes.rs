@@ -5,7 +5,7 @@
 //! never a URL of ours), checks it against the sha256 pinned here, takes the interpreter and
 //! its standard library out of it (each checked against the wheel's own `SHA256SUMS`), puts
 //! the standard library in a layer file (a read-only workspace the guest sees at
-//! `/usr/local/lib`), compiles the interpreter into the isolate's cache, and only then
+//! `/usr/local/lib`) and matplotlib's data in another, compiles the interpreter into the isolate's cache, and only then
 //! moves the finished directory into place: an interrupted install leaves nothing that looks
 //! installed.
 
@@ -256,6 +256,8 @@ fn install_into(
         layer.write_file(python::STDLIB_ZIP, &stdlib)?;
         layer.set_permissions(python::STDLIB_ZIP, 0o444)?;
     }
+    let mpl_path = staging.join(files::MPL_DATA);
+    write_mpl_data(&mpl_path, &stdlib).map_err(|e| bad_wheel(&wheel, &e))?;
     drop(stdlib);
 
     step(InstallStep::Compile);
@@ -267,6 +269,64 @@ fn install_into(
     std::fs::write(staging.join(files::COMPLETE), format!("{PYTHON_PACKAGE}\n"))
         .map_err(host(&staging.join(files::COMPLETE)))?;
     Ok(compile)
+}
+
+/// matplotlib's data (fonts, styles, its `matplotlibrc`), a zip inside the standard-library
+/// zip that matplotlib cannot read from there: extracted into its own layer, seen where
+/// matplotlib looks for it ([`python::MPL_DATA_PATH`]). Only plain relative names of regular
+/// files are taken, each read-only, and no more than [`MAX_ARTIFACT`] bytes in all.
+fn write_mpl_data(layer_path: &Path, stdlib: &[u8]) -> std::result::Result<(), String> {
+    let mut outer =
+        zip::ZipArchive::new(std::io::Cursor::new(stdlib)).map_err(|e| format!("stdlib: {e}"))?;
+    let inner = {
+        let entry = outer
+            .by_name(python::MPL_DATA_MEMBER)
+            .map_err(|e| format!("{}: {e}", python::MPL_DATA_MEMBER))?;
+        let mut bytes = Vec::new();
+        entry
+            .take(MAX_ARTIFACT + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("{}: {e}", python::MPL_DATA_MEMBER))?;
+        bytes
+    };
+    let mut data = zip::ZipArchive::new(std::io::Cursor::new(inner))
+        .map_err(|e| format!("{}: {e}", python::MPL_DATA_MEMBER))?;
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    for i in 0..data.len() {
+        let mut entry = data.by_index(i).map_err(|e| e.to_string())?;
+        let Some(name) = entry.enclosed_name() else {
+            continue;
+        };
+        if !entry.is_file() {
+            continue;
+        }
+        total += entry.size();
+        if total > MAX_ARTIFACT {
+            return Err(format!(
+                "{}: more than {MAX_ARTIFACT} bytes",
+                python::MPL_DATA_MEMBER
+            ));
+        }
+        let mut bytes = Vec::with_capacity(entry.size() as usize);
+        (&mut entry)
+            .take(MAX_ARTIFACT)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("{}: {e}", python::MPL_DATA_MEMBER))?;
+        files.push((Path::new("/").join(name), bytes));
+    }
+    let layer = Vfs::open(layer_path).map_err(|e| e.to_string())?;
+    layer
+        .batch(|batch| {
+            for (path, bytes) in &files {
+                if let Some(parent) = path.parent() {
+                    batch.create_dir_all(parent)?;
+                }
+                batch.write_file(path, bytes, 0o444)?;
+            }
+            Ok(())
+        })
+        .map_err(|e| format!("{}: {e}", python::MPL_DATA_MEMBER))
 }
 
 fn compile_error(e: IsolateError) -> Error {

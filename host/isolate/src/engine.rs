@@ -211,7 +211,8 @@ impl Isolate {
                 .max_core_instances_per_component(64)
                 .max_memories_per_component(8)
                 .max_tables_per_component(64)
-                .max_component_instance_size(1 << 20)
+                // CPython's instance state (its many functions and globals) is 1.5 MB.
+                .max_component_instance_size(4 << 20)
                 .max_core_instance_size(8 << 20)
                 .table_elements(200_000)
                 .max_memory_size(config.max_memory as usize)

@@ -10,7 +10,8 @@
 //! It finds its standard library from `argv[0]` (`/usr/local/bin/python.wasm`, whose prefix
 //! is `/usr/local`) at `/usr/local/lib/python315.zip`: that zip is the one file of a layer
 //! ([`computer_wasi::Layer`]) at `/usr/local/lib`, a `Vfs` file shared by every workspace of
-//! the host and refused for writes (EROFS). Everything else (the script, its cwd, `/tmp`,
+//! the host and refused for writes (EROFS). matplotlib's data is a second layer, at the path
+//! matplotlib computes under that zip ([`MPL_DATA_PATH`]). Everything else (the script, its cwd, `/tmp`,
 //! what it writes) is the workspace.
 
 use std::path::{Path, PathBuf};
@@ -54,6 +55,14 @@ pub const LAYER_PATH: &str = "/usr/local/lib";
 /// The standard library's name in the layer.
 pub const STDLIB_ZIP: &str = "/python315.zip";
 
+/// matplotlib's data, a zip inside the standard library's zip that matplotlib cannot read
+/// there: `runtime install` extracts it into a layer of its own.
+pub const MPL_DATA_MEMBER: &str = "matplotlib/mpl-data.zip";
+
+/// Where matplotlib looks for its data (`Path(matplotlib.__file__).with_name("mpl-data")`),
+/// and so where that layer is seen (under the zip's path: the longest preopen wins).
+pub const MPL_DATA_PATH: &str = "/usr/local/lib/python315.zip/matplotlib/mpl-data";
+
 /// The files of an installed runtime, in its directory.
 pub mod files {
     /// The interpreter (the snapshot build: the stdlib's bootstrap already imported).
@@ -63,6 +72,8 @@ pub mod files {
     pub const HASH: &str = "python.wasm.blake3";
     /// The standard-library layer: a workspace file holding [`super::STDLIB_ZIP`].
     pub const LAYER: &str = "stdlib.db";
+    /// matplotlib's data layer (see [`super::MPL_DATA_PATH`]).
+    pub const MPL_DATA: &str = "mpl-data.db";
     /// Written last by an install: without it the directory is not a runtime.
     pub const COMPLETE: &str = "INSTALLED";
 }
@@ -70,7 +81,8 @@ pub mod files {
 /// An installed Python runtime, loaded: ready to run `python3` command lines.
 pub struct Python {
     program: Arc<Program>,
-    layer: Arc<Vfs>,
+    /// The standard library and matplotlib's data.
+    layers: Vec<computer_wasi::Layer>,
 }
 
 impl std::fmt::Debug for Python {
@@ -80,9 +92,10 @@ impl std::fmt::Debug for Python {
 }
 
 impl Python {
-    /// Whether `dir` holds a complete install.
+    /// Whether `dir` holds a complete install (one made before matplotlib's data had a
+    /// layer counts as not installed, so installing again replaces it).
     pub fn installed(dir: &Path) -> bool {
-        dir.join(files::COMPLETE).is_file()
+        dir.join(files::COMPLETE).is_file() && dir.join(files::MPL_DATA).is_file()
     }
 
     /// Loads the runtime installed in `dir`: its compiled interpreter from the caches (the
@@ -105,19 +118,26 @@ impl Python {
         let program = isolate.load_reactor_with(hash, &WORLD, || {
             std::fs::read(&wasm_path).map_err(|e| invalid(files::WASM, &e))
         })?;
-        let layer = Vfs::open_with(
-            dir.join(files::LAYER),
-            &VfsOptions {
-                read_only: true,
-                create: false,
-                ..VfsOptions::default()
-            },
-        )
-        .map_err(|e| invalid(files::LAYER, &e))?;
-        Ok(Python {
-            program,
-            layer: Arc::new(layer),
-        })
+        let layer = |file: &str, path: &str| {
+            let vfs = Vfs::open_with(
+                dir.join(file),
+                &VfsOptions {
+                    read_only: true,
+                    create: false,
+                    ..VfsOptions::default()
+                },
+            )
+            .map_err(|e| invalid(file, &e))?;
+            Ok::<_, IsolateError>(computer_wasi::Layer {
+                path: path.into(),
+                vfs: Arc::new(vfs),
+            })
+        };
+        let layers = vec![
+            layer(files::LAYER, LAYER_PATH)?,
+            layer(files::MPL_DATA, MPL_DATA_PATH)?,
+        ];
+        Ok(Python { program, layers })
     }
 
     /// The request that runs `python3 args...` in `cwd`: argv[0] replaced by the interpreter's
@@ -143,10 +163,7 @@ impl Python {
             args: argv,
             env: all,
             cwd: cwd.to_string(),
-            layers: vec![computer_wasi::Layer {
-                path: LAYER_PATH.into(),
-                vfs: Arc::clone(&self.layer),
-            }],
+            layers: self.layers.clone(),
             ..RunRequest::default()
         }
     }
@@ -287,16 +304,71 @@ impl ExecHandler for PythonCommands {
             },
             ..python.request(&cmd.argv, cmd.env, &cmd.cwd)
         };
-        crate::components::run_nested(
+        // The end of stderr is kept: a traceback's last line says what the isolate lacks.
+        let tail = std::sync::Mutex::new(Vec::new());
+        let tee = |stream: Stream, bytes: &[u8]| {
+            if stream == Stream::Stderr {
+                let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                tail.extend_from_slice(bytes);
+                let excess = tail.len().saturating_sub(TAIL);
+                tail.drain(..excess);
+            }
+            sink(stream, bytes);
+        };
+        let status = crate::components::run_nested(
             &self.isolate,
             &python.program,
             &self.vfs,
             req,
             &name,
-            sink,
+            &tee,
             cancel,
-        )
+        )?;
+        if status != 0
+            && let Some(hint) = container_hint(&tail.into_inner().unwrap_or_default())
+        {
+            sink(Stream::Stderr, format!("{name}: {hint}\n").as_bytes());
+        }
+        Ok(status)
     }
+}
+
+/// How much of a failed run's stderr is read for [`container_hint`].
+const TAIL: usize = 4096;
+
+/// What the isolate's Python cannot do, known by the last line of the traceback it ends
+/// with (each as the runtime words it: `tests/all/python.rs` runs them), and what it lacks.
+const NEEDS_LINUX: &[(&str, &str)] = &[
+    ("does not support processes", "it needs processes"),
+    ("has no attribute 'fork'", "it needs processes"),
+    ("has no attribute 'pipe'", "it needs processes"),
+    ("has no attribute 'system'", "os.system needs processes"),
+    ("has no attribute 'popen'", "os.popen needs processes"),
+    (
+        "No module named '_posixsubprocess'",
+        "subprocess needs processes",
+    ),
+    (
+        "No module named '_multiprocessing'",
+        "multiprocessing needs processes",
+    ),
+    ("can't start new thread", "it needs threads"),
+    ("module '_socket' has no attribute", "it needs sockets"),
+    ("No module named '_socket'", "it needs sockets"),
+    ("No module named 'pip'", "installing packages needs pip"),
+    ("No module named ", "it needs a module"),
+];
+
+/// The line added after a failed run whose traceback shows it needed what only the
+/// container has (processes, threads, sockets, pip, a package), naming the way there.
+pub fn container_hint(stderr: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let last = text.lines().rev().find(|l| !l.trim().is_empty())?;
+    let (_, why) = NEEDS_LINUX.iter().find(|(pat, _)| last.contains(pat))?;
+    Some(format!(
+        "{why}, which the isolate's Python does not have: run it in the container \
+         (`computer exec --backend container`, or backend \"container\")"
+    ))
 }
 
 /// Where runtimes are installed, the first that can be used of: `$COMPUTER_DATA_DIR/runtimes`,

@@ -12,13 +12,13 @@ use crate::Cli;
 
 /// Where these tests install runtimes (`COMPUTER_DATA_DIR`): the target directory, so a
 /// second run finds the install of the first.
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("computer-data")
 }
 
 /// Installs the Python runtime once per test run; `false` (the reason printed) when it cannot
 /// be installed here, which fails in CI.
-fn python_here() -> bool {
+pub(crate) fn python_here() -> bool {
     static READY: OnceLock<Result<(), String>> = OnceLock::new();
     let ready = READY.get_or_init(|| {
         let out = Command::new(env!("CARGO_BIN_EXE_computer"))
@@ -165,15 +165,8 @@ fn python3_is_a_shell_command_in_the_isolate() {
     );
 }
 
-#[test]
-fn python3_stdlib_reads_and_writes_the_workspace() {
-    if !python_here() {
-        return;
-    }
-    let cli = Cli::new();
-    cli.write(
-        "io.py",
-        r#"import csv, datetime, json, os, pathlib, re, shutil, sqlite3, tempfile, zipfile
+/// A program of the standard library alone over the workspace's files.
+const STDLIB_SCRIPT: &str = r#"import csv, datetime, json, os, pathlib, re, shutil, sqlite3, tempfile, zipfile
 os.makedirs("a/b", exist_ok=True)
 with open("a/b/f.txt", "w+") as f:
     f.write("hello world\n")
@@ -204,14 +197,21 @@ print("date", datetime.date(2026, 12, 3) + datetime.timedelta(days=30))
 with zipfile.ZipFile("z.zip", "w") as z:
     z.writestr("in.txt", "zipped")
 print("zip", zipfile.ZipFile("z.zip").read("in.txt"))
-"#,
-    );
-    assert_eq!(
-        ok(&cli, "python3 io.py"),
-        "seek world\nlistdir ['g.txt']\nwalk [('a', []), ('a/b', ['g.txt'])]\nstat 12\n\
-         json [1, 2]\ncopytree ['copy/b', 'copy/b/g.txt', 'copy/p.json']\ntempfile True tmp\n\
-         sqlite (3, 'a,b')\nre ['1', '22']\ndate 2027-01-02\nzip b'zipped'\n"
-    );
+"#;
+
+/// What [`STDLIB_SCRIPT`] prints.
+const STDLIB_OUTPUT: &str = "seek world\nlistdir ['g.txt']\nwalk [('a', []), ('a/b', ['g.txt'])]\n\
+    stat 12\njson [1, 2]\ncopytree ['copy/b', 'copy/b/g.txt', 'copy/p.json']\n\
+    tempfile True tmp\nsqlite (3, 'a,b')\nre ['1', '22']\ndate 2027-01-02\nzip b'zipped'\n";
+
+#[test]
+fn python3_stdlib_reads_and_writes_the_workspace() {
+    if !python_here() {
+        return;
+    }
+    let cli = Cli::new();
+    cli.write("io.py", STDLIB_SCRIPT);
+    assert_eq!(ok(&cli, "python3 io.py"), STDLIB_OUTPUT);
     // What it wrote is in the workspace, for the CLI and the shell.
     assert_eq!(cli.ok(&["fs", "cat", "a/b/g.txt"]), "hello world\n");
     assert_eq!(cli.ok(&["fs", "cat", "rows.csv"]), "x,y\r\n1,2\r\n");
@@ -366,4 +366,128 @@ fn runtime_install_refuses_a_wheel_that_is_not_the_pinned_one() {
             stdout(&out)
         );
     }
+}
+
+#[test]
+fn scripts_by_shebang_plots_and_what_needs_the_container() {
+    if !python_here() {
+        return;
+    }
+    let cli = Cli::new();
+    cli.write(
+        "report.py",
+        "#!/usr/bin/env python3\nimport sys\nprint('report', sys.argv[1:])\n",
+    );
+    cli.write("direct.py", "#!/usr/bin/python3\nprint('direct')\n");
+    // A script runs by its shebang, through env or by the interpreter's path, in pipelines.
+    assert_eq!(
+        ok(
+            &cli,
+            "chmod +x report.py direct.py && ./report.py a 'b c' | tr a-z A-Z && \
+             \"$PWD/direct.py\""
+        ),
+        "REPORT ['A', 'B C']\ndirect\n"
+    );
+    // matplotlib draws with its data (fonts, styles) from its layer: a PNG in the workspace.
+    cli.write(
+        "plot.py",
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n\
+         plt.plot([1, 2, 3], [3, 1, 2], label='x')\nplt.title('t')\nplt.legend()\n\
+         plt.savefig('plot.png')\nprint(matplotlib.get_backend())\n",
+    );
+    assert_eq!(ok(&cli, "python3 plot.py"), "Agg\n");
+    let png = cli.run(&["fs", "cat", "plot.png"]);
+    assert!(png.stdout.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(png.stdout.len() > 5_000, "{} bytes", png.stdout.len());
+    // What the isolate's Python cannot do fails with the way to the container.
+    for code in [
+        "import subprocess; subprocess.run(['ls'])",
+        "import threading; threading.Thread(target=print).start()",
+        "import socket; socket.create_connection(('127.0.0.1', 9))",
+        "import no_such_package_here",
+        "import os; os.system('ls')",
+        "import multiprocessing; multiprocessing.Pool(2)",
+    ] {
+        let out = cli.py(&["exec", "--backend", "isolate", "--", "python3", "-c", code]);
+        assert_ne!(out.status.code(), Some(0), "{code}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("run it in the container (`computer exec --backend container`"),
+            "{code}: {err}"
+        );
+    }
+    // A failure of the program itself gets no such line.
+    let out = cli.py(&["exec", "--backend", "isolate", "--", "python3", "-c", "1/0"]);
+    assert!(!stderr(&out).contains("container"), "{}", stderr(&out));
+}
+
+#[test]
+fn runtime_remove_takes_an_installed_runtime_away() {
+    if !python_here() {
+        return;
+    }
+    // A copy of the tests' install (hard links: the files are not rewritten in place).
+    let cli = Cli::new();
+    let data = cli.path("data");
+    let from = data_dir().join("runtimes").join("python-0.1.0");
+    let to = data.join("runtimes").join("python-0.1.0");
+    fn link_tree(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                link_tree(&entry.path(), &to.join(entry.file_name()));
+            } else {
+                std::fs::hard_link(entry.path(), to.join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    link_tree(&from, &to);
+    let run = |args: &[&str]| {
+        let mut cmd = cli.command(args);
+        cmd.env("COMPUTER_DATA_DIR", &data);
+        crate::finish(cmd, b"")
+    };
+    let out = run(&["exec", "--backend", "isolate", "python3 -c 'print(2)'"]);
+    assert_eq!(stdout(&out), "2\n", "{}", stderr(&out));
+    let out = run(&["runtime", "remove", "python"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!to.exists());
+    assert!(from.join("python.wasm").exists());
+    let out = run(&["runtime", "list"]);
+    assert_eq!(stdout(&out), "");
+    let out = run(&["exec", "--backend", "isolate", "python3 -c 'print(2)'"]);
+    assert_eq!(out.status.code(), Some(127), "{}", stderr(&out));
+}
+
+#[test]
+fn stdlib_scripts_give_the_same_output_in_the_container() {
+    if !python_here() || !crate::requirements::containers_here() {
+        return;
+    }
+    // The container's python3 is Debian's 3.11, without numpy or pandas: the standard
+    // library only. A traceback's layout differs between versions, its last line does not.
+    let script = "python3 io.py; cat data.csv | python3 -c 'import sys, json; \
+                  print(json.dumps(sorted(l.split(\",\") for l in sys.stdin.read().split())))'; \
+                  python3 -c 'import sys; sys.exit(3)'; echo \"status $?\"; \
+                  python3 -c '1/0' 2>&1 | tail -1";
+    let outputs: Vec<String> = ["isolate", "container"]
+        .into_iter()
+        .map(|backend| {
+            let cli = Cli::new();
+            cli.write("io.py", STDLIB_SCRIPT);
+            cli.write("data.csv", "b,2\na,1\n");
+            let out = cli.py(&["exec", "--backend", backend, script]);
+            assert!(out.status.success(), "{backend}: {}", stderr(&out));
+            stdout(&out)
+        })
+        .collect();
+    assert_eq!(
+        outputs[0],
+        format!(
+            "{STDLIB_OUTPUT}[[\"a\", \"1\"], [\"b\", \"2\"]]\nstatus 3\n\
+             ZeroDivisionError: division by zero\n"
+        )
+    );
+    assert_eq!(outputs[0], outputs[1]);
 }

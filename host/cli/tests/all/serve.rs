@@ -1337,3 +1337,25 @@ mod hostile {
         assert_eq!(out["stdout"], "hi\n");
     }
 }
+
+/// The server's runtime uses the pooling allocator: the interpreter, compiled by `runtime
+/// install` without it, must load from the same cache and fit its instance limits.
+#[test]
+fn python3_runs_in_the_servers_pooled_runtime() {
+    if !crate::python::python_here() {
+        return;
+    }
+    let data = crate::python::data_dir();
+    let s = Server::start_with_env(&[], &[("COMPUTER_DATA_DIR", data.to_str().unwrap())]);
+    s.create("py");
+    let out = json_of(
+        s.post(
+            "/v1/workspaces/py/exec",
+            &json!({"command": "python3 -c 'import sys; print(sys.platform, 6*7)'", "backend": "isolate"}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(out["stderr"], "");
+    assert_eq!(out["stdout"], "wasi 42\n");
+    assert_eq!(out["status"], 0);
+}
