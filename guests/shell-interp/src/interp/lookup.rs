@@ -251,14 +251,13 @@ impl Interp<'_> {
         {
             line[0] = base.to_string();
         }
-        if line[0].contains('/') {
-            return self.host_exec_for(line, Some(script)).await;
-        }
         // The names a standard path stands for are built in; `execve` knows no functions.
         if let Some(b) = self.builtins.get(&line[0]) {
             let _ = Box::pin(self.run_builtin(b, &line)).await;
-        } else {
+        } else if self.shell.commands.find(&line[0]).is_some() {
             self.shell.status = Box::pin(self.run_utility(&line)).await;
+        } else {
+            self.host_exec_for(line, Some(script)).await;
         }
     }
 
