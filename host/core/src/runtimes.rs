@@ -5,9 +5,9 @@
 //! never a URL of ours), checks it against the sha256 pinned here, takes the interpreter and
 //! its standard library out of it (each checked against the wheel's own `SHA256SUMS`), puts
 //! the standard library in a layer file (a read-only workspace the guest sees at
-//! `/usr/local/lib`) and matplotlib's data in another, compiles the interpreter into the isolate's cache, and only then
-//! moves the finished directory into place: an interrupted install leaves nothing that looks
-//! installed.
+//! `/usr/local/lib`) and matplotlib's data in another, compiles the interpreter into the
+//! isolate's cache, and only then moves the finished directory into place: an interrupted
+//! install leaves nothing that looks installed.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -11,8 +11,8 @@
 //! is `/usr/local`) at `/usr/local/lib/python315.zip`: that zip is the one file of a layer
 //! ([`computer_wasi::Layer`]) at `/usr/local/lib`, a `Vfs` file shared by every workspace of
 //! the host and refused for writes (EROFS). matplotlib's data is a second layer, at the path
-//! matplotlib computes under that zip ([`MPL_DATA_PATH`]). Everything else (the script, its cwd, `/tmp`,
-//! what it writes) is the workspace.
+//! matplotlib computes under that zip ([`MPL_DATA_PATH`]). Everything else (the script, its
+//! cwd, `/tmp`, what it writes) is the workspace.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

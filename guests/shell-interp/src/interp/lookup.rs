@@ -173,6 +173,13 @@ impl Interp<'_> {
             .standard_path(path, |name| self.builtins.is_builtin(name))
     }
 
+    /// The built-in command a standard path such as `/usr/bin/env` stands for, when the
+    /// workspace holds nothing at that path.
+    fn standard_command<'p>(&self, path: &'p str) -> Option<&'p str> {
+        self.standard_path(path)
+            .filter(|_| std::fs::symlink_metadata(self.shell.path(path)).is_err())
+    }
+
     /// The text to run instead of a simple command whose name is an alias (with
     /// `expand_aliases` on): the alias's value followed by the rest of the command.
     pub(crate) fn alias_for(&self, sc: &ast::SimpleCommand) -> Option<String> {
@@ -211,9 +218,7 @@ impl Interp<'_> {
             self.shell.status = self.run_utility(&argv).await;
             return Ok(());
         }
-        if let Some(base) = self.standard_path(name)
-            && std::fs::symlink_metadata(self.shell.path(name)).is_err()
-        {
+        if let Some(base) = self.standard_command(name) {
             let mut argv = argv;
             argv[0] = base.to_string();
             let base = base.to_string();
@@ -235,6 +240,16 @@ impl Interp<'_> {
                 self.error(&format!("{}: {why}", argv[0])).await;
                 self.shell.status = 126;
             }
+            PathCommand::TooDeep(interp) => {
+                // bash says this one from the child it forked: no line number.
+                let name = self.shell.name.clone();
+                self.raw_error(&format!(
+                    "{name}: {}: {interp}: bad interpreter: Too many levels of symbolic links",
+                    argv[0]
+                ))
+                .await;
+                self.shell.status = 126;
+            }
             PathCommand::Script(line) => {
                 let script = argv[0].clone();
                 self.run_interpreter(line, &script).await;
@@ -246,16 +261,12 @@ impl Interp<'_> {
     /// built-in command it stands for, else the host's; an interpreter nobody has fails as
     /// bash 5.2 says (`cannot execute: required file not found`, 127).
     async fn run_interpreter(&mut self, mut line: Vec<String>, script: &str) {
-        if let Some(base) = self.standard_path(&line[0])
-            && std::fs::symlink_metadata(self.shell.path(&line[0])).is_err()
-        {
+        if let Some(base) = self.standard_command(&line[0]) {
             line[0] = base.to_string();
         }
-        // The names a standard path stands for are built in; `execve` knows no functions.
-        if let Some(b) = self.builtins.get(&line[0]) {
-            let _ = Box::pin(self.run_builtin(b, &line)).await;
-        } else if self.shell.commands.find(&line[0]).is_some() {
-            self.shell.status = Box::pin(self.run_utility(&line)).await;
+        // `execve` knows no functions.
+        if self.builtins.is_builtin(&line[0]) || self.shell.commands.find(&line[0]).is_some() {
+            let _ = Box::pin(self.run_argv_skipping_functions(line)).await;
         } else {
             self.host_exec_for(line, Some(script)).await;
         }
@@ -280,9 +291,8 @@ impl Interp<'_> {
                 let _ = self.io.stderr.write_all(&out.stderr).await;
                 self.shell.status = out.status;
             }
-            Err(ExecError::NotFound) if script.is_some() => {
-                // bash 5.2's words for `execve`'s ENOENT on a file that exists.
-                let script = script.unwrap_or_default();
+            Err(ExecError::NotFound) if let Some(script) = script => {
+                // bash 5.2's words for `execve`'s ENOENT on a script that exists.
                 self.error(&format!(
                     "{script}: cannot execute: required file not found"
                 ))

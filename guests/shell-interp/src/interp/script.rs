@@ -9,8 +9,8 @@ use crate::interp::Interp;
 /// How much of a file the `#!` line is read from (Linux's `BINPRM_BUF_SIZE`).
 const HEAD: usize = 256;
 
-/// How many scripts may name another script as their interpreter (Linux gives up after
-/// a few levels with `ELOOP`).
+/// How many scripts deep a script's interpreter may be (Linux gives up past that with
+/// `ELOOP`: `./s4` whose `#!` names `./s3`... down to `./s0` runs; `./s5` does not).
 const MAX_DEPTH: usize = 4;
 
 /// What running a path comes to.
@@ -20,6 +20,8 @@ pub(crate) enum PathCommand {
     Host,
     /// It cannot run: bash's message (after `PATH: `) and status 126.
     Refused(String),
+    /// Its interpreter is a script too many levels deep (the interpreter named): status 126.
+    TooDeep(String),
     /// A script: the command line that runs it (its interpreter first, the script's path and
     /// arguments after).
     Script(Vec<String>),
@@ -69,69 +71,70 @@ fn file_kind(head: &[u8]) -> Kind {
 impl Interp<'_> {
     /// What running `argv` comes to when `argv[0]` is a path.
     pub(crate) fn path_command(&self, argv: &[String]) -> PathCommand {
+        // Only an interpreter can be too deep, and the first level names it.
         self.path_command_at(argv, 0)
+            .unwrap_or_else(|| PathCommand::TooDeep(argv[0].clone()))
     }
 
-    fn path_command_at(&self, argv: &[String], depth: usize) -> PathCommand {
+    /// `depth`: how many scripts have named this one as their interpreter; `None` past
+    /// [`MAX_DEPTH`].
+    fn path_command_at(&self, argv: &[String], depth: usize) -> Option<PathCommand> {
+        use PathCommand::{Host, Refused, Script};
         let path = self.shell.path(&argv[0]);
         let Ok(meta) = std::fs::metadata(&path) else {
-            return PathCommand::Host;
+            return Some(Host);
         };
         if meta.is_dir() {
-            return PathCommand::Refused("Is a directory".into());
+            return Some(Refused("Is a directory".into()));
+        }
+        // `execve` runs regular files only (a FIFO is not opened, so it cannot block here).
+        if !meta.is_file() {
+            return Some(Refused("Permission denied".into()));
         }
         let head = match read_head(&path) {
             Ok(head) => head,
-            Err(e) => return PathCommand::Refused(shell_base::errno::io_message(&e)),
+            Err(e) => return Some(Refused(shell_base::errno::io_message(&e))),
         };
         let kind = file_kind(&head);
         if kind == Kind::Binary {
-            return PathCommand::Host;
+            return Some(Host);
         }
         let executable = shell_base::host::current()
             .stat(&path.to_string_lossy(), true)
             .is_ok_and(|st| st.mode & 0o111 != 0);
         if !executable {
-            return PathCommand::Refused("Permission denied".into());
+            return Some(Refused("Permission denied".into()));
+        }
+        if depth > MAX_DEPTH {
+            return None;
         }
         let mut line = match kind {
+            // `#!` alone: `execve` fails with ENOEXEC, and bash runs it as a script.
+            Kind::Shebang(interp, _) if interp.is_empty() => vec!["bash".to_string()],
             Kind::Shebang(interp, arg) => {
                 let mut line = vec![interp];
                 line.extend(arg);
                 line
             }
             Kind::Data => {
-                return PathCommand::Refused(
+                return Some(Refused(
                     "cannot execute binary file: Exec format error".into(),
-                );
+                ));
             }
             Kind::Text | Kind::Binary => vec!["bash".to_string()],
         };
         line.extend(argv.iter().cloned());
-        if line[0].is_empty() {
-            return PathCommand::Refused("cannot execute: required file not found".into());
+        // The interpreter may be a script itself; one the workspace does not hold (`/bin/sh`)
+        // or a binary is the host's.
+        if !line[0].contains('/') {
+            return Some(Script(line));
         }
-        // The interpreter may be a script itself.
-        if line[0].contains('/') && self.runs_here(&line[0]) {
-            if depth + 1 >= MAX_DEPTH {
-                return PathCommand::Refused(format!(
-                    "{}: bad interpreter: Too many levels of symbolic links",
-                    line[0]
-                ));
-            }
-            return match self.path_command_at(&line, depth + 1) {
-                PathCommand::Host => PathCommand::Script(line),
-                other => other,
-            };
+        match self.path_command_at(&line, depth + 1) {
+            Some(Host) => Some(Script(line)),
+            // bash names the script's own interpreter.
+            None if depth == 0 => Some(PathCommand::TooDeep(line[0].clone())),
+            other => other,
         }
-        PathCommand::Script(line)
-    }
-
-    /// Whether `path` is a file of the workspace that is not a binary (a script).
-    fn runs_here(&self, path: &str) -> bool {
-        let path = self.shell.path(path);
-        std::fs::metadata(&path).is_ok_and(|m| m.is_file())
-            && read_head(&path).is_ok_and(|head| file_kind(&head) != Kind::Binary)
     }
 }
 
