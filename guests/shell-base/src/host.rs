@@ -54,13 +54,40 @@ pub enum ExecError {
     Refused(String),
 }
 
-/// A command for another backend.
+/// A command for another backend. Its standard input is written while it runs
+/// ([`Process::write`]).
 #[derive(Clone, Debug, Default)]
 pub struct ExecRequest {
     pub argv: Vec<String>,
     pub cwd: String,
     pub env: Vec<(String, String)>,
-    pub stdin: Vec<u8>,
+}
+
+/// What a running command has written since it was last asked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Written {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// Both streams have ended: the command has exited.
+    pub ended: bool,
+}
+
+/// A command running on another backend, its standard input open like a pipe's. Nothing
+/// here blocks but [`Process::wait`] (for at most the time given) and [`Process::status`].
+pub trait Process {
+    /// Gives it what it can take of `data` now: how many bytes (0 while it is behind). An
+    /// error once it no longer reads (it exited).
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize>;
+    /// Ends its input, as closing a pipe's writing end does.
+    fn close_stdin(&mut self);
+    /// What it wrote since the last call.
+    fn read(&mut self) -> Written;
+    /// Waits at most `max` for output, the end of its streams, or room for input.
+    fn wait(&mut self, max: std::time::Duration);
+    /// Its exit status, waiting for it to exit; why it could not run at all instead.
+    fn finish(&mut self) -> Result<i32, ExecError>;
+    /// Stops it (its status becomes 137).
+    fn kill(&mut self);
 }
 
 /// The host's imports.
@@ -80,8 +107,8 @@ pub trait Host {
         args: &[String],
         env: &[(String, String)],
     ) -> Result<Finished, GitError>;
-    /// Runs a command on another backend.
-    fn exec(&self, request: &ExecRequest) -> Result<Finished, ExecError>;
+    /// Starts a command on another backend.
+    fn spawn(&self, request: &ExecRequest) -> Result<Box<dyn Process>, ExecError>;
 }
 
 /// The machine's own file system, for unit tests run natively: no git and no other backend.
@@ -131,7 +158,7 @@ impl Host for Native {
         Err(GitError::Unsupported(args.join(" ")))
     }
 
-    fn exec(&self, _: &ExecRequest) -> Result<Finished, ExecError> {
+    fn spawn(&self, _: &ExecRequest) -> Result<Box<dyn Process>, ExecError> {
         Err(ExecError::NotFound)
     }
 }

@@ -22,6 +22,7 @@ pub mod assign;
 mod compound;
 mod context;
 mod function;
+mod host_process;
 mod limits;
 mod list;
 mod lookup;

@@ -1,10 +1,17 @@
 //! The host's imports behind [`shell_base::Host`]: the `computer:host` WIT interfaces
 //! (workspace, git, exec) as the isolate's host provides them.
 
-use shell_base::host::{ExecError, ExecRequest, FileInfo, Finished, FsUsage, GitError, Host};
+use std::time::Duration;
+
+use shell_base::host::{
+    ExecError, ExecRequest, FileInfo, Finished, FsUsage, GitError, Host, Process, Written,
+};
 
 use crate::bindings::computer::host::{exec, git, workspace};
+use crate::bindings::wasi::clocks::monotonic_clock;
 use crate::bindings::wasi::filesystem::types::ErrorCode;
+use crate::bindings::wasi::io::poll;
+use crate::bindings::wasi::io::streams::{InputStream, OutputStream};
 
 /// The WIT imports.
 pub struct Wit;
@@ -67,26 +74,119 @@ impl Host for Wit {
         }
     }
 
-    fn exec(&self, request: &ExecRequest) -> Result<Finished, ExecError> {
+    fn spawn(&self, request: &ExecRequest) -> Result<Box<dyn Process>, ExecError> {
         let cmd = exec::Command {
             argv: request.argv.clone(),
             source: None,
             cwd: Some(request.cwd.clone()),
             env: request.env.clone(),
-            stdin: Some(request.stdin.clone()),
+            stdin: None,
             backend: None,
             timeout_ms: None,
         };
-        match exec::run(&cmd) {
-            Ok(out) => Ok(Finished {
-                stdout: out.stdout,
-                stderr: out.stderr,
-                status: out.status,
-            }),
-            Err(exec::Error::NotFound(_)) => Err(ExecError::NotFound),
-            Err(exec::Error::Unavailable(m) | exec::Error::Limit(m) | exec::Error::Invalid(m)) => {
-                Err(ExecError::Refused(m))
+        match exec::spawn_with_stdin(&cmd) {
+            Ok((process, stdin)) => Ok(Box::new(Spawned {
+                stdout: Some(process.stdout()),
+                stderr: Some(process.stderr()),
+                stdin: Some(stdin),
+                behind: false,
+                process,
+            })),
+            Err(e) => Err(exec_error(e)),
+        }
+    }
+}
+
+/// The shell's view of why a command could not run.
+fn exec_error(e: exec::Error) -> ExecError {
+    match e {
+        exec::Error::NotFound(_) => ExecError::NotFound,
+        exec::Error::Unavailable(m) | exec::Error::Limit(m) | exec::Error::Invalid(m) => {
+            ExecError::Refused(m)
+        }
+    }
+}
+
+/// Most a stream gives in one read: a flood arrives in turns, as through a pipe.
+const READ_SIZE: u64 = 64 * 1024;
+
+/// A command `exec.spawn-with-stdin` started, with its streams.
+struct Spawned {
+    process: exec::Process,
+    stdin: Option<OutputStream>,
+    stdout: Option<InputStream>,
+    stderr: Option<InputStream>,
+    /// Its input was full at the last write: waiting includes room for more.
+    behind: bool,
+}
+
+impl Process for Spawned {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let broken = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let stdin = self.stdin.as_ref().ok_or_else(broken)?;
+        let room = match stdin.check_write() {
+            Ok(room) => room,
+            Err(_) => {
+                self.stdin = None;
+                return Err(broken());
             }
+        };
+        let n = data.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        self.behind = n == 0;
+        if n > 0 && stdin.write(&data[..n]).is_err() {
+            self.stdin = None;
+            return Err(broken());
+        }
+        Ok(n)
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    fn read(&mut self) -> Written {
+        let mut written = Written::default();
+        read_some(&mut self.stdout, &mut written.stdout);
+        read_some(&mut self.stderr, &mut written.stderr);
+        written.ended = self.stdout.is_none() && self.stderr.is_none();
+        written
+    }
+
+    fn wait(&mut self, max: Duration) {
+        let mut ready: Vec<poll::Pollable> = [&self.stdout, &self.stderr]
+            .into_iter()
+            .flatten()
+            .map(InputStream::subscribe)
+            .collect();
+        if self.behind
+            && let Some(stdin) = &self.stdin
+        {
+            ready.push(stdin.subscribe());
+        }
+        let nanos = u64::try_from(max.as_nanos()).unwrap_or(u64::MAX);
+        ready.push(monotonic_clock::subscribe_duration(nanos));
+        poll::poll(&ready.iter().collect::<Vec<_>>());
+    }
+
+    fn finish(&mut self) -> Result<i32, ExecError> {
+        self.process.subscribe().block();
+        match self.process.failure() {
+            None => Ok(self.process.status().unwrap_or(1)),
+            Some(e) => Err(exec_error(e)),
+        }
+    }
+
+    fn kill(&mut self) {
+        self.process.kill();
+    }
+}
+
+/// One read's worth of `stream`, which becomes `None` once it has ended.
+fn read_some(stream: &mut Option<InputStream>, into: &mut Vec<u8>) {
+    if let Some(s) = stream {
+        match s.read(READ_SIZE) {
+            Ok(bytes) => into.extend(bytes),
+            Err(_) => *stream = None,
         }
     }
 }

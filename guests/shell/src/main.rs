@@ -11,7 +11,7 @@ mod host;
 mod bindings {
     wit_bindgen::generate!({
         path: "../../wit",
-        world: "computer:host/extensions",
+        world: "computer:host/shell",
         generate_all,
     });
 }

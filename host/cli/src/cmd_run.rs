@@ -151,7 +151,7 @@ pub fn run_component(
         args: argv,
         env: options.env()?,
         cwd: options.cwd(ws),
-        stdin,
+        stdin: stdin.into(),
         limits,
         on_output: Some(forward_output()),
         exec: Arc::new(WorkspaceComponents {

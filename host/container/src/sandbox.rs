@@ -15,6 +15,7 @@ use bollard::models::{
     MountBindOptionsPropagationEnum, MountType,
 };
 use bollard::query_parameters::{CreateContainerOptionsBuilder, RemoveContainerOptionsBuilder};
+use computer_exec::Stdin;
 use computer_fuse::{Mount, MountOptions};
 use computer_vfs::Vfs;
 use futures_util::StreamExt;
@@ -41,8 +42,8 @@ pub struct Command {
     pub cwd: String,
     /// The environment (nothing comes from the host; `PATH` and `HOME` get defaults).
     pub env: Vec<(String, String)>,
-    /// Standard input.
-    pub stdin: Vec<u8>,
+    /// Standard input: bytes (`Vec<u8>` converts), or a stream written while it runs.
+    pub stdin: Stdin,
     /// Wall-clock limit; `None` is the configured default (capped by the maximum).
     pub timeout: Option<Duration>,
 }
@@ -561,9 +562,13 @@ impl Sandbox {
         else {
             return Err(ContainerError::Invalid("exec started detached".into()));
         };
-        let stdin = cmd.stdin.clone();
+        let mut stdin = cmd.stdin.reader();
         let feeder = tokio::spawn(async move {
-            let _ = input.write_all(&stdin).await;
+            while let Some(chunk) = stdin.next_chunk().await {
+                if input.write_all(&chunk).await.is_err() {
+                    break;
+                }
+            }
             let _ = input.shutdown().await;
         });
         let deadline = Instant::now() + timeout;

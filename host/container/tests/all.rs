@@ -163,7 +163,7 @@ fn files_cross_between_the_vfs_and_the_container_at_once() {
         ),
         cwd: "a/b".into(),
         env: vec![("GREETING".into(), "hi".into())],
-        stdin: b"input\n".to_vec(),
+        stdin: b"input\n".to_vec().into(),
         ..Command::default()
     };
     let out = runtime()

@@ -260,7 +260,7 @@ impl Workspace {
             args,
             env,
             cwd: self.resolve(&req.cwd).to_string_lossy().into_owned(),
-            stdin: req.stdin,
+            stdin: req.stdin.into(),
             limits: req.limits,
             cancel: req.cancel,
             on_output,
@@ -303,7 +303,7 @@ impl Workspace {
             source,
             cwd: self.resolve(&req.cwd).to_string_lossy().into_owned(),
             env: req.env,
-            stdin: req.stdin,
+            stdin: req.stdin.into(),
             timeout: Some(req.limits.timeout),
         };
         let sink = |stream: Stream, bytes: &[u8]| {

@@ -4,8 +4,12 @@
 //! components each implement it, and the router chains them (`auto`: the shell, then
 //! components, then the container).
 //!
-//! No wasmtime, no Docker: only the request, its deadline, the output streams, cancellation
-//! and the errors.
+//! No wasmtime, no Docker: only the request, its input, its deadline, the output streams,
+//! cancellation and the errors.
+
+mod stdin;
+
+pub use stdin::{PIPE_CHUNKS, Stdin, StdinReader, StdinWriter};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -78,8 +82,8 @@ pub struct ExecCommand {
     pub cwd: String,
     /// The whole environment.
     pub env: Vec<(String, String)>,
-    /// Standard input.
-    pub stdin: Vec<u8>,
+    /// Standard input: bytes, or a stream its caller writes while it runs.
+    pub stdin: Stdin,
     /// The backend asked for (`None`: automatic).
     pub backend: Option<String>,
     /// Time the command may take: the guest's request, capped by what the guest has left.

@@ -1,6 +1,7 @@
 //! The `computer:host/exec` interface: guests run commands on the host's backends through an
 //! [`ExecHandler`] (the Workspace's exec router provides it; [`NoBackends`] knows none). `run`
-//! waits for the command; `spawn` returns a `process` whose output streams while it runs.
+//! waits for the command; `spawn` returns a `process` whose output streams while it runs, and
+//! `spawn-with-stdin` also an output stream that feeds its standard input.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -9,11 +10,13 @@ use bytes::Bytes;
 use tokio::sync::{mpsc, watch};
 use wasmtime::component::Resource;
 use wasmtime_wasi_io::poll::{DynPollable, Pollable, subscribe};
-use wasmtime_wasi_io::streams::{DynInputStream, InputStream, StreamError, StreamResult};
+use wasmtime_wasi_io::streams::{
+    DynInputStream, DynOutputStream, InputStream, OutputStream, StreamError, StreamResult,
+};
 
 use crate::bindings::computer::host::exec as wit;
 use crate::state::State;
-use computer_exec::{CancelToken, ExecCommand, ExecError, Stream};
+use computer_exec::{CancelToken, ExecCommand, ExecError, Stdin, StdinWriter, Stream};
 
 impl From<ExecError> for wit::Error {
     fn from(e: ExecError) -> Self {
@@ -31,6 +34,8 @@ pub struct Process {
     stdout: Option<mpsc::UnboundedReceiver<Bytes>>,
     stderr: Option<mpsc::UnboundedReceiver<Bytes>>,
     status: watch::Receiver<Option<i32>>,
+    /// Why it could not run, set before its status.
+    failure: Arc<Mutex<Option<ExecError>>>,
     cancel: CancelToken,
 }
 
@@ -90,6 +95,59 @@ impl InputStream for ChannelReader {
     }
 }
 
+/// Bytes the guest may write to a command's standard input at once.
+const WRITE_BUDGET: usize = 64 * 1024;
+
+/// A spawned command's standard input as a `wasi:io` output stream: each write is a chunk
+/// of its pipe, and the stream closes once the command stops reading.
+struct ChannelWriter {
+    tx: Option<StdinWriter>,
+}
+
+#[async_trait::async_trait]
+impl Pollable for ChannelWriter {
+    async fn ready(&mut self) {
+        if let Some(tx) = &self.tx {
+            // Ready when a chunk fits, or when the command is gone (the write then fails).
+            let _ = tx.reserve().await;
+        }
+    }
+}
+
+impl OutputStream for ChannelWriter {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        let tx = self.tx.as_ref().ok_or(StreamError::Closed)?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match tx.try_send(bytes.to_vec()) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                self.tx = None;
+                Err(StreamError::Closed)
+            }
+            Err(mpsc::error::TrySendError::Full(_)) => Err(StreamError::trap(
+                "wrote to a full stdin without check-write",
+            )),
+        }
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        // A chunk is in the pipe as soon as it is written.
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        match &self.tx {
+            Some(tx) if !tx.is_closed() => Ok(if tx.capacity() > 0 { WRITE_BUDGET } else { 0 }),
+            _ => {
+                self.tx = None;
+                Err(StreamError::Closed)
+            }
+        }
+    }
+}
+
 /// Status of a command stopped by `kill`, as a shell reports SIGKILL.
 const KILLED: i32 = 137;
 
@@ -117,7 +175,7 @@ impl State {
             source: cmd.source,
             cwd,
             env: cmd.env,
-            stdin: cmd.stdin.unwrap_or_default(),
+            stdin: Stdin::bytes(cmd.stdin.unwrap_or_default()),
             backend: cmd.backend.filter(|b| b != "auto"),
             timeout,
             deadline: self.host.deadline.clone(),
@@ -169,13 +227,37 @@ impl wit::Host for State {
         &mut self,
         cmd: wit::Command,
     ) -> wasmtime::Result<Result<Resource<Process>, wit::Error>> {
-        let cmd = match self.command(cmd) {
+        match self.command(cmd) {
+            Ok(cmd) => Ok(Ok(self.start(cmd, true)?)),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    fn spawn_with_stdin(
+        &mut self,
+        cmd: wit::Command,
+    ) -> wasmtime::Result<Result<(Resource<Process>, Resource<DynOutputStream>), wit::Error>> {
+        let mut cmd = match self.command(cmd) {
             Ok(cmd) => cmd,
             Err(e) => return Ok(Err(e)),
         };
+        let (tx, stdin) = Stdin::piped(cmd.stdin.head().to_vec());
+        cmd.stdin = stdin;
+        let process = self.start(cmd, false)?;
+        let writer: DynOutputStream = Box::new(ChannelWriter { tx: Some(tx) });
+        Ok(Ok((process, self.table.push(writer)?)))
+    }
+}
+
+impl State {
+    /// Starts `cmd` on its own thread; its output streams through the process's channels.
+    /// When it cannot run, the process says why in `failure`, and on its stderr if `tell`.
+    fn start(&mut self, cmd: ExecCommand, tell: bool) -> wasmtime::Result<Resource<Process>> {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let (err_tx, err_rx) = mpsc::unbounded_channel();
         let (status_tx, status_rx) = watch::channel(None);
+        let failure = Arc::new(Mutex::new(None));
+        let failed = Arc::clone(&failure);
         // Killing the process, or the guest that spawned it, stops the command.
         let cancel = self.host.cancel.child();
         let handler = Arc::clone(&self.host.exec);
@@ -193,15 +275,18 @@ impl wit::Host for State {
                 let status = match handler.run(cmd, &sink, &token) {
                     _ if token.is_cancelled() => KILLED,
                     Ok(status) => status,
-                    Err(ExecError::NotFound(m)) => {
-                        sink(Stream::Stderr, format!("{m}\n").as_bytes());
-                        127
-                    }
-                    Err(
-                        ExecError::Unavailable(m) | ExecError::Limit(m) | ExecError::Invalid(m),
-                    ) => {
-                        sink(Stream::Stderr, format!("{m}\n").as_bytes());
-                        126
+                    Err(e) => {
+                        let (status, m) = match &e {
+                            ExecError::NotFound(m) => (127, m),
+                            ExecError::Unavailable(m)
+                            | ExecError::Limit(m)
+                            | ExecError::Invalid(m) => (126, m),
+                        };
+                        if tell {
+                            sink(Stream::Stderr, format!("{m}\n").as_bytes());
+                        }
+                        *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        status
                     }
                 };
                 let _ = status_tx.send(Some(status));
@@ -210,9 +295,10 @@ impl wit::Host for State {
             stdout: Some(out_rx),
             stderr: Some(err_rx),
             status: status_rx,
+            failure,
             cancel,
         };
-        Ok(Ok(self.table.push(process)?))
+        Ok(self.table.push(process)?)
     }
 }
 
@@ -233,6 +319,12 @@ impl wit::HostProcess for State {
 
     fn status(&mut self, p: Resource<Process>) -> wasmtime::Result<Option<i32>> {
         Ok(*self.table.get(&p)?.status.borrow())
+    }
+
+    fn failure(&mut self, p: Resource<Process>) -> wasmtime::Result<Option<wit::Error>> {
+        let process = self.table.get(&p)?;
+        let failure = process.failure.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(failure.clone().map(wit::Error::from))
     }
 
     fn kill(&mut self, p: Resource<Process>) -> wasmtime::Result<()> {

@@ -7,13 +7,14 @@ use computer_vfs::Vfs;
 use computer_wasi::{Layer, WasiFsCtx};
 use wasmtime::{Store, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
+use wasmtime_wasi::cli::AsyncStdinStream;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 
 use crate::engine::{Entry, Isolate, Program, TICK};
 use crate::limits::{LimitHit, Limits, MemoryLimiter};
 use crate::output::{Capture, OutputLimit};
 use crate::state::{HostCtx, State};
-use computer_exec::{CancelToken, Deadline, ExecHandler, NoBackends, OutputSink, Stream};
+use computer_exec::{CancelToken, Deadline, ExecHandler, NoBackends, OutputSink, Stdin, Stream};
 
 /// What to run a program with.
 #[derive(Clone)]
@@ -25,8 +26,8 @@ pub struct RunRequest {
     pub env: Vec<(String, String)>,
     /// The working directory. Default `/workspace`.
     pub cwd: String,
-    /// Standard input.
-    pub stdin: Vec<u8>,
+    /// Standard input: bytes (`Vec<u8>` converts), or a stream written while it runs.
+    pub stdin: Stdin,
     /// Limits.
     pub limits: Limits,
     /// Set it to stop the run.
@@ -48,7 +49,7 @@ impl Default for RunRequest {
             args: vec!["main".into()],
             env: Vec::new(),
             cwd: crate::DEFAULT_CWD.into(),
-            stdin: Vec::new(),
+            stdin: Stdin::default(),
             limits: Limits::default(),
             cancel: CancelToken::new(),
             on_output: None,
@@ -167,8 +168,12 @@ impl Isolate {
         let stdout = Capture::new(Stream::Stdout, limits.output, req.on_output.clone());
         let stderr = Capture::new(Stream::Stderr, limits.output, req.on_output.clone());
         let mut wasi = WasiCtx::builder();
+        if req.stdin.is_closed() {
+            wasi.stdin(MemoryInputPipe::new(req.stdin.head().to_vec()));
+        } else {
+            wasi.stdin(AsyncStdinStream::new(req.stdin.reader()));
+        }
         wasi.args(&req.args)
-            .stdin(MemoryInputPipe::new(req.stdin))
             .stdout(stdout.clone())
             .stderr(stderr.clone());
         // wasi-libc starts in `initial-cwd`; `PWD` tells programs that look for it.

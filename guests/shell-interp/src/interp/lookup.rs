@@ -9,7 +9,6 @@ use crate::interp::script::PathCommand;
 use crate::interp::{Interp, Outcome};
 use shell_base::Run;
 use shell_base::host::{ExecError, ExecRequest};
-use shell_base::io::Input;
 use shell_base::runtime::Task;
 
 /// How a builtin runs: on the interpreter, with its arguments (not its name); its status is
@@ -275,22 +274,17 @@ impl Interp<'_> {
     /// Runs `argv` on the host; `script` is the script it interprets, for the message when
     /// the host has no such program.
     async fn host_exec_for(&mut self, argv: Vec<String>, script: Option<&str>) {
-        let stdin = match &self.io.stdin {
-            Input::Null => Vec::new(),
-            input => input.read_all().await.unwrap_or_default(),
-        };
         let request = ExecRequest {
             argv: argv.clone(),
             cwd: self.shell.cwd.clone(),
             env: self.shell.environment(),
-            stdin,
         };
-        match shell_base::host::current().exec(&request) {
-            Ok(out) => {
-                let _ = self.io.stdout.write_all(&out.stdout).await;
-                let _ = self.io.stderr.write_all(&out.stderr).await;
-                self.shell.status = out.status;
-            }
+        let ran = match shell_base::host::current().spawn(&request) {
+            Ok(process) => crate::interp::host_process::join(process, &self.io).await,
+            Err(e) => Err(e),
+        };
+        match ran {
+            Ok(status) => self.shell.status = status,
             Err(ExecError::NotFound) if let Some(script) = script => {
                 // bash 5.2's words for `execve`'s ENOENT on a script that exists.
                 self.error(&format!(

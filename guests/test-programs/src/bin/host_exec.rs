@@ -1,4 +1,5 @@
-//! Calls `computer:host/exec`: run (collected) and spawn (streamed), as given on argv.
+//! Calls `computer:host/exec`: run (collected), spawn (streamed), and spawn-with-stdin (its
+//! input written while it runs), as given on argv.
 use test_programs::computer::host::exec::{self, Command};
 
 fn command(argv: &[&str]) -> Command {
@@ -26,24 +27,36 @@ fn main() {
         Err(e) => println!("run: error {e:?}"),
     }
     match exec::spawn(&command(&argv)) {
-        Ok(process) => {
-            let stdout = process.stdout();
-            let mut got = Vec::new();
-            while let Ok(bytes) = stdout.blocking_read(65536) {
-                got.extend(bytes);
-            }
-            process.subscribe().block();
-            println!(
-                "spawn: status {:?} stdout {:?}",
-                process.status(),
-                String::from_utf8_lossy(&got)
-            );
-        }
+        Ok(process) => finish("spawn", &process),
         Err(e) => println!("spawn: error {e:?}"),
+    }
+    match exec::spawn_with_stdin(&command(&argv)) {
+        Ok((process, stdin)) => {
+            stdin.blocking_write_and_flush(b" and more").unwrap();
+            drop(stdin);
+            finish("piped", &process);
+        }
+        Err(e) => println!("piped: error {e:?}"),
     }
     let empty = Command {
         argv: vec![],
         ..command(&[])
     };
     println!("empty: {:?}", exec::run(&empty).err());
+}
+
+/// Reads a spawned process's stdout to its end, waits for it, and prints what came of it.
+fn finish(what: &str, process: &exec::Process) {
+    let stdout = process.stdout();
+    let mut got = Vec::new();
+    while let Ok(bytes) = stdout.blocking_read(65536) {
+        got.extend(bytes);
+    }
+    process.subscribe().block();
+    println!(
+        "{what}: status {:?} stdout {:?} failure {:?}",
+        process.status(),
+        String::from_utf8_lossy(&got),
+        process.failure()
+    );
 }

@@ -30,6 +30,21 @@ fn auto_runs_native_programs_in_the_container_beside_the_shell() {
     // A pipeline: the shell's cat, python3 in the container, the shell's sort.
     let out = cli.run(&["sh", "-c", "cat data.csv | python3 script.py | sort -r"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "3 c\n2 b\n1 a\n");
+    // Its input and output stream while it runs: an endless writer into it, and out of it
+    // into `head`, both end.
+    let out = cli.run(&[
+        "sh",
+        "-c",
+        "yes | python3 -c 'print(input())'; \
+         python3 -c 'import itertools; [print(i, flush=True) for i in itertools.count()]' \
+         | head -2",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "y\n0\n1\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A directory the shell removes and makes again between two container commands of one
     // script: the second sees the new one (the mount's kernel entry named the removed one).
     let out = cli.run(&[

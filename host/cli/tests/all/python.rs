@@ -165,6 +165,45 @@ fn python3_is_a_shell_command_in_the_isolate() {
     );
 }
 
+#[test]
+fn python3_streams_its_input_and_output_as_a_pipeline_stage() {
+    if !python_here() {
+        return;
+    }
+    let cli = Cli::new();
+    // An endless writer into a reader of one line: it ends when python3 does.
+    assert_eq!(ok(&cli, "yes | python3 -c 'print(input())'"), "y\n");
+    // More than the pipe holds, read as it comes.
+    assert_eq!(
+        ok(
+            &cli,
+            "yes | python3 -c 'import itertools, sys; \
+             print(sum(1 for _ in itertools.islice(sys.stdin, 200000)))'"
+        ),
+        "200000\n"
+    );
+    // An endless writer: its output reaches `head` while it runs, and it is stopped as
+    // SIGPIPE would stop it once `head` is gone.
+    assert_eq!(
+        ok(
+            &cli,
+            "python3 -c 'import itertools; [print(i, flush=True) for i in itertools.count()]' \
+             | head -2; echo \"${PIPESTATUS[@]}\""
+        ),
+        "0\n1\n141 0\n"
+    );
+    // Two python3 stages, each fed by the other side of a pipe.
+    assert_eq!(
+        ok(
+            &cli,
+            "printf '3\\n4\\n' | python3 -u -c 'import sys
+for line in sys.stdin:
+    print(int(line) * 2)' | python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'"
+        ),
+        "14\n"
+    );
+}
+
 /// A program of the standard library alone over the workspace's files.
 const STDLIB_SCRIPT: &str = r#"import csv, datetime, json, os, pathlib, re, shutil, sqlite3, tempfile, zipfile
 os.makedirs("a/b", exist_ok=True)

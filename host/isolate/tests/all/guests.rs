@@ -24,7 +24,7 @@ pub fn stdio_env() {
             ("EXIT_CODE".into(), "7".into()),
         ],
         cwd: "/workspace/sub".into(),
-        stdin: b"piped in".to_vec(),
+        stdin: b"piped in".to_vec().into(),
         on_output: Some({
             let seen = Arc::clone(&seen);
             Arc::new(move |_, bytes: &[u8]| seen.lock().unwrap().extend_from_slice(bytes))
@@ -160,9 +160,17 @@ pub fn host_exec() {
     let spawn_line = stdout.lines().find(|l| l.starts_with("spawn:")).unwrap();
     assert!(spawn_line.contains("status Some(0)"), "{spawn_line}");
     assert!(spawn_line.contains(r#"stdin: \"input\""#), "{spawn_line}");
+    // The bytes of the request, then what the guest wrote while the command ran.
+    let piped_line = stdout.lines().find(|l| l.starts_with("piped:")).unwrap();
+    assert!(piped_line.contains("status Some(0)"), "{piped_line}");
+    assert!(
+        piped_line.contains(r#"stdin: \"input and more\""#),
+        "{piped_line}"
+    );
     assert!(stdout.contains("empty: Some(Error::Invalid("), "{stdout}");
 
-    // A program no backend has: not-found from `run`, status 127 from `spawn`.
+    // A program no backend has: not-found from `run`; from `spawn`, status 127 and the
+    // message on its stderr; from `spawn-with-stdin`, status 127 and `failure` alone.
     let out = run_on(
         &vfs,
         computer_components::HOST_EXEC,
@@ -174,7 +182,13 @@ pub fn host_exec() {
         stdout.contains("run: error Error::NotFound(\"python3: no backend can run it\")"),
         "{stdout}"
     );
-    assert!(stdout.contains("spawn: status Some(127)"), "{stdout}");
+    let not_found = "failure Some(Error::NotFound(\"python3: no backend can run it\"))";
+    let spawn_line = stdout.lines().find(|l| l.starts_with("spawn:")).unwrap();
+    assert!(spawn_line.contains("status Some(127)"), "{spawn_line}");
+    assert!(spawn_line.contains(not_found), "{spawn_line}");
+    let piped_line = stdout.lines().find(|l| l.starts_with("piped:")).unwrap();
+    assert!(piped_line.contains("status Some(127)"), "{piped_line}");
+    assert!(piped_line.contains(not_found), "{piped_line}");
 }
 
 /// A backend that takes `setup` to get ready before each command (an image built, a container

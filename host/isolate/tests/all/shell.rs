@@ -189,7 +189,8 @@ fn ours(case: &Value) -> Outcome {
             .as_str()
             .unwrap_or_default()
             .as_bytes()
-            .to_vec(),
+            .to_vec()
+            .into(),
         ..RunRequest::default()
     };
     let script = case["script"].as_str().unwrap();
