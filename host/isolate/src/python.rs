@@ -216,6 +216,19 @@ pub fn is_python(program: &str) -> bool {
     matches!(name, "python3" | "python" | "python3.15")
 }
 
+/// `sqlite3`, and the paths a script's shebang may give it.
+pub fn is_sqlite3(program: &str) -> bool {
+    matches!(
+        program,
+        "sqlite3" | "/usr/bin/sqlite3" | "/usr/local/bin/sqlite3"
+    )
+}
+
+/// The `sqlite3` command line: a program of the runtime, over its sqlite3 module, that
+/// prints what Debian 12's sqlite3 3.40.1 prints (`tests/python/sqlite3.json` holds cases
+/// recorded from it).
+const SQLITE3_SHELL: &str = include_str!("sqlite3_shell.py");
+
 /// What the isolate cannot do that a `python3` command line plainly asks for: installing
 /// packages. Those go on to the next handler (the container, under `auto`).
 fn wants_linux(argv: &[String]) -> bool {
@@ -281,14 +294,21 @@ impl ExecHandler for PythonCommands {
         sink: &(dyn Fn(Stream, &[u8]) + Send + Sync),
         cancel: &CancelToken,
     ) -> Result<i32, ExecError> {
-        let ours = cmd.source.is_none()
-            && cmd.backend.as_deref().is_none_or(|b| b == "isolate")
-            && cmd.argv.first().is_some_and(|p| is_python(p))
-            && !wants_linux(&cmd.argv);
+        let here = cmd.source.is_none() && cmd.backend.as_deref().is_none_or(|b| b == "isolate");
+        let program = cmd.argv.first().map(String::as_str).unwrap_or_default();
+        // `sqlite3` is ours only with the runtime installed: else another backend's, if any.
+        let sqlite3 = here && is_sqlite3(program) && Python::installed(self.python.dir());
+        let ours = sqlite3 || (here && is_python(program) && !wants_linux(&cmd.argv));
         if !ours {
             return self.next.run(cmd, sink, cancel);
         }
         let name = cmd.argv[0].clone();
+        let mut cmd = cmd;
+        if sqlite3 {
+            let mut argv = vec!["python3".into(), "-c".into(), SQLITE3_SHELL.into()];
+            argv.extend(cmd.argv.drain(1..));
+            cmd.argv = argv;
+        }
         let python = match self.python.get() {
             Ok(python) => python,
             Err(e) => {
@@ -325,6 +345,7 @@ impl ExecHandler for PythonCommands {
             cancel,
         )?;
         if status != 0
+            && !sqlite3
             && let Some(hint) = container_hint(&tail.into_inner().unwrap_or_default())
         {
             sink(Stream::Stderr, format!("{name}: {hint}\n").as_bytes());

@@ -10,6 +10,7 @@ mod python;
 #[path = "../../../container/tests/support/requirements.rs"]
 mod requirements;
 mod serve;
+mod sqlite3;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
