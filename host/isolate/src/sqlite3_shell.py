@@ -11,7 +11,6 @@ writes a REAL (`%!.15g` as text, `%!.20g` in json and quote modes, digits comput
 import re
 import sqlite3
 import sys
-from fractions import Fraction
 
 VERSION = "3.40.1"
 
@@ -22,7 +21,7 @@ VERSION = "3.40.1"
 def _ld(x):
     """`x` rounded to an x87 long double (64-bit significand, nearest even)."""
     if x == 0:
-        return Fraction(0)
+        return x
     sign = 1
     if x < 0:
         sign, x = -1, -x
@@ -43,7 +42,17 @@ def _ld(x):
     return sign * value
 
 
-_D = {v: Fraction(v) for v in (1e100, 1e10, 10.0, 1e-8, 1e8, 0.1)}
+Fraction = None
+_D = {}
+
+
+def _exact():
+    """Imports `fractions` (a fifth of the start) only when a REAL is printed."""
+    global Fraction
+    if Fraction is None:
+        from fractions import Fraction
+
+        _D.update({v: Fraction(v) for v in (1e100, 1e10, 10.0, 1e-8, 1e8, 0.1)})
 
 
 def _rounder(precision):
@@ -62,6 +71,7 @@ def real_text(r, precision):
         r, prefix = -r, "-"
     if r == float("inf"):
         return prefix + "Inf"
+    _exact()
     if precision > 0:
         precision -= 1
     rounder = _rounder(precision & 0xFFF)
