@@ -781,6 +781,8 @@ def dot_command(shell, line):
         return tables(shell, args[1:])
     if matches(word, "schema", 2):
         return schema(shell, args[1:])
+    if matches(word, "dump", 2):
+        return dump(shell, args[1:])
     if matches(word, "import", 3):
         return import_file(shell, args[1:])
     if matches(word, "quit", 1) or matches(word, "exit", 2):
@@ -908,6 +910,140 @@ def schema_line(z):
     if re.match(r"CREATE TABLE ['\"]", z):
         return "CREATE TABLE IF NOT EXISTS %s;\n" % z[13:]
     return z + ";\n"
+
+
+def dump(shell, args):
+    """`.dump`: the database (or the tables named by LIKE patterns) as SQL, as 3.40 writes it."""
+    data_only = no_sys = newlines = False
+    likes = []
+    for a in args:
+        if a.startswith("-"):
+            opt = a.lstrip("-")
+            if opt == "data-only":
+                data_only = True
+            elif opt == "nosys":
+                no_sys = True
+            elif opt == "newlines":
+                newlines = True
+            else:
+                err('Unknown option "%s" on ".dump"' % a)
+                return 1
+        else:
+            likes.append(
+                "name LIKE %s ESCAPE '\\' OR EXISTS (  SELECT 1 FROM sqlite_schema WHERE "
+                "    name LIKE %s ESCAPE '\\' AND    sql LIKE 'CREATE VIRTUAL TABLE%%' AND"
+                "    substr(o.name, 1, length(name)+1) == (name||'_'))"
+                % (sql_quote(a), sql_quote(a)))
+    where = " OR ".join(likes) or "true"
+    db = shell.open()
+    w = shell.out.write
+    if not data_only:
+        w(b"PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n")
+    errors = 0
+    writable = False
+    tables = db.execute("SELECT name, type, sql FROM sqlite_schema AS o WHERE (%s) AND "
+                        "type=='table'  AND sql NOT NULL ORDER BY tbl_name='sqlite_sequence', "
+                        "rowid" % where).fetchall()
+    for name, kind, sql in tables:
+        name = name.decode("utf-8", "surrogateescape")
+        sql = sql.decode("utf-8", "surrogateescape")
+        if name == "sqlite_sequence" and not no_sys:
+            if not data_only:
+                w(b"DELETE FROM sqlite_sequence;\n")
+        elif re.fullmatch(r"sqlite_stat.", name) and not no_sys:
+            if not data_only:
+                w(b"ANALYZE sqlite_schema;\n")
+        elif name.startswith("sqlite_"):
+            continue
+        elif data_only:
+            pass
+        elif sql.startswith("CREATE VIRTUAL TABLE"):
+            if not writable:
+                w(b"PRAGMA writable_schema=ON;\n")
+                writable = True
+            w(("INSERT INTO sqlite_schema(type,name,tbl_name,rootpage,sql)VALUES('table',"
+               "%s,%s,0,%s);\n" % (sql_quote(name), sql_quote(name), sql_quote(sql)))
+              .encode("utf-8", "surrogateescape"))
+            continue
+        else:
+            w(schema_line(sql).encode("utf-8", "surrogateescape"))
+        if kind != b"table":
+            continue
+        cols = [r[1].decode("utf-8", "surrogateescape")
+                for r in db.execute("PRAGMA table_info=%s" % sql_quote(name))]
+        if not cols:
+            errors += 1
+            continue
+        target = quoted_name(name).encode("utf-8", "surrogateescape")
+        select = "SELECT %s FROM %s" % (",".join(quoted_name(c) for c in cols), quoted_name(name))
+        try:
+            for row in db.execute(select):
+                w(b"INSERT INTO " + target + b" VALUES(" +
+                  b",".join(insert_value(v, newlines) for v in row) + b");\n")
+        except sqlite3.Error:
+            errors += 1
+    if not data_only:
+        for (sql,) in db.execute("SELECT sql FROM sqlite_schema AS o WHERE (%s) AND sql NOT NULL"
+                                 "  AND type IN ('index','trigger','view')" % where):
+            sql = c_string(sql)
+            w(sql + (b"\n;\n" if b"--" in sql else b";\n"))
+    if writable:
+        w(b"PRAGMA writable_schema=OFF;\n")
+    if not data_only:
+        w(b"ROLLBACK; -- due to errors\n" if errors else b"COMMIT;\n")
+    return 0
+
+
+def insert_value(v, newlines):
+    """A value as `.dump` writes it in an INSERT (shell.c's insert mode)."""
+    if v is None:
+        return b"NULL"
+    if isinstance(v, float):
+        if v == float("inf"):
+            return b"1e999"
+        if v == float("-inf"):
+            return b"-1e999"
+        if v == v and (abs(v) < 2.0 ** 63 and v == int(v) or v == -(2.0 ** 63)):
+            return b"%d.0" % int(v)
+        return real_20(v)
+    if isinstance(v, int):
+        return str(int(v)).encode()
+    if isinstance(v, Text):
+        z = c_string(v)
+        return quoted_string(z) if newlines else quoted_escaped_string(z)
+    return b"X'" + bytes(v).hex().encode() + b"'"
+
+
+def unused_string(z, a, b):
+    if a not in z:
+        return a
+    if b not in z:
+        return b
+    i = 0
+    while True:
+        made = b"(%s%d)" % (a, i)
+        i += 1
+        if made not in z:
+            return made
+
+
+def quoted_escaped_string(z):
+    """3.40's `output_quoted_escaped_string`: newlines and CRs through `replace()`."""
+    if b"\n" not in z and b"\r" not in z:
+        return quoted_string(z)
+    nl = unused_string(z, b"\\n", b"\\012") if b"\n" in z else None
+    cr = unused_string(z, b"\\r", b"\\015") if b"\r" in z else None
+    body = z.replace(b"'", b"''")
+    if nl:
+        body = body.replace(b"\n", nl)
+    if cr:
+        body = body.replace(b"\r", cr)
+    out = (b"replace(" if nl else b"") + (b"replace(" if cr else b"") + b"'" + body + b"'"
+    if cr:
+        out += b",'" + cr + b"',char(13))"
+    if nl:
+        out += b",'" + nl + b"',char(10))"
+    return out
 
 
 def import_file(shell, args):
