@@ -92,9 +92,19 @@ fn marked(mark: Option<&str>, root: Option<u32>) -> Vec<u32> {
 
 /// The parent pid from `/proc/PID/stat` (the field after the command name in parentheses).
 fn parent_of(pid: u32) -> Option<u32> {
+    stat_field(pid, 1)?.parse().ok()
+}
+
+/// Field `n` after the command name of `/proc/PID/stat` (0: the state, 1: the parent).
+fn stat_field(pid: u32, n: usize) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(1)?.parse().ok()
+    after.split_whitespace().nth(n).map(str::to_string)
+}
+
+/// Whether `pid` is running or waiting for a CPU (or in the kernel), not asleep.
+fn busy(pid: u32) -> bool {
+    matches!(stat_field(pid, 0).as_deref(), Some("R" | "D"))
 }
 
 /// Host pids whose parent is `ppid` (a single-threaded process: the container's init),
@@ -156,9 +166,20 @@ pub(crate) fn kill_orphans(init: u32, main: u32) -> usize {
 /// Waits up to `grace` for the processes of the command marked `mark` to end by themselves:
 /// what a command started last (the writer of a process substitution, say) may still be
 /// exiting when its shell has exited, and is no background process to kill and report.
+///
+/// One that is still runnable after `grace` (on a loaded machine, an exiting `printf` may
+/// wait that long for a CPU) gets up to ten times as long; one asleep (a server waiting for
+/// connections) does not.
 pub(crate) async fn settle(mark: &str, grace: std::time::Duration) {
-    let until = std::time::Instant::now() + grace;
-    while std::time::Instant::now() < until && !marked(Some(mark), None).is_empty() {
+    let start = std::time::Instant::now();
+    loop {
+        let left = marked(Some(mark), None);
+        let waited = start.elapsed();
+        if left.is_empty()
+            || (waited >= grace && (waited >= grace * 10 || !left.iter().any(|&p| busy(p))))
+        {
+            return;
+        }
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }
