@@ -102,9 +102,13 @@ fn stat_field(pid: u32, n: usize) -> Option<String> {
     after.split_whitespace().nth(n).map(str::to_string)
 }
 
-/// Whether `pid` is running or waiting for a CPU (or in the kernel), not asleep.
+/// Whether `pid` is running, waiting for a CPU or in the kernel, or waiting for the
+/// workspace's FUSE server (whose answer, on a loaded host, may come late): not asleep on its
+/// own account.
 fn busy(pid: u32) -> bool {
     matches!(stat_field(pid, 0).as_deref(), Some("R" | "D"))
+        || std::fs::read_to_string(format!("/proc/{pid}/wchan"))
+            .is_ok_and(|w| w.contains("fuse") || w.contains("request_wait_answer"))
 }
 
 /// Host pids whose parent is `ppid` (a single-threaded process: the container's init),
@@ -167,9 +171,9 @@ pub(crate) fn kill_orphans(init: u32, main: u32) -> usize {
 /// what a command started last (the writer of a process substitution, say) may still be
 /// exiting when its shell has exited, and is no background process to kill and report.
 ///
-/// One that is still runnable after `grace` (on a loaded machine, an exiting `printf` may
-/// wait that long for a CPU) gets up to ten times as long; one asleep (a server waiting for
-/// connections) does not.
+/// One that is still busy after `grace` (on a loaded machine, an exiting `printf` may wait
+/// that long for a CPU or for the FUSE server) gets up to ten times as long; one asleep (a
+/// server waiting for connections) does not.
 pub(crate) async fn settle(mark: &str, grace: std::time::Duration) {
     let start = std::time::Instant::now();
     loop {

@@ -93,8 +93,8 @@ const UNKNOWN: u64 = u64::MAX;
 /// How long what a finished command left running may take to end by itself before it is
 /// killed (and reported): long enough for a process that is already exiting, short enough
 /// not to be felt after a command that left a server running in the background. A process
-/// still runnable then gets up to ten times as long (`procs::settle`).
-const LEFTOVER_GRACE: Duration = Duration::from_millis(200);
+/// still busy then gets up to ten times as long (`procs::settle`).
+const LEFTOVER_GRACE: Duration = Duration::from_millis(500);
 
 /// What was found in the container after a command ended.
 #[derive(Debug, Default, Clone, Copy)]
