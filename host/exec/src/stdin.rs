@@ -65,9 +65,9 @@ impl Stdin {
         self.rest.is_none()
     }
 
-    /// The bytes known up front.
-    pub fn head(&self) -> &[u8] {
-        &self.head
+    /// The bytes known up front, taken (all of a closed input).
+    pub fn into_head(self) -> Vec<u8> {
+        self.head
     }
 
     /// The input as a reader. The open part goes to the first caller: a second reader of an

@@ -241,7 +241,8 @@ impl wit::Host for State {
             Ok(cmd) => cmd,
             Err(e) => return Ok(Err(e)),
         };
-        let (tx, stdin) = Stdin::piped(cmd.stdin.head().to_vec());
+        let head = std::mem::take(&mut cmd.stdin).into_head();
+        let (tx, stdin) = Stdin::piped(head);
         cmd.stdin = stdin;
         let process = self.start(cmd, false)?;
         let writer: DynOutputStream = Box::new(ChannelWriter { tx: Some(tx) });

@@ -169,7 +169,7 @@ impl Isolate {
         let stderr = Capture::new(Stream::Stderr, limits.output, req.on_output.clone());
         let mut wasi = WasiCtx::builder();
         if req.stdin.is_closed() {
-            wasi.stdin(MemoryInputPipe::new(req.stdin.head().to_vec()));
+            wasi.stdin(MemoryInputPipe::new(req.stdin.into_head()));
         } else {
             wasi.stdin(AsyncStdinStream::new(req.stdin.reader()));
         }

@@ -287,7 +287,6 @@ class Shell:
         self.db_path = ":memory:"
         self.readonly = False
         self.out = sys.stdout.buffer
-        self.lineno = 0
 
     # -- the database -------------------------------------------------------------------------
 
@@ -510,15 +509,21 @@ def stepping(e):
     return (code, msg)
 
 
+def real_literal(v, whole=False):
+    """A REAL as json mode and `.dump` write it: infinities as 1e999, `%!.20g` else, and with
+    `whole` (`.dump`) an integral one as `N.0`."""
+    if v in (float("inf"), float("-inf")):
+        return b"1e999" if v > 0 else b"-1e999"
+    if whole and v == v and (abs(v) < 2.0 ** 63 and v == int(v) or v == -(2.0 ** 63)):
+        return b"%d.0" % int(v)
+    return real_20(v)
+
+
 def json_value(v):
     if v is None:
         return b"null"
     if isinstance(v, float):
-        if v == float("inf"):
-            return b"1e999"
-        if v == float("-inf"):
-            return b"-1e999"
-        return real_20(v)
+        return real_literal(v)
     if isinstance(v, int):
         return str(int(v)).encode()
     if isinstance(v, Text):
@@ -805,7 +810,7 @@ def dot_command(shell, line):
             return 1
         try:
             with open(args[1], "rb") as f:
-                return process_input(shell, f, interactive=False)
+                return process_input(shell, f)
         except OSError:
             err('Error: cannot open "%s"' % args[1])
             return 1
@@ -999,13 +1004,7 @@ def insert_value(v, newlines):
     if v is None:
         return b"NULL"
     if isinstance(v, float):
-        if v == float("inf"):
-            return b"1e999"
-        if v == float("-inf"):
-            return b"-1e999"
-        if v == v and (abs(v) < 2.0 ** 63 and v == int(v) or v == -(2.0 ** 63)):
-            return b"%d.0" % int(v)
-        return real_20(v)
+        return real_literal(v, whole=True)
     if isinstance(v, int):
         return str(int(v)).encode()
     if isinstance(v, Text):
@@ -1054,8 +1053,7 @@ def import_file(shell, args):
     i = 0
     while i < len(args):
         a = args[i]
-        if a.startswith("--") and a not in ("--",) or a.startswith("-") and len(names) < 2 \
-                and a in ("-csv", "-ascii", "-skip", "-v", "-schema"):
+        if a.startswith("-") and len(a) > 1:
             opt = a.lstrip("-")
             if opt == "csv":
                 csv_mode, explicit = True, "csv"
@@ -1064,9 +1062,10 @@ def import_file(shell, args):
             elif opt == "skip" and i + 1 < len(args):
                 i += 1
                 skip = int(args[i]) if args[i].isdigit() else 0
-            elif opt in ("v", "schema"):
-                if opt == "schema":
-                    i += 1
+            elif opt == "v":
+                pass
+            elif opt == "schema":
+                i += 1
             else:
                 err('ERROR: unknown option: "%s".  Usage:' % a)
                 return 1
@@ -1124,9 +1123,8 @@ def import_file(shell, args):
             elif len(fields) > ncol:
                 err("%s:%d: expected %d columns but found %d - extras ignored"
                     % (path, line, ncol, len(fields)))
-            values = [Text(f) for f in fields[:ncol]] + [None] * (ncol - len(fields))
-            db.execute(insert, [v.decode("utf-8", "surrogateescape") if v is not None else None
-                                for v in values])
+            values = [f.decode("utf-8", "surrogateescape") for f in fields[:ncol]]
+            db.execute(insert, values + [None] * (ncol - len(values)))
     finally:
         db.execute("COMMIT")
     return 0
@@ -1182,7 +1180,7 @@ def read_records(data, col_sep, row_sep, csv_mode):
 # Input.
 
 
-def process_input(shell, stream, interactive=False):
+def process_input(shell, stream):
     errors = 0
     sql = ""
     start = 0
@@ -1194,12 +1192,8 @@ def process_input(shell, stream, interactive=False):
             if not line.strip():
                 continue
             if line[:1] in ".#":
-                if line[0] == ".":
-                    try:
-                        if dot_command(shell, line):
-                            errors += 1
-                    except Quit:
-                        raise
+                if line[0] == "." and dot_command(shell, line):
+                    errors += 1
                 if errors and shell.bail:
                     break
                 continue
@@ -1273,7 +1267,6 @@ OPTION_MODES = {"-column": "column", "-csv": "csv", "-json": "json", "-line": "l
 def main(argv):
     shell = Shell()
     files = []
-    commands = []
     cmds = []
     i = 0
     while i < len(argv):
@@ -1321,7 +1314,7 @@ def main(argv):
             return 1
     if files:
         shell.db_path = files[0]
-        commands = files[1:]
+    commands = files[1:]
     try:
         for cmd in cmds:
             if cmd.startswith("."):

@@ -6,7 +6,6 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::pin;
-
 use std::time::Duration;
 
 use shell_base::host::{ExecError, Process};
