@@ -167,12 +167,15 @@ pub(crate) fn kill_orphans(init: u32, main: u32) -> usize {
     killed
 }
 
+/// The longest a busy leftover is waited for.
+const BUSY_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Waits up to `grace` for the processes of the command marked `mark` to end by themselves:
 /// what a command started last (the writer of a process substitution, say) may still be
 /// exiting when its shell has exited, and is no background process to kill and report.
 ///
 /// One that is still busy after `grace` (on a loaded machine, an exiting `printf` may wait
-/// that long for a CPU or for the FUSE server) gets up to ten times as long; one asleep (a
+/// that long for a CPU or for the FUSE server) gets up to 5 s in all; one asleep (a
 /// server waiting for connections) does not.
 pub(crate) async fn settle(mark: &str, grace: std::time::Duration) {
     let start = std::time::Instant::now();
@@ -180,7 +183,8 @@ pub(crate) async fn settle(mark: &str, grace: std::time::Duration) {
         let left = marked(Some(mark), None);
         let waited = start.elapsed();
         if left.is_empty()
-            || (waited >= grace && (waited >= grace * 10 || !left.iter().any(|&p| busy(p))))
+            || (waited >= grace
+                && (waited >= BUSY_GRACE.max(grace) || !left.iter().any(|&p| busy(p))))
         {
             return;
         }

@@ -91,10 +91,11 @@ pub struct Sandbox {
 const UNKNOWN: u64 = u64::MAX;
 
 /// How long what a finished command left running may take to end by itself before it is
-/// killed (and reported): long enough for a process that is already exiting, short enough
-/// not to be felt after a command that left a server running in the background. A process
-/// still busy then gets up to ten times as long (`procs::settle`).
-const LEFTOVER_GRACE: Duration = Duration::from_millis(500);
+/// killed (and reported): long enough for a process that is already exiting on a loaded
+/// host (CI on 2 cores saw a process substitution's child outlive 500 ms), short enough for
+/// a command that wrongly left a server running in the background. A process still busy
+/// then gets up to 5 s in all (`procs::settle`).
+const LEFTOVER_GRACE: Duration = Duration::from_secs(2);
 
 /// What was found in the container after a command ended.
 #[derive(Debug, Default, Clone, Copy)]
