@@ -111,6 +111,13 @@ fn busy(pid: u32) -> bool {
             .is_ok_and(|w| w.contains("fuse") || w.contains("request_wait_answer"))
 }
 
+/// Whether `pid` has ended (a zombie its parent has not reaped yet) or is gone: nothing to
+/// kill. The writer of `cat <(echo x)` is one when its shell exits first: it passes to the
+/// container's init, which reaps it a moment later (on a loaded host, many ms later).
+fn ended(pid: u32) -> bool {
+    !matches!(stat_field(pid, 0).as_deref(), Some(state) if state != "Z" && state != "X")
+}
+
 /// Host pids whose parent is `ppid` (a single-threaded process: the container's init),
 /// oldest first. The kernel's list of its children is one read; where it is missing, every
 /// process's parent is looked at.
@@ -155,7 +162,7 @@ pub(crate) fn kill_orphans(init: u32, main: u32) -> usize {
     for _ in 0..10 {
         let orphans: Vec<u32> = children_of(init)
             .into_iter()
-            .filter(|&pid| pid != main)
+            .filter(|&pid| pid != main && !ended(pid))
             .collect();
         if orphans.is_empty() {
             break;
@@ -198,10 +205,11 @@ pub(crate) async fn settle(mark: &str, grace: std::time::Duration) {
 pub(crate) fn kill_command(mark: Option<&str>, root: Option<u32>) -> usize {
     let mut killed = 0;
     for _ in 0..200 {
-        let pids = marked(
+        let mut pids = marked(
             mark,
             root.filter(|p| Path::new(&format!("/proc/{p}")).exists()),
         );
+        pids.retain(|&pid| !ended(pid));
         if pids.is_empty() {
             break;
         }
@@ -271,4 +279,47 @@ pub(crate) fn boot_id() -> String {
     std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A zombie (a child that exited and was not reaped yet) is no leftover: killing one
+    /// "succeeds", and used to be reported as a background process killed.
+    #[test]
+    fn ended_processes_are_not_counted_as_killed() {
+        // `sleep` stands for the container's init: its shell left it a zombie child, which
+        // `sleep` never reaps.
+        let mut init = std::process::Command::new("sh")
+            .args(["-c", "(exit 0) & exec sleep 30"])
+            .spawn()
+            .expect("spawn sh");
+        let pid = init.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let zombie = loop {
+            let children = children_of(pid);
+            if let [child] = children[..]
+                && stat_field(child, 0).as_deref() == Some("Z")
+                && std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| c == "sleep\n")
+            {
+                break child;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no zombie: {children:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert!(alive(zombie), "a zombie is listed until it is reaped");
+        assert_eq!(kill_orphans(pid, 0), 0, "a zombie orphan is not killed");
+        assert!(!ended(pid));
+        assert_eq!(
+            kill_command(None, Some(pid)),
+            1,
+            "only the live one of the tree"
+        );
+        assert!(!init.wait().expect("reap").success());
+    }
 }
