@@ -14,7 +14,7 @@ use std::rc::Rc;
 use brush_parser::ast::{self, Command};
 
 use crate::expand::{ExpandError, Frame};
-use crate::state::{Flow, Shell};
+use crate::state::{Flow, Origin, Shell};
 use shell_base::io::{Io, Output};
 use shell_base::runtime::Task;
 
@@ -81,12 +81,13 @@ impl<'s> Interp<'s> {
 
     /// Writes a diagnostic to standard error, as bash does: `NAME: line N: MESSAGE`.
     pub async fn error(&self, msg: &str) {
-        // bash -c names functions' errors after "environment", where it finds their text.
-        let name = if !self.shell.funcname.is_empty() && self.shell.origin.as_deref() == Some("-c")
-        {
-            "environment"
-        } else {
-            &self.shell.name
+        // bash names a function's errors after where it read the function: "environment"
+        // for `-c`, "main" for standard input.
+        let name = match self.shell.origin {
+            _ if self.shell.funcname.is_empty() => &self.shell.name,
+            Origin::Command => "environment",
+            Origin::Stdin => "main",
+            Origin::File => &self.shell.name,
         };
         let text = format!("{name}: line {}: {msg}\n", self.line);
         let _ = self.io.stderr.write_all(text.as_bytes()).await;
@@ -103,8 +104,8 @@ impl<'s> Interp<'s> {
 
     /// Parses and runs a script. A syntax error is reported and runs nothing (status 2).
     pub async fn run_source(&mut self, src: &str) -> Option<Flow> {
-        let origin = self.shell.origin.clone();
-        let Some(program) = self.parse(src, origin.as_deref()).await else {
+        let origin = (self.shell.origin == Origin::Command).then_some("-c");
+        let Some(program) = self.parse(src, origin).await else {
             return Some(Flow::Exit);
         };
         self.run_program(&program).await

@@ -167,6 +167,17 @@ pub enum Flow {
     Exit,
 }
 
+/// How a script reached the shell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// `-c SCRIPT`: an expansion error under it ends the shell with 127, not 1.
+    Command,
+    /// `FILE` (or a sourced or interactive script).
+    File,
+    /// The script on standard input.
+    Stdin,
+}
+
 /// The interpreter state.
 #[derive(Clone)]
 pub struct Shell {
@@ -176,8 +187,8 @@ pub struct Shell {
     pub functions: HashMap<String, Rc<ast::FunctionBody>>,
     /// `$0`.
     pub name: String,
-    /// Where the script came from, as syntax errors name it (`-c`), if not a file.
-    pub origin: Option<String>,
+    /// How the script arrived: bash's statuses and messages differ between the three.
+    pub origin: Origin,
     /// `$1`, `$2`, ...
     pub positional: Vec<String>,
     /// The working directory (absolute). Relative paths of every command resolve against it.
@@ -278,7 +289,7 @@ impl Shell {
             functions: HashMap::new(),
             commands,
             name,
-            origin: None,
+            origin: Origin::File,
             positional,
             cwd,
             status: 0,

@@ -1,6 +1,8 @@
 //! The isolate's shell: a bash-compatible interpreter over the `brush-parser` AST, compiled to
 //! a wasm32-wasip2 component. `shell -c SCRIPT [NAME [ARGS...]]`, `shell FILE [ARGS...]`, or a
-//! script on stdin. The exit status goes to the host whole (`computer:host/process.exit`).
+//! script on stdin. `shell --as-file NAME SCRIPT [ARGS...]` runs SCRIPT as if read from the
+//! file NAME (the host's `computer sh FILE` gives a host file's text so). The exit status goes
+//! to the host whole (`computer:host/process.exit`).
 //!
 //! This crate is the component's shell only: the interpreter is `shell-interp`, the utilities
 //! `shell-utils`, what they share `shell-base`; here are argv, sessions, and the WIT imports
@@ -38,6 +40,10 @@ fn main() {
             ),
             None => fail("-c: option requires an argument", 2),
         },
+        Some("--as-file") => match (args.get(2), args.get(3)) {
+            (Some(name), Some(script)) => (name.clone(), script.clone(), args[4..].to_vec()),
+            _ => fail("--as-file: NAME and SCRIPT are required", 2),
+        },
         Some(file) => match std::fs::read_to_string(file) {
             Ok(script) => (file.to_string(), script, args[2..].to_vec()),
             Err(e) => fail(
@@ -57,9 +63,11 @@ fn main() {
     let commands = Rc::new(Registry::new(shell_utils::UTILITIES));
     let mut shell = state::Shell::new(name, positional, commands);
     shell.options.noexec = check_only;
-    if args.get(1).map(String::as_str) == Some("-c") {
-        shell.origin = Some("-c".into());
-    }
+    shell.origin = match args.get(1).map(String::as_str) {
+        Some("-c") => state::Origin::Command,
+        Some(_) => state::Origin::File,
+        None => state::Origin::Stdin,
+    };
     let status = shell_base::runtime::block_on(Box::pin(async {
         let mut interp = Interp::new(
             &mut shell,

@@ -28,34 +28,28 @@ pub struct ShArgs {
 
 pub fn sh(ws: &Workspace, args: ShArgs) -> Result<ExitCode> {
     let mut argv = Vec::new();
-    let mut stdin = Vec::new();
     match (&args.command, args.args.split_first()) {
         (Some(script), _) => {
             argv.extend(["-c".to_string(), script.clone()]);
             argv.extend(args.args.iter().cloned());
-            stdin = stdin_bytes()?;
         }
         (None, Some((file, rest))) => {
             let host = PathBuf::from(file);
             match std::fs::read_to_string(&host) {
-                // A script on the host runs in the workspace like any other.
-                Ok(script) => argv.extend(["-c".to_string(), script, file.clone()]),
+                // A script on the host runs in the workspace as a script file would (bash's
+                // statuses and messages differ from `-c`'s).
+                Ok(script) => argv.extend(["--as-file".to_string(), file.clone(), script]),
                 Err(_) => argv.push(file.clone()),
             }
             argv.extend(rest.iter().cloned());
-            stdin = stdin_bytes()?;
         }
-        (None, None) => {
-            if std::io::stdin().is_terminal() {
-                return crate::interactive::run(ws, &args.options);
-            }
-            let script = stdin_bytes()?;
-            argv.extend([
-                "-c".to_string(),
-                String::from_utf8_lossy(&script).into_owned(),
-            ]);
+        // The shell reads its script from stdin, as bash does (`$-` has `s`).
+        (None, None) if std::io::stdin().is_terminal() => {
+            return crate::interactive::run(ws, &args.options);
         }
+        (None, None) => {}
     }
+    let stdin = stdin_bytes()?;
     let request = ExecRequest {
         program: Program::Shell(argv),
         backend: Backend::Auto,

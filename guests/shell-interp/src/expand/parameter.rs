@@ -2,6 +2,7 @@
 //! lengths, slices, trimming, replacement, case, `@op` transforms, indirection).
 
 use super::*;
+use crate::state::Origin;
 
 #[allow(async_fn_in_trait)]
 pub trait Parameters: Frame {
@@ -21,7 +22,7 @@ pub trait Parameters: Frame {
                 "SECONDS" => Some(vec![
                     self.shell_mut().started.elapsed().as_secs().to_string(),
                 ]),
-                "FUNCNAME" => self.shell_mut().funcname.last().map(|f| vec![f.clone()]),
+                "FUNCNAME" => self.funcnames().into_iter().next().map(|f| vec![f]),
                 "PIPESTATUS" => self
                     .shell_mut()
                     .pipestatus
@@ -41,8 +42,8 @@ pub trait Parameters: Frame {
                         .map(|s| vec![s.to_string()]),
                     ("FUNCNAME", Key::Index(i)) => usize::try_from(*i)
                         .ok()
-                        .and_then(|i| self.shell_mut().funcname.iter().rev().nth(i))
-                        .map(|s| vec![s.clone()]),
+                        .and_then(|i| self.funcnames().into_iter().nth(i))
+                        .map(|s| vec![s]),
                     _ => self.shell_mut().element(name, &key).map(|v| vec![v]),
                 }
             }
@@ -75,10 +76,21 @@ pub trait Parameters: Frame {
         }
     }
 
+    /// `FUNCNAME`, innermost first; a script read from a file has `main` at the bottom while a
+    /// function runs (bash's name for the script's own level; not under `-c` or stdin).
+    fn funcnames(&self) -> Vec<String> {
+        let shell = self.shell();
+        let mut names: Vec<String> = shell.funcname.iter().rev().cloned().collect();
+        if !names.is_empty() && shell.origin == Origin::File {
+            names.push("main".into());
+        }
+        names
+    }
+
     fn all_values(&self, name: &str) -> Option<Vec<String>> {
         match name {
             "PIPESTATUS" => Some(self.shell().pipestatus.iter().map(i32::to_string).collect()),
-            "FUNCNAME" => Some(self.shell().funcname.iter().rev().cloned().collect()),
+            "FUNCNAME" => Some(self.funcnames()),
             "BASH_REMATCH" if self.shell().var(name).is_none() => None,
             _ => self.shell().values(name),
         }
@@ -98,7 +110,8 @@ pub trait Parameters: Frame {
             (o.xtrace, 'x'),
             (true, 'B'),
             (o.noclobber, 'C'),
-            (self.shell().origin.as_deref() == Some("-c"), 'c'),
+            (self.shell().origin == Origin::Command, 'c'),
+            (self.shell().origin == Origin::Stdin, 's'),
         ] {
             if on {
                 s.push(c);

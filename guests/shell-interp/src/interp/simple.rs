@@ -9,16 +9,21 @@ use brush_parser::ast::{self, IoRedirect};
 use crate::expand::ExpandError;
 use crate::interp::DeclArg;
 use crate::interp::redirect::Redirect;
-use crate::state::Flow;
+use crate::state::{Flow, Origin};
 
 use crate::interp::{Interp, Outcome};
 
 impl Interp<'_> {
     /// Reports an expansion error; it ends a non-interactive shell, as in bash (status 127
-    /// for parameter errors, 1 for arithmetic ones).
+    /// for parameter errors under `-c`, 1 for the rest, in a subshell and in a script read
+    /// from a file or stdin).
     pub async fn expansion_failed(&mut self, e: ExpandError) -> Outcome {
         self.error(&e.message).await;
-        self.shell.status = if self.shell.subshell { 1 } else { e.status };
+        self.shell.status = if self.shell.subshell || self.shell.origin != Origin::Command {
+            1
+        } else {
+            e.status
+        };
         Err(Flow::Exit)
     }
 

@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use crate::interp::Interp;
-use crate::state::{Flow, Shell};
+use crate::state::{Flow, Origin, Shell};
 use shell_base::context::complain;
 use shell_base::errno::io_message;
 use shell_base::io::{MEMORY_LIMIT, read_all_limited};
@@ -56,6 +56,11 @@ pub async fn sh(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         i += 1;
     }
     let rest = argv[i.min(argv.len())..].to_vec();
+    let origin = match (&command, from_stdin || rest.is_empty()) {
+        (Some(_), _) => Origin::Command,
+        (None, true) => Origin::Stdin,
+        (None, false) => Origin::File,
+    };
     let (name, script, positional) = match command {
         Some(script) => {
             let name = rest.first().cloned().unwrap_or_else(|| me.clone());
@@ -88,6 +93,7 @@ pub async fn sh(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     };
     let mut child = child_of(sh.shell, name, positional);
     child.options.noexec = check_only;
+    child.origin = origin;
     let mut interp = Interp::new(&mut child, sh.io.clone(), sh.builtins);
     if !set_args.is_empty() {
         let mut args = vec!["set".to_string()];

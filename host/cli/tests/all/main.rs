@@ -461,6 +461,29 @@ fn sh_runs_bash_in_the_workspace_with_its_exit_status() {
             .next(),
         Some("script.sh arg")
     );
+    // The three ways a script arrives end differently, as in bash: an unbound variable under
+    // `set -u` ends `-c` with 127, a script file or one on stdin with 1 (`$-` shows `c`/`s`).
+    let script = "echo $-; set -u; echo $nope; echo never";
+    std::fs::write(cli.path("unbound.sh"), script).unwrap();
+    let file = cli.path("unbound.sh").to_str().unwrap().to_string();
+    for (args, stdin, flags, status, name) in [
+        (vec!["sh", "-c", script], &b""[..], "hBc", 127, "computer"),
+        (vec!["sh", &file], b"", "hB", 1, &file),
+        (vec!["sh"], script.as_bytes(), "hBs", 1, "computer"),
+    ] {
+        let out = cli.run_with_stdin(&args, stdin);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("{flags}\n"),
+            "{args:?}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("{name}: line 1: nope: unbound variable\n"),
+            "{args:?}"
+        );
+        assert_eq!(out.status.code(), Some(status), "{args:?}");
+    }
 }
 
 #[test]

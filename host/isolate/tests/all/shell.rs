@@ -14,6 +14,14 @@
 //! `COMPUTER_RECORD=1` records new cases and re-records the rest; without it, a case that was
 //! never recorded fails. `COMPUTER_CASES_EXPECTED=1` compares our shell with the recordings
 //! without running bash.
+//!
+//! The language cases also run the two other ways a script arrives ([`Mode`]): from a file
+//! (`bash /tmp/case.sh`) and on stdin (`bash < case.sh`; not for a case that has stdin of its
+//! own). Bash's statuses and messages differ between them (an unbound variable under `set -u`
+//! ends `-c` with 127 and a file with 1), so a case keeps what differs from its `-c` recording
+//! under `as_file` and `on_stdin`; a recording run writes them, other runs replay them
+//! against our shell without running bash again. A mode can be marked `known_difference` of
+//! its own; a case marked as a whole is compared in `-c` only.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,6 +42,44 @@ const ENV: &[(&str, &str)] = &[
 
 /// Where our shell runs the cases.
 const CWD: &str = "/workspace";
+
+/// Where a case's script is, run as a file (bash's own path for it is shown as this one).
+const SCRIPT: &str = "/tmp/case.sh";
+
+/// How a script reaches the shell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    /// `bash -c SCRIPT`: the recording every case has.
+    Command,
+    /// `bash FILE`.
+    File,
+    /// `bash < FILE`.
+    Stdin,
+}
+
+impl Mode {
+    /// The key of the case that holds this mode's differences from `-c`.
+    fn key(self) -> Option<&'static str> {
+        match self {
+            Mode::Command => None,
+            Mode::File => Some("as_file"),
+            Mode::Stdin => Some("on_stdin"),
+        }
+    }
+
+    /// The modes a case runs in: every language case in all three (on stdin only when it
+    /// has no stdin of its own, which the script would take the place of).
+    fn of(topic: &str, case: &Value) -> Vec<Mode> {
+        if !topic.starts_with("language/") {
+            return vec![Mode::Command];
+        }
+        let mut modes = vec![Mode::Command, Mode::File];
+        if case.get("stdin").is_none() {
+            modes.push(Mode::Stdin);
+        }
+        modes
+    }
+}
 
 /// What a script did.
 #[derive(Debug, PartialEq)]
@@ -88,7 +134,7 @@ fn tree_line(rel: &str, entry: Entry) -> String {
 }
 
 /// What real bash does, in a fresh directory.
-fn bash(case: &Value) -> Outcome {
+fn bash(case: &Value, mode: Mode) -> Outcome {
     use std::io::Write;
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
@@ -103,9 +149,24 @@ fn bash(case: &Value) -> Outcome {
             .set_modified(seed_mtime(i))
             .unwrap();
     }
-    let mut child = Command::new("/bin/bash")
-        .arg0("bash")
-        .args(["-c", case["script"].as_str().unwrap()])
+    let script = case["script"].as_str().unwrap();
+    let script_dir = tempfile::tempdir().unwrap();
+    let script_path = script_dir.path().join("case.sh");
+    std::fs::write(&script_path, script).unwrap();
+    let mut command = Command::new("/bin/bash");
+    command.arg0("bash");
+    let stdin = match mode {
+        Mode::Command => {
+            command.args(["-c", script]);
+            case["stdin"].as_str().unwrap_or_default().to_string()
+        }
+        Mode::File => {
+            command.arg(&script_path);
+            case["stdin"].as_str().unwrap_or_default().to_string()
+        }
+        Mode::Stdin => script.to_string(),
+    };
+    let mut child = command
         .current_dir(dir.path())
         .env_clear()
         .envs(ENV.iter().copied())
@@ -114,7 +175,6 @@ fn bash(case: &Value) -> Outcome {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run /bin/bash");
-    let stdin = case["stdin"].as_str().unwrap_or_default().to_string();
     let mut pipe = child.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || {
         let _ = pipe.write_all(stdin.as_bytes());
@@ -122,6 +182,12 @@ fn bash(case: &Value) -> Outcome {
     let out = child.wait_with_output().unwrap();
     feeder.join().unwrap();
     let here = dir.path().to_string_lossy().into_owned();
+    let script_path = script_path.to_string_lossy().into_owned();
+    let shown = |bytes: &[u8]| {
+        text(bytes)
+            .replace(&script_path, SCRIPT)
+            .replace(&here, CWD)
+    };
     let mut tree = Vec::new();
     for entry in walkdir(dir.path()) {
         let rel = entry
@@ -143,10 +209,8 @@ fn bash(case: &Value) -> Outcome {
     tree.sort();
     // Our shell works in /workspace; bash in a temporary directory that stands for it.
     Outcome {
-        stdout: text(&out.stdout).replace(&here, CWD),
-        stderr: text(&out.stderr)
-            .replace("bash: ", "computer: ")
-            .replace(&here, CWD),
+        stdout: shown(&out.stdout),
+        stderr: shown(&out.stderr).replace("bash: ", "computer: "),
         status: out.status.code().unwrap_or(-1) as i64,
         tree,
     }
@@ -167,7 +231,7 @@ fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 /// The same from our shell in the isolate, on a fresh workspace.
-fn ours(case: &Value) -> Outcome {
+fn ours(case: &Value, mode: Mode) -> Outcome {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     vfs.create_dir_all(CWD).unwrap();
     for (i, (path, content)) in seed_files(case).into_iter().enumerate() {
@@ -180,21 +244,29 @@ fn ours(case: &Value) -> Outcome {
             .as_nanos() as i64;
         vfs.set_times(&p, None, Some(TimeSet::At(mtime))).unwrap();
     }
+    let script = case["script"].as_str().unwrap();
+    let stdin = match mode {
+        Mode::Stdin => script,
+        Mode::Command | Mode::File => case["stdin"].as_str().unwrap_or_default(),
+    };
     let req = RunRequest {
         env: ENV
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
-        stdin: case["stdin"]
-            .as_str()
-            .unwrap_or_default()
-            .as_bytes()
-            .to_vec()
-            .into(),
+        stdin: stdin.as_bytes().to_vec().into(),
         ..RunRequest::default()
     };
-    let script = case["script"].as_str().unwrap();
-    let out = run_on(&vfs, computer_components::SHELL, &["-c", script], req);
+    let args: &[&str] = match mode {
+        Mode::Command => &["-c", script],
+        Mode::File => {
+            vfs.create_dir_all("/tmp").unwrap();
+            vfs.write_file(SCRIPT, script).unwrap();
+            &[SCRIPT]
+        }
+        Mode::Stdin => &[],
+    };
+    let out = run_on(&vfs, computer_components::SHELL, args, req);
     let mut tree = Vec::new();
     for e in vfs.walk(CWD).unwrap().into_iter().filter(|e| e.depth > 0) {
         let rel = e
@@ -226,7 +298,22 @@ fn ours(case: &Value) -> Outcome {
     }
 }
 
-fn recorded(case: &Value) -> Option<Outcome> {
+/// What bash gave in `mode`: the `-c` recording with the mode's differences over it.
+fn recorded(case: &Value, mode: Mode) -> Option<Outcome> {
+    let mut case = case.clone();
+    if let Some(diff) = mode.key().and_then(|k| case.get(k)).cloned()
+        && let Some(fields) = diff.as_object()
+    {
+        for (k, v) in fields {
+            if k != "known_difference" {
+                case[k] = v.clone();
+            }
+        }
+    }
+    recorded_fields(&case)
+}
+
+fn recorded_fields(case: &Value) -> Option<Outcome> {
     Some(Outcome {
         stdout: case.get("stdout")?.as_str()?.to_string(),
         stderr: case.get("stderr")?.as_str()?.to_string(),
@@ -243,6 +330,7 @@ fn recorded(case: &Value) -> Option<Outcome> {
     })
 }
 
+/// Writes bash's outcome in `-c` into the case.
 fn record(case: &mut Value, now: &Outcome) {
     case["stdout"] = json!(now.stdout);
     case["stderr"] = json!(now.stderr);
@@ -252,6 +340,36 @@ fn record(case: &mut Value, now: &Outcome) {
     }
     if !now.tree.is_empty() {
         case["tree"] = json!(now.tree);
+    }
+}
+
+/// Writes bash's outcome in `mode` as its differences from the `-c` one (none: no key),
+/// keeping the mode's own `known_difference` mark.
+fn record_mode(case: &mut Value, mode: Mode, now: &Outcome, command: &Outcome) {
+    let Some(key) = mode.key() else { return };
+    let mut diff = serde_json::Map::new();
+    if let Some(why) = case.get(key).and_then(|d| d.get("known_difference")) {
+        diff.insert("known_difference".into(), why.clone());
+    }
+    if now.stdout != command.stdout {
+        diff.insert("stdout".into(), json!(now.stdout));
+    }
+    if now.stderr != command.stderr {
+        diff.insert("stderr".into(), json!(now.stderr));
+    }
+    if now.status != command.status {
+        diff.insert("status".into(), json!(now.status));
+    }
+    if now.tree != command.tree {
+        diff.insert("tree".into(), json!(now.tree));
+    }
+    let Some(obj) = case.as_object_mut() else {
+        return;
+    };
+    if diff.is_empty() {
+        obj.remove(key);
+    } else {
+        obj.insert(key.into(), Value::Object(diff));
     }
 }
 
@@ -312,10 +430,15 @@ pub fn check_case(topic: &str, name: &str) {
         .find(|c| c["name"] == name)
         .expect("build.rs made a test for every case")
         .clone();
+    let modes = Mode::of(topic, &case);
     if with_bash {
-        let now = bash(&case);
+        let now = bash(&case, Mode::Command);
         if recording {
             record(&mut case, &now);
+            for &mode in &modes[1..] {
+                let other = bash(&case, mode);
+                record_mode(&mut case, mode, &other, &now);
+            }
             let _lock = RECORDING.lock().unwrap_or_else(|e| e.into_inner());
             let file = cases_dir().join(format!("{topic}.json"));
             let mut cases: Vec<Value> =
@@ -325,7 +448,7 @@ pub fn check_case(topic: &str, name: &str) {
             }
             std::fs::write(&file, serde_json::to_string_pretty(&cases).unwrap() + "\n").unwrap();
         }
-        let Some(expected) = recorded(&case) else {
+        let Some(expected) = recorded(&case, Mode::Command) else {
             panic!("{topic}: case {name:?} was never recorded; run with COMPUTER_RECORD=1");
         };
         assert_eq!(
@@ -333,22 +456,35 @@ pub fn check_case(topic: &str, name: &str) {
             "{topic}: case {name:?}: /bin/bash no longer gives the recorded result; re-record"
         );
     }
-    let Some(expected) = recorded(&case) else {
-        panic!("{topic}: case {name:?} was never recorded; run with COMPUTER_RECORD=1");
-    };
-    let got = ours(&case);
     let script = case["script"].as_str().unwrap();
-    match case.get("known_difference") {
-        Some(why) => assert_ne!(
-            got, expected,
-            "{topic}: case {name:?} is marked as a known difference ({why}) but now matches \
-             bash; remove the mark\n  script: {script:?}"
-        ),
-        None => assert_eq!(
-            got, expected,
-            "{topic}: case {name:?} differs from bash\n  script: {script:?}"
-        ),
+    let mut failures = Vec::new();
+    for mode in modes {
+        let Some(expected) = recorded(&case, mode) else {
+            panic!("{topic}: case {name:?} was never recorded; run with COMPUTER_RECORD=1");
+        };
+        // A case marked as a whole differs already in `-c`; the other ways are not compared.
+        let known = match mode.key() {
+            None => case.get("known_difference"),
+            Some(_) if case.get("known_difference").is_some() => continue,
+            Some(key) => case.get(key).and_then(|d| d.get("known_difference")),
+        };
+        let got = ours(&case, mode);
+        match known {
+            Some(why) if got == expected => failures.push(format!(
+                "{mode:?}: marked as a known difference ({why}) but now matches bash; remove \
+                 the mark"
+            )),
+            None if got != expected => failures.push(format!(
+                "{mode:?}: differs from bash\n    bash: {expected:?}\n    ours: {got:?}"
+            )),
+            _ => {}
+        }
     }
+    assert!(
+        failures.is_empty(),
+        "{topic}: case {name:?}\n  script: {script:?}\n  {}",
+        failures.join("\n  ")
+    );
 }
 
 /// The table of cases in docs/shell.md, between its two markers, made from the case files
