@@ -208,6 +208,8 @@ impl<'s> Interp<'s> {
                         self.line = line;
                     }
                     self.count_command().await?;
+                    self.before_command(|| format!("[[ {} ]]", test.expr))
+                        .await?;
                     self.shell.status = match self.extended_test(&test.expr).await {
                         Ok(true) => 0,
                         Ok(false) => 1,
@@ -237,10 +239,19 @@ fn test_line(e: &ast::ExtendedTestExpr) -> Option<usize> {
     }
 }
 
-/// A subshell of `shell`: its copy with no traps (bash resets them in subshells).
+/// A subshell of `shell`: its copy with the traps reset as bash resets them: ignored signals
+/// stay ignored, `ERR` stays under `set -E` and `DEBUG` and `RETURN` under `set -T`; `trap`
+/// there lists the parent's until the subshell sets one.
 pub fn subshell_of(shell: &Shell) -> Shell {
     let mut sub = shell.clone();
-    sub.traps.clear();
+    let options = &shell.options;
+    sub.parent_traps = Some(shell.traps.clone());
+    sub.traps.retain(|name, action| match name.as_str() {
+        "EXIT" => false,
+        "ERR" => options.errtrace,
+        "DEBUG" | "RETURN" => options.functrace,
+        _ => action.is_empty(),
+    });
     sub.subshell = true;
     sub
 }

@@ -32,6 +32,10 @@ pub struct Options {
     pub verbose: bool,
     /// `-n`: read commands without running them.
     pub noexec: bool,
+    /// `-E`: functions, command substitutions and subshells inherit the `ERR` trap.
+    pub errtrace: bool,
+    /// `-T`: they inherit the `DEBUG` and `RETURN` traps.
+    pub functrace: bool,
 }
 
 impl Options {
@@ -44,8 +48,8 @@ impl Options {
             ("braceexpand", true),
             ("emacs", false),
             ("errexit", o.errexit),
-            ("errtrace", false),
-            ("functrace", false),
+            ("errtrace", o.errtrace),
+            ("functrace", o.functrace),
             ("hashall", true),
             ("histexpand", false),
             ("history", false),
@@ -204,6 +208,11 @@ pub struct Shell {
     pub commands_run: std::rc::Rc<std::cell::Cell<u64>>,
     /// `trap` actions by condition (`EXIT`, `ERR`, `RETURN`, `DEBUG`, signal names).
     pub traps: HashMap<String, String>,
+    /// In a subshell until it sets a trap: its parent's traps, which `trap` lists there (as
+    /// bash does, so that `$(trap -p)` shows the shell's own).
+    pub parent_traps: Option<HashMap<String, String>>,
+    /// `$BASH_COMMAND`: the command running or about to run (kept while a trap is set).
+    pub bash_command: String,
     /// How many times a `RETURN` trap was set: a function runs it on return when it set one
     /// (functions do not inherit it, as bash without `set -T`).
     pub return_traps_set: u64,
@@ -299,6 +308,8 @@ impl Shell {
             limits: Limits::from_env(),
             commands_run: Default::default(),
             traps: HashMap::new(),
+            parent_traps: None,
+            bash_command: String::new(),
             return_traps_set: 0,
             aliases: Default::default(),
             dir_stack: Vec::new(),

@@ -16,7 +16,9 @@ fn set_letter(o: &mut Options, c: char, on: bool) -> bool {
         'u' => "nounset",
         'v' => "verbose",
         'x' => "xtrace",
-        'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'p' | 'P' | 'T' | 'E' => "hashall",
+        'E' => "errtrace",
+        'T' => "functrace",
+        'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'p' | 'P' => "hashall",
         _ => return false,
     };
     set_named(o, name, on)
@@ -120,6 +122,8 @@ pub(crate) fn set_named(o: &mut Options, name: &str, on: bool) -> bool {
     let slot = match name {
         "allexport" => &mut o.allexport,
         "errexit" => &mut o.errexit,
+        "errtrace" => &mut o.errtrace,
+        "functrace" => &mut o.functrace,
         "noclobber" => &mut o.noclobber,
         "noexec" => &mut o.noexec,
         "noglob" => &mut o.noglob,
@@ -140,8 +144,6 @@ pub(crate) fn set_named(o: &mut Options, name: &str, on: bool) -> bool {
         | "ignoreeof"
         | "physical"
         | "posix"
-        | "errtrace"
-        | "functrace"
         | "keyword"
         | "nolog"
         | "onecmd"

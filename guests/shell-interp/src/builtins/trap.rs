@@ -36,21 +36,36 @@ pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     if args.is_empty() || args[0] == "-p" {
         let wanted: Vec<String> = args.iter().skip(1).filter_map(|a| condition(a)).collect();
-        let mut names: Vec<&String> = sh.shell.traps.keys().collect();
-        let order = |n: &str| {
-            SIGNALS
-                .iter()
-                .position(|s| *s == n)
-                .unwrap_or(100 + n.len())
+        // A subshell lists its parent's traps until it sets one of its own.
+        let traps = sh.shell.parent_traps.as_ref().unwrap_or(&sh.shell.traps);
+        // Asked for by name: each in the order asked (again if asked twice); else all, the
+        // signals by number, then bash's own conditions in its order.
+        let names: Vec<&String> = if wanted.is_empty() {
+            let order = |n: &str| match SIGNALS.iter().position(|s| *s == n) {
+                Some(i) => i,
+                None => ["DEBUG", "ERR", "RETURN"]
+                    .iter()
+                    .position(|s| *s == n)
+                    .map_or(usize::MAX, |i| SIGNALS.len() + i),
+            };
+            let mut all: Vec<&String> = traps.keys().collect();
+            all.sort_by_key(|n| order(n));
+            all
+        } else {
+            wanted.iter().filter(|n| traps.contains_key(*n)).collect()
         };
-        names.sort_by_key(|n| (order(n), (*n).clone()));
         let text: String = names
             .into_iter()
-            .filter(|n| wanted.is_empty() || wanted.contains(n))
             .map(|n| {
+                // Signals are listed as `SIGINT`; `EXIT` and the shell's own conditions as
+                // they are.
+                let shown = match n.as_str() {
+                    "EXIT" | "ERR" | "DEBUG" | "RETURN" => n.clone(),
+                    _ => format!("SIG{n}"),
+                };
                 format!(
-                    "trap -- {} {n}\n",
-                    crate::quote::single(&sh.shell.traps[n], true)
+                    "trap -- {} {shown}\n",
+                    crate::quote::single(&traps[n], true)
                 )
             })
             .collect();
@@ -63,6 +78,7 @@ pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
             (Some(args[0].as_str()), &args[1..])
         };
     let mut status = 0;
+    sh.shell.parent_traps = None;
     for spec in specs {
         match condition(spec) {
             Some(name) => match action {

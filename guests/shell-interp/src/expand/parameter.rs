@@ -23,6 +23,7 @@ pub trait Parameters: Frame {
                     self.shell_mut().started.elapsed().as_secs().to_string(),
                 ]),
                 "FUNCNAME" => self.funcnames().into_iter().next().map(|f| vec![f]),
+                "BASH_COMMAND" => Some(vec![self.shell().bash_command.clone()]),
                 "PIPESTATUS" => self
                     .shell_mut()
                     .pipestatus
@@ -110,6 +111,8 @@ pub trait Parameters: Frame {
             (o.xtrace, 'x'),
             (true, 'B'),
             (o.noclobber, 'C'),
+            (o.errtrace, 'E'),
+            (o.functrace, 'T'),
             (self.shell().origin == Origin::Command, 'c'),
             (self.shell().origin == Origin::Stdin, 's'),
         ] {

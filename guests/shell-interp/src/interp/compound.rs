@@ -81,6 +81,18 @@ impl Interp<'_> {
                 result
             }
             CompoundCommand::ForClause(f) => {
+                self.before_command(|| {
+                    let mut text = format!("for {}", f.variable_name);
+                    if let Some(words) = &f.values {
+                        text.push_str(" in");
+                        for w in words {
+                            text.push(' ');
+                            text.push_str(&w.value);
+                        }
+                    }
+                    text
+                })
+                .await?;
                 let values = match &f.values {
                     Some(words) => {
                         let mut all = Vec::new();
@@ -225,6 +237,8 @@ impl Interp<'_> {
                 Ok(())
             }
             CompoundCommand::Arithmetic(a) => {
+                self.before_command(|| format!("(({}))", a.expr.value))
+                    .await?;
                 match self.arith_text(&a.expr.value).await {
                     Ok(v) => self.shell.status = (v == 0) as i32,
                     // An expansion error (`set -u`, `${x:?}`) ends the shell; an arithmetic

@@ -1,5 +1,7 @@
 //! Calling a shell function: its own positional parameters and local scope, `FUNCNAME`, the
-//! nesting limit (`COMPUTER_SH_MAX_CALL_DEPTH`) and its `RETURN` trap.
+//! nesting limit (`COMPUTER_SH_MAX_CALL_DEPTH`) and the traps it sees: `ERR` only under
+//! `set -E`, `DEBUG` only under `set -T`, and `RETURN` when it set one (every function's under
+//! `set -T`).
 
 use std::rc::Rc;
 
@@ -31,14 +33,32 @@ impl Interp<'_> {
         self.shell.push_locals();
         self.shell.funcname.push(name.to_string());
         let traps_set = self.shell.return_traps_set;
-        let result = self
-            .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
-            .await;
+        // What the function does not inherit is out of sight while it runs, and back after,
+        // unless it set its own.
+        let options = &self.shell.options;
+        let hidden: Vec<(&str, String)> = [("ERR", options.errtrace), ("DEBUG", options.functrace)]
+            .into_iter()
+            .filter(|(_, inherited)| !inherited)
+            .filter_map(|(name, _)| Some((name, self.shell.traps.remove(name)?)))
+            .collect();
+        // Under `set -T` bash runs `DEBUG` once more as the function starts.
+        let mut result = Ok(());
+        if self.shell.options.functrace {
+            result = self.run_debug_trap().await;
+        }
+        if result.is_ok() {
+            result = self
+                .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
+                .await;
+        }
+        for (name, action) in hidden {
+            self.shell.traps.entry(name.to_string()).or_insert(action);
+        }
         let mut result = match result {
             Err(Flow::Return) => Ok(()),
             other => other,
         };
-        if self.shell.return_traps_set != traps_set
+        if (self.shell.return_traps_set != traps_set || self.shell.options.functrace)
             && result.is_ok()
             && let Err(f) = self.run_return_trap().await
         {

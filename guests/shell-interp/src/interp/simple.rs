@@ -97,6 +97,7 @@ impl Interp<'_> {
                 .unwrap_or_default();
             return self.run_source_inline(&text, &name).await;
         }
+        self.before_command(|| sc.to_string()).await?;
         self.last_substitution = None;
         let mut argv: Vec<String> = Vec::new();
         let mut decl_args: Vec<DeclArg> = Vec::new();

@@ -1,11 +1,32 @@
 //! Running traps: `EXIT` when the shell ends, `RETURN` when a function or sourced script
-//! returns, and the action of any trap with `$?` kept around it.
+//! returns, `DEBUG` before each command, and the action of any trap with `$?` kept around it.
 
 use crate::state::Flow;
 
 use crate::interp::{Interp, Outcome};
 
 impl Interp<'_> {
+    /// Before a simple command, `[[ ]]`, `(( ))` or a `for`: notes its text as
+    /// `$BASH_COMMAND` and runs the `DEBUG` trap. Only while an `ERR` or `DEBUG` trap is set
+    /// (the text is what their actions read) and outside trap actions, so that an untrapped
+    /// script pays one lookup.
+    pub async fn before_command(&mut self, text: impl FnOnce() -> String) -> Outcome {
+        let traps = &self.shell.traps;
+        if self.shell.in_trap || !(traps.contains_key("DEBUG") || traps.contains_key("ERR")) {
+            return Ok(());
+        }
+        self.shell.bash_command = text();
+        self.run_debug_trap().await
+    }
+
+    /// The `DEBUG` trap's action, if one is set and no trap is running.
+    pub async fn run_debug_trap(&mut self) -> Outcome {
+        match self.shell.traps.get("DEBUG").cloned() {
+            Some(action) if !self.shell.in_trap => self.run_trap(&action).await,
+            _ => Ok(()),
+        }
+    }
+
     /// As a function that set it or a sourced script returns: the `RETURN` trap.
     pub async fn run_return_trap(&mut self) -> Outcome {
         match self.shell.traps.get("RETURN").cloned() {

@@ -153,8 +153,11 @@ fn bash(case: &Value, mode: Mode) -> Outcome {
     let script_dir = tempfile::tempdir().unwrap();
     let script_path = script_dir.path().join("case.sh");
     std::fs::write(&script_path, script).unwrap();
-    let mut command = Command::new("/bin/bash");
-    command.arg0("bash");
+    // Bash lists the signals it found ignored (`trap -p`), and a run under nohup or in the
+    // background ignores some: GNU env starts it with every signal at its default, as ours
+    // is (and finds `bash` on the cases' PATH, so that `$0` is `bash`).
+    let mut command = Command::new("/usr/bin/env");
+    command.arg0("env").args(["--default-signal", "bash"]);
     let stdin = match mode {
         Mode::Command => {
             command.args(["-c", script]);
