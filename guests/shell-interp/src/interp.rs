@@ -108,13 +108,22 @@ impl<'s> Interp<'s> {
         let Some(program) = self.parse(src, origin).await else {
             return Some(Flow::Exit);
         };
-        self.run_program(&program).await
+        self.run_text(&program).await
     }
 
     /// `eval`'s text: a syntax error there fails the command (status 2), not the shell.
     pub async fn run_eval(&mut self, src: &str) -> Option<Flow> {
         let program = self.parse(src, Some("eval")).await?;
-        self.run_program(&program).await
+        self.run_text(&program).await
+    }
+
+    /// Runs a parsed source text as a source of its own (its lines are its own, for aliases).
+    async fn run_text(&mut self, program: &ast::Program) -> Option<Flow> {
+        self.shell.sources += 1;
+        let outer = std::mem::replace(&mut self.shell.source, self.shell.sources);
+        let flow = self.run_program(program).await;
+        self.shell.source = outer;
+        flow
     }
 
     /// Parses a script; a syntax error is reported (naming `origin`, as `-c` or `eval`)

@@ -171,6 +171,15 @@ pub enum Flow {
     Exit,
 }
 
+/// `alias NAME=VALUE` (`value` set) or `unalias NAME` run on `line` of source text `source`.
+#[derive(Clone, Debug)]
+pub struct AliasChange {
+    pub source: u64,
+    pub line: usize,
+    pub name: String,
+    pub value: Option<String>,
+}
+
 /// How a script reached the shell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -218,6 +227,12 @@ pub struct Shell {
     pub return_traps_set: u64,
     /// `alias` definitions.
     pub aliases: std::collections::BTreeMap<String, String>,
+    /// Every change `alias` and `unalias` made, where: bash expands aliases as it reads a
+    /// line, so a command sees them as they were before its line ran ([`Shell::alias_at`]).
+    pub alias_changes: Vec<AliasChange>,
+    /// The source text running (a script, `eval`'s, a trap's), and the last number given.
+    pub source: u64,
+    pub sources: u64,
     /// `pushd`/`popd`'s stack, below the current directory (top first).
     pub dir_stack: Vec<String>,
     /// `umask`.
@@ -257,6 +272,38 @@ pub struct Shell {
 }
 
 impl Shell {
+    /// Defines (`Some`) or removes alias `name` by a command on `line` of the running source.
+    /// A loop running the same line again replaces its change, so the list stays as long as
+    /// the script's alias commands.
+    pub fn change_alias(&mut self, line: usize, name: &str, value: Option<String>) {
+        let source = self.source;
+        self.alias_changes
+            .retain(|c| !(c.source == source && c.line == line && c.name == name));
+        self.alias_changes.push(AliasChange {
+            source,
+            line,
+            name: name.to_string(),
+            value: value.clone(),
+        });
+        match value {
+            Some(v) => self.aliases.insert(name.to_string(), v),
+            None => self.aliases.remove(name),
+        };
+    }
+
+    /// Alias `name` as bash would have expanded it in a command on `line` of the running
+    /// source: changes made on that line or later ones of the same text came after bash read
+    /// it (`alias x=y; x` on one line finds no `x`; a function keeps the aliases of where it
+    /// was written).
+    pub fn alias_at(&self, name: &str, line: usize) -> Option<&str> {
+        self.alias_changes
+            .iter()
+            .rev()
+            .filter(|c| c.name == name)
+            .find(|c| !(c.source == self.source && c.line >= line))
+            .and_then(|c| c.value.as_deref())
+    }
+
     /// A new shell with bash's usual variables and the host's environment.
     pub fn new(name: String, positional: Vec<String>, commands: Rc<Registry>) -> Shell {
         let mut vars: HashMap<String, Var> = std::env::vars()
@@ -312,6 +359,9 @@ impl Shell {
             bash_command: String::new(),
             return_traps_set: 0,
             aliases: Default::default(),
+            alias_changes: Vec::new(),
+            source: 0,
+            sources: 0,
             dir_stack: Vec::new(),
             umask: 0o022,
             jobs: Vec::new(),

@@ -17,7 +17,8 @@ pub async fn alias(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     for a in args.iter().filter(|a| *a != "-p") {
         match a.split_once('=') {
             Some((name, value)) => {
-                sh.shell.aliases.insert(name.to_string(), value.to_string());
+                let line = sh.line;
+                sh.shell.change_alias(line, name, Some(value.to_string()));
             }
             None => match sh.shell.aliases.get(a.as_str()) {
                 Some(v) => {

@@ -5,8 +5,12 @@ use crate::interp::Interp;
 
 /// `unalias [-a] NAME...`.
 pub async fn unalias(sh: &mut Interp<'_>, args: &[String]) -> i32 {
+    let line = sh.line;
     if args.iter().any(|a| a == "-a") {
-        sh.shell.aliases.clear();
+        let names: Vec<String> = sh.shell.aliases.keys().cloned().collect();
+        for name in names {
+            sh.shell.change_alias(line, &name, None);
+        }
         return 0;
     }
     if args.is_empty() {
@@ -16,7 +20,9 @@ pub async fn unalias(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     }
     let mut status = 0;
     for a in args {
-        if sh.shell.aliases.remove(a.as_str()).is_none() {
+        if sh.shell.aliases.contains_key(a.as_str()) {
+            sh.shell.change_alias(line, a, None);
+        } else {
             sh.error(&format!("unalias: {a}: not found")).await;
             status = 1;
         }

@@ -182,17 +182,35 @@ impl Interp<'_> {
     /// The text to run instead of a simple command whose name is an alias (with
     /// `expand_aliases` on): the alias's value followed by the rest of the command.
     pub(crate) fn alias_for(&self, sc: &ast::SimpleCommand) -> Option<String> {
-        if !self.shell.shopt.expand_aliases || sc.prefix.is_some() {
+        if !self.shell.shopt.expand_aliases {
             return None;
         }
         let word = &sc.word_or_name.as_ref()?.value;
-        let value = self.shell.aliases.get(word)?;
+        let value = self.shell.alias_at(word, self.line)?;
         if self.alias_stack.contains(word) {
             return None;
         }
-        let text = sc.to_string();
-        let rest = text.strip_prefix(word.as_str())?;
-        Some(format!("{value}{rest}"))
+        // Assignments and redirections before the command word stay before it.
+        let mut text = String::new();
+        for item in sc.prefix.iter().flat_map(|p| p.0.iter()) {
+            text.push_str(&item.to_string());
+            text.push(' ');
+        }
+        text.push_str(value);
+        // An alias that ends in a blank has the next word checked for an alias too.
+        let mut words = sc.suffix.iter().flat_map(|s| s.0.iter()).peekable();
+        while text.ends_with([' ', '\t'])
+            && let Some(ast::CommandPrefixOrSuffixItem::Word(w)) = words.peek()
+            && let Some(value) = self.shell.alias_at(&w.value, self.line)
+        {
+            text.push_str(value);
+            words.next();
+        }
+        for item in words {
+            text.push(' ');
+            text.push_str(&item.to_string());
+        }
+        Some(text)
     }
 
     /// Runs source text in place of a command (alias expansion).
