@@ -82,6 +82,28 @@ pub struct ExpandError {
     pub status: i32,
 }
 
+/// Whether GLOBIGNORE's colon-separated patterns drop `path` from a glob's matches: each
+/// pattern is matched a path component at a time (a `*` does not cross a `/`), and `.` and
+/// `..` are always dropped.
+fn glob_ignored(path: &str, globignore: &str, opts: MatchOptions) -> bool {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    if last == "." || last == ".." {
+        return true;
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    globignore
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .any(|pattern| {
+            let pieces: Vec<&str> = pattern.split('/').collect();
+            pieces.len() == parts.len()
+                && pieces
+                    .iter()
+                    .zip(&parts)
+                    .all(|(p, part)| Pattern::new(p, opts).matches(part))
+        })
+}
+
 impl ExpandError {
     pub fn new(message: impl Into<String>) -> ExpandError {
         ExpandError {
@@ -158,18 +180,32 @@ pub trait Expand: Frame + Parameters {
                 && !self.shell_mut().options.noglob
                 && shell_base::pattern::has_glob(&f.pattern, self.shell_mut().shopt.extglob)
             {
+                // A non-empty GLOBIGNORE drops the names it matches, and lets `*` match
+                // dot files as `dotglob` does (never `.` and `..`).
+                let ignore = self
+                    .shell_mut()
+                    .get("GLOBIGNORE")
+                    .map(|g| g.to_string())
+                    .filter(|g| !g.is_empty());
                 let sh = &self.shell_mut().shopt;
                 let opts = shell_base::glob::GlobOptions {
-                    dotglob: sh.dotglob,
+                    dotglob: sh.dotglob || ignore.is_some(),
                     globstar: sh.globstar,
                     nocaseglob: sh.nocaseglob,
                     extglob: sh.extglob,
                 };
-                let matches = shell_base::glob::glob(
+                let mut matches = shell_base::glob::glob(
                     std::path::Path::new(&self.shell_mut().cwd),
                     &f.pattern,
                     opts,
                 );
+                if let Some(ignore) = ignore {
+                    let opts = MatchOptions {
+                        extglob: opts.extglob,
+                        nocase: false,
+                    };
+                    matches.retain(|m| !glob_ignored(m, &ignore, opts));
+                }
                 if matches.len() > shell_base::glob::MAX_GLOB_PATHS {
                     return Err(ExpandError::new(format!(
                         "{}: pathname expansion limit of {} paths exceeded",

@@ -167,10 +167,20 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                 p.value = crate::interp::assign::Assigned::Scalar(text);
                 sh.apply_assignment(p)
             }
-            None => Err(format!("`{name}': not a valid identifier")),
+            // bash's status for a bad name is 2, for a readonly one 1.
+            None => {
+                sh.error(&format!("printf: `{name}': not a valid identifier"))
+                    .await;
+                return 2;
+            }
         };
         return match assigned {
             Ok(()) => status,
+            // bash words a readonly target as an assignment would, without `printf: `.
+            Err(msg) if msg.ends_with("readonly variable") => {
+                sh.error(&msg).await;
+                1
+            }
             Err(msg) => {
                 sh.error(&format!("printf: {msg}")).await;
                 1
