@@ -43,6 +43,7 @@ mod alias;
 mod r#break;
 mod cd;
 mod command;
+pub(crate) mod complete;
 pub mod declare;
 pub mod dirs;
 mod echo;
@@ -87,6 +88,9 @@ pub const ALL: &[Builtin] = &[
     command::BUILTIN,
     cd::BUILTIN,
     command::COMMAND,
+    complete::COMPGEN,
+    complete::COMPLETE,
+    complete::COMPOPT,
     r#break::CONTINUE,
     declare::DECLARE,
     dirs::BUILTIN,

@@ -227,6 +227,8 @@ pub struct Shell {
     pub return_traps_set: u64,
     /// `alias` definitions.
     pub aliases: std::collections::BTreeMap<String, String>,
+    /// `complete`'s specifications, by command name.
+    pub completions: std::collections::BTreeMap<String, crate::builtins::complete::Spec>,
     /// Every change `alias` and `unalias` made, where: bash expands aliases as it reads a
     /// line, so a command sees them as they were before its line ran ([`Shell::alias_at`]).
     pub alias_changes: Vec<AliasChange>,
@@ -359,6 +361,7 @@ impl Shell {
             bash_command: String::new(),
             return_traps_set: 0,
             aliases: Default::default(),
+            completions: Default::default(),
             alias_changes: Vec::new(),
             source: 0,
             sources: 0,
