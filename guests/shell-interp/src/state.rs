@@ -176,9 +176,12 @@ pub enum Flow {
 pub struct AliasChange {
     pub source: u64,
     pub line: usize,
-    pub name: String,
     pub value: Option<String>,
 }
+
+/// The most changes of one alias kept: enough for any script's lines, and a lookup stays
+/// short however often a loop or `eval` redefines it.
+const ALIAS_HISTORY: usize = 64;
 
 /// How a script reached the shell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,7 +234,7 @@ pub struct Shell {
     pub completions: std::collections::BTreeMap<String, crate::builtins::complete::Spec>,
     /// Every change `alias` and `unalias` made, where: bash expands aliases as it reads a
     /// line, so a command sees them as they were before its line ran ([`Shell::alias_at`]).
-    pub alias_changes: Vec<AliasChange>,
+    pub alias_changes: HashMap<String, std::collections::VecDeque<AliasChange>>,
     /// The source text running (a script, `eval`'s, a trap's), and the last number given.
     pub source: u64,
     pub sources: u64,
@@ -275,16 +278,18 @@ pub struct Shell {
 
 impl Shell {
     /// Defines (`Some`) or removes alias `name` by a command on `line` of the running source.
-    /// A loop running the same line again replaces its change, so the list stays as long as
-    /// the script's alias commands.
+    /// A loop running the same line again replaces its change, and each alias keeps its
+    /// last 64 changes.
     pub fn change_alias(&mut self, line: usize, name: &str, value: Option<String>) {
         let source = self.source;
-        self.alias_changes
-            .retain(|c| !(c.source == source && c.line == line && c.name == name));
-        self.alias_changes.push(AliasChange {
+        let history = self.alias_changes.entry(name.to_string()).or_default();
+        history.retain(|c| !(c.source == source && c.line == line));
+        if history.len() == ALIAS_HISTORY {
+            history.pop_front();
+        }
+        history.push_back(AliasChange {
             source,
             line,
-            name: name.to_string(),
             value: value.clone(),
         });
         match value {
@@ -299,9 +304,9 @@ impl Shell {
     /// was written).
     pub fn alias_at(&self, name: &str, line: usize) -> Option<&str> {
         self.alias_changes
+            .get(name)?
             .iter()
             .rev()
-            .filter(|c| c.name == name)
             .find(|c| !(c.source == self.source && c.line >= line))
             .and_then(|c| c.value.as_deref())
     }
@@ -362,7 +367,7 @@ impl Shell {
             return_traps_set: 0,
             aliases: Default::default(),
             completions: Default::default(),
-            alias_changes: Vec::new(),
+            alias_changes: HashMap::new(),
             source: 0,
             sources: 0,
             dir_stack: Vec::new(),
