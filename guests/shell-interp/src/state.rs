@@ -9,6 +9,7 @@ use brush_parser::ast;
 use crate::vars::{Attrs, Value, Var};
 use shell_base::Registry;
 
+pub mod completion;
 mod variables;
 
 /// `set` options.
@@ -231,7 +232,7 @@ pub struct Shell {
     /// `alias` definitions.
     pub aliases: std::collections::BTreeMap<String, String>,
     /// `complete`'s specifications, by command name.
-    pub completions: std::collections::BTreeMap<String, crate::builtins::complete::Spec>,
+    pub completions: std::collections::BTreeMap<String, completion::Spec>,
     /// Every change `alias` and `unalias` made, where: bash expands aliases as it reads a
     /// line, so a command sees them as they were before its line ran ([`Shell::alias_at`]).
     pub alias_changes: HashMap<String, std::collections::VecDeque<AliasChange>>,

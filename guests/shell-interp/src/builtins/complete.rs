@@ -7,86 +7,8 @@ use crate::builtins::kind::KEYWORDS;
 use crate::builtins::out;
 use crate::expand::Expand;
 use crate::interp::{Builtin, Interp};
+use crate::state::completion::{ACTIONS, Spec};
 use shell_base::pattern::{MatchOptions, Pattern};
-
-/// Actions by their `-A` names (in the order bash gathers their candidates), and the letters
-/// that stand for them.
-const ACTIONS: &[(&str, char)] = &[
-    ("alias", 'a'),
-    ("arrayvar", '\0'),
-    ("binding", '\0'),
-    ("builtin", 'b'),
-    ("command", 'c'),
-    ("directory", 'd'),
-    ("disabled", '\0'),
-    ("enabled", '\0'),
-    ("export", 'e'),
-    ("file", 'f'),
-    ("function", '\0'),
-    ("group", 'g'),
-    ("helptopic", '\0'),
-    ("hostname", '\0'),
-    ("job", 'j'),
-    ("keyword", 'k'),
-    ("running", '\0'),
-    ("service", 's'),
-    ("setopt", '\0'),
-    ("shopt", '\0'),
-    ("signal", '\0'),
-    ("stopped", '\0'),
-    ("user", 'u'),
-    ("variable", 'v'),
-];
-
-/// A completion specification: what `complete` and `compgen` take.
-#[derive(Clone, Debug, Default)]
-pub struct Spec {
-    /// `-o` options.
-    options: Vec<String>,
-    /// Actions, by name.
-    actions: Vec<String>,
-    glob: Option<String>,
-    words: Option<String>,
-    function: Option<String>,
-    command: Option<String>,
-    filter: Option<String>,
-    prefix: Option<String>,
-    suffix: Option<String>,
-}
-
-impl Spec {
-    /// As `complete -p` prints it, before the name.
-    fn shown(&self) -> String {
-        let mut s = String::from("complete");
-        let quoted = |v: &str| crate::quote::single(v, true);
-        for o in &self.options {
-            s.push_str(&format!(" -o {o}"));
-        }
-        for a in &self.actions {
-            match ACTIONS.iter().find(|(n, _)| n == a) {
-                Some((_, c)) if *c != '\0' => s.push_str(&format!(" -{c}")),
-                _ => s.push_str(&format!(" -A {a}")),
-            }
-        }
-        for (flag, value) in [
-            ("-G", &self.glob),
-            ("-W", &self.words),
-            ("-P", &self.prefix),
-            ("-S", &self.suffix),
-            ("-X", &self.filter),
-        ] {
-            if let Some(v) = value {
-                s.push_str(&format!(" {flag} {}", quoted(v)));
-            }
-        }
-        for (flag, value) in [("-F", &self.function), ("-C", &self.command)] {
-            if let Some(v) = value {
-                s.push_str(&format!(" {flag} {v}"));
-            }
-        }
-        s
-    }
-}
 
 /// What the options of `complete`/`compgen` gave: the spec, `-p`/`-r`, and the names left.
 struct Parsed {
