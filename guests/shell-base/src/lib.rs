@@ -15,6 +15,7 @@
 //! developer's machine.
 
 pub mod args;
+pub mod clock;
 pub mod context;
 pub mod errno;
 pub mod format;

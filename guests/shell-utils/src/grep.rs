@@ -76,7 +76,13 @@ fn build(patterns: &[String], syntax: Syntax, o: &Options) -> Result<posix::Patt
         case_insensitive: o.ignore_case,
         dot_matches_new_line: false,
     };
-    posix::Pattern::build(&parts.join("|"), flags, syntax == Syntax::Perl)
+    // No pattern at all (`-f` of an empty file) matches no line, as in GNU grep.
+    let joined = if parts.is_empty() {
+        r"[^\s\S]".to_string()
+    } else {
+        parts.join("|")
+    };
+    posix::Pattern::build(&joined, flags, syntax == Syntax::Perl)
 }
 
 /// `grep [OPTIONS] PATTERN [FILE...]`.

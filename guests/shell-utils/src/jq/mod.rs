@@ -1,5 +1,6 @@
 //! `jq` over jaq (jaq-core, jaq-std, jaq-json): filters, paths and the standard library,
-//! with jq's options `-r -j -c -n -s -e -S --tab --indent N --arg --argjson`, and jq 1.6's
+//! with jq's options `-r -j -c -n -s -R -e -S --tab --indent N --arg --argjson --args
+//! --jsonargs` (and `$ARGS`), and jq 1.6's
 //! output layout. `yq` and `tomlq` (the jq wrappers Debian ships as `yq`) run the same
 //! filters over YAML and TOML documents (see `yaml.rs`).
 
@@ -22,6 +23,8 @@ struct Options {
     compact: bool,
     null_input: bool,
     slurp: bool,
+    /// `-R`: each line of input is a string (with `-s`, all of it is one).
+    raw_input: bool,
     exit_status: bool,
     sort_keys: bool,
     indent: String,
@@ -76,6 +79,7 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
         compact: false,
         null_input: false,
         slurp: false,
+        raw_input: false,
         exit_status: false,
         sort_keys: false,
         indent: "  ".into(),
@@ -89,6 +93,10 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let usage = "Use jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://stedolan.github.io/jq";
     // `--arg NAME VALUE` and `--argjson NAME JSON`, in order.
     let mut args: Vec<(bool, String, String)> = Vec::new();
+    // After `--args` (strings) or `--jsonargs` (JSON texts), operands past the filter are
+    // `$ARGS.positional`, not files.
+    let mut positional_kind: Option<bool> = None;
+    let mut positional: Vec<String> = Vec::new();
     let mut p = parser(argv);
     let parsed: Result<(), lexopt::Error> = (|| {
         while let Some(arg) = p.next()? {
@@ -98,6 +106,9 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 Short('c') | Long("compact-output") => o.compact = true,
                 Short('n') | Long("null-input") => o.null_input = true,
                 Short('s') | Long("slurp") => o.slurp = true,
+                Short('R') | Long("raw-input") => o.raw_input = true,
+                Long("args") => positional_kind = Some(false),
+                Long("jsonargs") => positional_kind = Some(true),
                 Short('e') | Long("exit-status") => o.exit_status = true,
                 Short('S') | Long("sort-keys") => o.sort_keys = true,
                 // Never a terminal, so never colours; output is UTF-8 either way.
@@ -128,6 +139,7 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
                     args.push((json, name, v));
                 }
                 Value(v) if filter.is_none() => filter = Some(string(v)),
+                Value(v) if positional_kind.is_some() => positional.push(string(v)),
                 Value(v) => files.push(string(v)),
                 Short(c) => return Err(plain(format!("Unknown option: -{c}"))),
                 Long(l) => return Err(plain(format!("Unknown option: --{l}"))),
@@ -137,6 +149,24 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     })();
     if let Err(e) = parsed {
         return complain(sh, &format!("jq: {e}\n{usage}")).await + 1;
+    }
+    let json_arg = |text: &str| jaq_json::read::parse_single(text.as_bytes()).ok();
+    let mut named = jaq_json::Map::default();
+    let mut listed = Vec::new();
+    for text in positional {
+        if positional_kind == Some(true) {
+            let Some(v) = json_arg(&text) else {
+                return complain(
+                    sh,
+                    &format!("jq: Invalid JSON text passed to --jsonargs\n{usage}"),
+                )
+                .await
+                    + 1;
+            };
+            listed.push(v);
+        } else {
+            listed.push(Val::from(text));
+        }
     }
     for (json, name, value) in args {
         let v = if !json {
@@ -154,8 +184,16 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 }
             }
         };
+        named.insert(Val::from(name.clone()), v.clone());
         o.vars.push((name, v));
     }
+    let mut all = jaq_json::Map::default();
+    all.insert(
+        Val::from("positional".to_string()),
+        Val::Arr(std::rc::Rc::new(listed)),
+    );
+    all.insert(Val::from("named".to_string()), Val::obj(named));
+    o.vars.push(("ARGS".into(), Val::obj(all)));
     let Some(code) = filter else {
         return complain(
             sh,
@@ -243,6 +281,16 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Err(m) => return complain(sh, &m).await + i32::from(!wrapper),
         }
     }
+    if o.raw_input && o.slurp {
+        // `-Rs`: every input's text as one string.
+        let mut text = Vec::new();
+        for d in &docs {
+            if let Val::TStr(b) = d {
+                text.extend_from_slice(b);
+            }
+        }
+        docs = vec![Val::TStr(Box::new(text.into()))];
+    }
     let status = run_filter(sh, &filter, &o, docs, &mut Sink::Out(&mut out)).await;
     if let Err(Stop(s)) = out.flush().await {
         return s;
@@ -277,6 +325,19 @@ async fn read_documents(
 ) -> Result<Vec<Val>, String> {
     let input = open(sh, f).map_err(|m| format!("{tool}: error: Could not open file {m}"))?;
     let data = read_all_limited(&input, MEMORY_LIMIT, tool).await?;
+    if o.raw_input {
+        if o.slurp {
+            return Ok(vec![Val::TStr(Box::new(data.into()))]);
+        }
+        let mut lines: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+        if data.ends_with(b"\n") || data.is_empty() {
+            lines.pop();
+        }
+        return Ok(lines
+            .into_iter()
+            .map(|l| Val::TStr(Box::new(l.to_vec().into())))
+            .collect());
+    }
     if o.input != Format::Json {
         return parse_documents(&data, o.input)
             .map_err(|e| format!("{tool}: Error running jq: {e}"));
@@ -294,7 +355,7 @@ async fn run_filter(
     inputs: Vec<Val>,
     sink: &mut Sink<'_>,
 ) -> i32 {
-    let inputs: Vec<Val> = if o.slurp {
+    let inputs: Vec<Val> = if o.slurp && !o.raw_input {
         vec![Val::Arr(std::rc::Rc::new(inputs))]
     } else if o.null_input {
         vec![Val::Null]
