@@ -40,6 +40,7 @@ macro_rules! flow {
 }
 
 mod alias;
+mod bind;
 mod r#break;
 mod cd;
 mod command;
@@ -54,6 +55,7 @@ mod r#false;
 mod getopts;
 mod hash;
 mod help;
+mod history;
 pub mod kind;
 mod r#let;
 mod mapfile;
@@ -84,6 +86,7 @@ pub const ALL: &[Builtin] = &[
     r#true::COLON,
     test::BRACKET,
     alias::BUILTIN,
+    bind::BUILTIN,
     r#break::BREAK,
     command::BUILTIN,
     cd::BUILTIN,
@@ -103,6 +106,7 @@ pub const ALL: &[Builtin] = &[
     getopts::BUILTIN,
     hash::BUILTIN,
     help::BUILTIN,
+    history::BUILTIN,
     r#let::BUILTIN,
     declare::LOCAL,
     mapfile::MAPFILE,

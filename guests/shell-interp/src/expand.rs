@@ -48,6 +48,10 @@ pub enum Seg {
     Break,
     /// `"$@"` with nothing in it: no field, not even an empty one.
     NoFields,
+    /// Between the values of an unquoted `$*` or `$@` (`star`: the former): a field
+    /// boundary where words are split; where they are not (assignments, `case`, `[[ ]]`),
+    /// IFS's first character for `$*` and a space for `$@`.
+    Gap { star: bool },
 }
 
 /// A field being built: its text, and the same with quoted glob characters escaped.
@@ -167,6 +171,11 @@ pub trait Expand: Frame + Parameters {
                 Seg::Lit { text, quoted } => cur.push(&text, !quoted),
                 Seg::Quoted(text) => cur.push(&text, false),
                 Seg::Break => fields.push(std::mem::take(&mut cur)),
+                Seg::Gap { .. } => {
+                    if cur.started {
+                        fields.push(std::mem::take(&mut cur));
+                    }
+                }
                 Seg::NoFields => {}
                 Seg::Split(text) => split_ifs(&text, &ifs, &mut cur, &mut fields),
             }
@@ -232,6 +241,13 @@ pub trait Expand: Frame + Parameters {
         Ok(out)
     }
 
+    /// What joins the values of an unquoted `$*` (IFS's first character) or `$@` (a space)
+    /// where words are not split.
+    fn joint(&mut self) -> impl Fn(bool) -> String + use<Self> {
+        let first = self.shell_mut().ifs_joint();
+        move |star| if star { first.clone() } else { " ".into() }
+    }
+
     /// A word expanded to one string, without splitting or globbing (assignments, redirection
     /// targets, `case` words).
     async fn expand_string(&mut self, raw: &str) -> Result<String, ExpandError> {
@@ -239,11 +255,13 @@ pub trait Expand: Frame + Parameters {
             return Ok(raw.to_string());
         }
         let segs = self.expand_segs(raw, false).await?;
+        let joint = self.joint();
         Ok(segs
             .into_iter()
             .map(|s| match s {
                 Seg::Lit { text, .. } | Seg::Split(text) | Seg::Quoted(text) => text,
                 Seg::Break => " ".into(),
+                Seg::Gap { star } => joint(star),
                 Seg::NoFields => String::new(),
             })
             .collect())
@@ -253,6 +271,7 @@ pub trait Expand: Frame + Parameters {
     /// literally.
     async fn expand_pattern(&mut self, raw: &str) -> Result<String, ExpandError> {
         let segs = self.expand_segs(raw, false).await?;
+        let joint = self.joint();
         let mut f = Field::default();
         for s in segs {
             match s {
@@ -260,6 +279,7 @@ pub trait Expand: Frame + Parameters {
                 Seg::Split(text) => f.push(&text, true),
                 Seg::Quoted(text) => f.push(&text, false),
                 Seg::Break => f.push(" ", false),
+                Seg::Gap { star } => f.push(&joint(star), false),
                 Seg::NoFields => {}
             }
         }
@@ -269,6 +289,7 @@ pub trait Expand: Frame + Parameters {
     /// The right side of `=~`: quoted parts match literally.
     async fn expand_regex(&mut self, raw: &str) -> Result<String, ExpandError> {
         let segs = self.expand_segs(raw, false).await?;
+        let joint = self.joint();
         Ok(segs
             .into_iter()
             .map(|s| match s {
@@ -279,6 +300,7 @@ pub trait Expand: Frame + Parameters {
                 | Seg::Split(text) => text,
                 Seg::Lit { text, .. } | Seg::Quoted(text) => regex::escape(&text),
                 Seg::Break => " ".into(),
+                Seg::Gap { star } => regex::escape(&joint(star)),
                 Seg::NoFields => String::new(),
             })
             .collect())
@@ -296,7 +318,7 @@ pub trait Expand: Frame + Parameters {
                 .iter()
                 .map(|s| match s {
                     Seg::Lit { text, .. } | Seg::Split(text) | Seg::Quoted(text) => text.len(),
-                    Seg::Break => 1,
+                    Seg::Break | Seg::Gap { .. } => 1,
                     Seg::NoFields => 0,
                 })
                 .sum();

@@ -262,6 +262,8 @@ pub fn subshell_of(shell: &Shell) -> Shell {
         _ => action.is_empty(),
     });
     sub.subshell = true;
+    // `break` and `continue` in a subshell have no loop of its own to leave.
+    sub.loop_depth = 0;
     sub
 }
 

@@ -226,6 +226,9 @@ pub struct Shell {
     pub parent_traps: Option<HashMap<String, String>>,
     /// `$BASH_COMMAND`: the command running or about to run (kept while a trap is set).
     pub bash_command: String,
+    /// How many running functions hide the caller's `ERR` or `DEBUG` trap (it comes back,
+    /// and reads `$BASH_COMMAND`, when they return).
+    pub traps_hidden: u32,
     /// How many times a `RETURN` trap was set: a function runs it on return when it set one
     /// (functions do not inherit it, as bash without `set -T`).
     pub return_traps_set: u64,
@@ -243,6 +246,8 @@ pub struct Shell {
     pub dir_stack: Vec<String>,
     /// `umask`.
     pub umask: u32,
+    /// What `history -s` added (a script records no history of its own).
+    pub history: Vec<String>,
     /// Statuses of finished background jobs by id, for `wait` (jobs run to completion).
     pub jobs: Vec<(u32, i32)>,
     /// `$!`.
@@ -365,6 +370,7 @@ impl Shell {
             traps: HashMap::new(),
             parent_traps: None,
             bash_command: String::new(),
+            traps_hidden: 0,
             return_traps_set: 0,
             aliases: Default::default(),
             completions: Default::default(),
@@ -373,6 +379,7 @@ impl Shell {
             sources: 0,
             dir_stack: Vec::new(),
             umask: 0o022,
+            history: Vec::new(),
             jobs: Vec::new(),
             last_job: None,
             in_trap: false,
@@ -462,6 +469,16 @@ impl Shell {
     /// `$IFS`.
     pub fn ifs(&self) -> String {
         self.get("IFS").unwrap_or(" \t\n").to_string()
+    }
+
+    /// What joins the values of `$*`: IFS's first character (nothing when IFS is empty).
+    pub fn ifs_joint(&self) -> String {
+        self.get("IFS")
+            .unwrap_or(" ")
+            .chars()
+            .next()
+            .map(String::from)
+            .unwrap_or_default()
     }
 }
 

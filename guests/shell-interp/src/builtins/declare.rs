@@ -104,6 +104,22 @@ pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 
         if flags.has('n') && p.subscript.is_none() {
             // `declare -n ref=target`: the value is the name referred to.
             if let crate::interp::assign::Assigned::Scalar(target) = &p.value {
+                let refused = if *target == name {
+                    Some(format!(
+                        "{name}: nameref variable self references not allowed"
+                    ))
+                } else if !target.is_empty() && !is_reference(target) {
+                    Some(format!(
+                        "`{target}': invalid variable name for name reference"
+                    ))
+                } else {
+                    None
+                };
+                if let Some(msg) = refused {
+                    sh.error(&format!("{cmd}: {msg}")).await;
+                    status = 1;
+                    continue;
+                }
                 let var = sh.shell.vars.entry(name.clone()).or_default();
                 var.value = Value::Scalar(target.clone());
                 var.attrs.nameref = true;
@@ -137,7 +153,7 @@ fn set_attributes(
     flags: &Flags,
     before_value: bool,
 ) -> Result<(), String> {
-    let target = if flags.has('n') {
+    let target = if flags.has('n') || flags.off.contains('n') {
         name.to_string()
     } else {
         sh.shell.resolve(name)
@@ -260,6 +276,14 @@ impl Flags {
     }
 }
 
+/// What a nameref may name: a variable, or an array's element (`a[1]`).
+fn is_reference(target: &str) -> bool {
+    match target.split_once('[') {
+        Some((name, rest)) => is_name(name) && rest.ends_with(']'),
+        None => is_name(target),
+    }
+}
+
 /// `declare -p NAME...`.
 pub(crate) async fn print(sh: &mut Interp<'_>, cmd: &str, operands: &[DeclArg]) -> i32 {
     let mut status = 0;
@@ -281,7 +305,9 @@ pub(crate) async fn print(sh: &mut Interp<'_>, cmd: &str, operands: &[DeclArg]) 
 
 /// `declare -f [NAME...]` (definitions) and `declare -F [NAME...]` (names).
 pub(crate) async fn functions(sh: &mut Interp<'_>, flags: &Flags, operands: &[DeclArg]) -> i32 {
-    let names: Vec<String> = if operands.is_empty() {
+    // bash lists every function as `declare -f NAME`, and names asked for alone.
+    let listing = operands.is_empty();
+    let names: Vec<String> = if listing {
         let mut all: Vec<String> = sh.shell.functions.keys().cloned().collect();
         all.sort();
         all
@@ -298,7 +324,8 @@ pub(crate) async fn functions(sh: &mut Interp<'_>, flags: &Flags, operands: &[De
     let mut text = String::new();
     for name in names {
         match sh.shell.functions.get(&name) {
-            Some(_) if flags.has('F') => text.push_str(&format!("declare -f {name}\n")),
+            Some(_) if flags.has('F') && listing => text.push_str(&format!("declare -f {name}\n")),
+            Some(_) if flags.has('F') => text.push_str(&format!("{name}\n")),
             Some(body) => text.push_str(&crate::unparse::function(&name, body)),
             None => status = 1,
         }

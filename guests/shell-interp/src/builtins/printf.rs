@@ -98,6 +98,14 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
             {
                 i += 1;
             }
+            // `%(FORMAT)T`: a time (seconds since the epoch; empty or -1 now) by strftime.
+            let mut time_format = None;
+            if fmt.get(i) == Some(&'(')
+                && let Some(len) = fmt[i + 1..].iter().position(|&c| c == ')')
+            {
+                time_format = Some(fmt[i + 1..i + 1 + len].iter().collect::<String>());
+                i += len + 2;
+            }
             let Some(&conv) = fmt.get(i) else {
                 sh.error(&format!(
                     "printf: `{}': missing format character",
@@ -112,9 +120,25 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
             consumed |= arg.is_some();
             let arg = arg.cloned().unwrap_or_default();
             let mut invalid = Vec::new();
-            let formatted = match conv {
-                's' => pad(&spec, &truncate(&arg, spec.precision)),
-                'b' => {
+            let formatted = match (conv, time_format) {
+                ('T', Some(format)) => {
+                    let secs = time_of(&arg).unwrap_or_else(|n| {
+                        status = 1;
+                        invalid.push(arg.clone());
+                        n
+                    });
+                    // bash's default for `%()T` is the locale's time, `%X`.
+                    let format = if format.is_empty() { "%X" } else { &format };
+                    let t = shell_base::clock::format(secs, 0, format);
+                    pad(&spec, &truncate(&t, spec.precision))
+                }
+                (_, Some(_)) => {
+                    sh.error("printf: `(': invalid format character").await;
+                    status = 1;
+                    break 'outer;
+                }
+                ('s', None) => pad(&spec, &truncate(&arg, spec.precision)),
+                ('b', None) => {
                     let (t, stop) = escapes_of(&arg, true);
                     text.push_str(&pad(&spec, &truncate(&t, spec.precision)));
                     if stop {
@@ -122,13 +146,16 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                     }
                     continue;
                 }
-                'q' => pad(&spec, &crate::quote::backslash(&arg, sh.shell.utf8())),
-                'c' => pad(
+                ('q', None) => pad(&spec, &crate::quote::backslash(&arg, sh.shell.utf8())),
+                ('c', None) => pad(
                     &spec,
                     &arg.chars().next().map(String::from).unwrap_or_default(),
                 ),
-                'd' | 'i' | 'o' | 'u' | 'x' | 'X' | 'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a'
-                | 'A' => {
+                (
+                    'd' | 'i' | 'o' | 'u' | 'x' | 'X' | 'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a'
+                    | 'A',
+                    None,
+                ) => {
                     let floating = !matches!(conv, 'd' | 'i' | 'o' | 'u' | 'x' | 'X');
                     let parsed = if floating {
                         parse_float(&arg).map(Number::Float).map_err(Number::Float)
@@ -145,7 +172,7 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                         Number::Float(v) => float(&spec, conv, v),
                     }
                 }
-                other => {
+                (other, None) => {
                     sh.error(&format!("printf: `{other}': invalid format character"))
                         .await;
                     status = 1;
@@ -190,6 +217,23 @@ pub async fn printf(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     match out(sh, &text).await {
         0 => status,
         s => s,
+    }
+}
+
+/// `%(...)T`'s argument as seconds since the epoch: a number, or now when it is empty,
+/// -1 or -2 (bash's -2, the shell's start, is now too: a run of the isolate is short).
+fn time_of(arg: &str) -> Result<i64, i64> {
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64)
+    };
+    match arg.trim() {
+        "" => Ok(now()),
+        text => match parse_integer(text) {
+            Ok(-1 | -2) => Ok(now()),
+            other => other,
+        },
     }
 }
 

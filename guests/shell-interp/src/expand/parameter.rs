@@ -123,8 +123,9 @@ pub trait Parameters: Frame {
         s
     }
 
-    /// `${!x...}`: the parameter named by `x`'s value (a nameref's is its target's name).
-    fn indirect_target(&self, p: &Parameter) -> Result<Parameter, ExpandError> {
+    /// `${!x...}`: the parameter named by `x`'s value, or, when `x` is a nameref, the name
+    /// of the variable it refers to (`Err`: that name, as the expansion's value).
+    fn indirect_target(&self, p: &Parameter) -> Result<Result<Parameter, String>, ExpandError> {
         let name = match p {
             Parameter::Named(n) => n.clone(),
             Parameter::Positional(n) => self
@@ -136,13 +137,14 @@ pub trait Parameters: Frame {
             _ => String::new(),
         };
         let text = match self.shell().vars.get(&name) {
-            Some(v) if v.attrs.nameref => return Ok(Parameter::Named(self.shell().resolve(&name))),
+            Some(v) if v.attrs.nameref => return Ok(Err(self.shell().resolve(&name))),
             _ if matches!(p, Parameter::Named(_)) => {
                 self.shell().get(&name).unwrap_or_default().to_string()
             }
             _ => name,
         };
         parse_parameter(&text)
+            .map(Ok)
             .ok_or_else(|| ExpandError::new(format!("{text}: invalid variable name")))
     }
 
@@ -177,10 +179,14 @@ pub trait Parameters: Frame {
             }
             _ => {}
         }
+        let mut referred = None;
         if let Some((parameter, indirect)) = parameter_of(&mut expr)
             && *indirect
         {
-            *parameter = self.indirect_target(parameter)?;
+            match self.indirect_target(parameter)? {
+                Ok(target) => *parameter = target,
+                Err(name) => referred = Some(name),
+            }
             *indirect = false;
         }
         let parameter = parameter_of(&mut expr)
@@ -188,7 +194,10 @@ pub trait Parameters: Frame {
             .unwrap_or(Parameter::Positional(0));
         let name = name_of(&parameter);
         let (all, star) = is_all(&parameter);
-        let values = self.lookup(&parameter).await?;
+        let values = match referred {
+            Some(name) => Some(vec![name]),
+            None => self.lookup(&parameter).await?,
+        };
         let unset_or_null = |t: &ParameterTestType| match t {
             ParameterTestType::UnsetOrNull => values
                 .as_ref()
@@ -334,6 +343,10 @@ pub trait Parameters: Frame {
                     } else {
                         list
                     };
+                    // A list's length is a count: bash refuses a negative one.
+                    if let Some(l) = length.filter(|l| *l < 0) {
+                        return Err(ExpandError::arith(format!("{l}: substring expression < 0")));
+                    }
                     let (from, to) = slice_range(items.len(), start, length)
                         .map_err(|m| ExpandError::arith(format!("{}: {m}", length.unwrap_or(0))))?;
                     items[from..to].to_vec()
@@ -389,17 +402,21 @@ pub trait Parameters: Frame {
             return Values::Fields(values);
         }
         if star && in_quotes {
-            let sep: String = self
-                .shell()
-                .ifs()
-                .chars()
-                .next()
-                .map(String::from)
-                .unwrap_or_default();
-            return Values::One(values.join(&sep));
+            return Values::One(values.join(&self.shell().ifs_joint()));
         }
         if values.is_empty() && (all || star) {
             return Values::None;
+        }
+        if all || star {
+            // Each value is split on its own, and ends a field.
+            let mut segs = Vec::with_capacity(values.len() * 2);
+            for (i, v) in values.into_iter().enumerate() {
+                if i > 0 {
+                    segs.push(Seg::Gap { star });
+                }
+                segs.push(Seg::Split(v));
+            }
+            return Values::Segs(segs);
         }
         Values::One(values.join(" "))
     }

@@ -102,8 +102,11 @@ impl Interp<'_> {
                 let k = key(shell, sub)?;
                 shell.assign_element(&p.name, k, v, p.append)?;
             }
-            (Some(_), Assigned::Array(_)) => {
-                return Err(format!("{}: cannot assign list to array member", p.name));
+            (Some(sub), Assigned::Array(_)) => {
+                return Err(format!(
+                    "{}[{sub}]: cannot assign list to array member",
+                    p.name
+                ));
             }
             (None, Assigned::Scalar(v)) => shell.assign(&p.name, v, p.append)?,
             (None, Assigned::Array(items)) => {

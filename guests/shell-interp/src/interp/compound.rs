@@ -106,6 +106,12 @@ impl Interp<'_> {
                     }
                     None => self.shell.positional.clone(),
                 };
+                if !crate::vars::is_name(&f.variable_name) {
+                    self.error(&format!("`{}': not a valid identifier", f.variable_name))
+                        .await;
+                    self.shell.status = 1;
+                    return Ok(());
+                }
                 self.shell.loop_depth += 1;
                 self.shell.status = 0;
                 let mut result = Ok(());
@@ -115,7 +121,13 @@ impl Interp<'_> {
                         result = Err(f);
                         break;
                     }
-                    self.shell.set(&f.variable_name, v);
+                    match self.shell.vars.get_mut(&f.variable_name) {
+                        // bash's `for` gives a nameref a new target, not its target a value.
+                        Some(var) if var.attrs.nameref => {
+                            var.value = crate::vars::Value::Scalar(v);
+                        }
+                        _ => self.shell.set(&f.variable_name, v),
+                    }
                     match self.run_list(&f.body.list).await {
                         Ok(()) => {}
                         Err(Flow::Break(n)) if n > 1 => {

@@ -41,6 +41,8 @@ impl Interp<'_> {
             .filter(|(_, inherited)| !inherited)
             .filter_map(|(name, _)| Some((name, self.shell.traps.remove(name)?)))
             .collect();
+        let hides = !hidden.is_empty();
+        self.shell.traps_hidden += u32::from(hides);
         // Under `set -T` bash runs `DEBUG` once more as the function starts.
         let mut result = Ok(());
         if self.shell.options.functrace {
@@ -51,6 +53,7 @@ impl Interp<'_> {
                 .run_command(&Command::Compound(body.0.clone(), body.1.clone()))
                 .await;
         }
+        self.shell.traps_hidden -= u32::from(hides);
         for (name, action) in hidden {
             self.shell.traps.entry(name.to_string()).or_insert(action);
         }

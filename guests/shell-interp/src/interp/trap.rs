@@ -8,11 +8,13 @@ use crate::interp::{Interp, Outcome};
 impl Interp<'_> {
     /// Before a simple command, `[[ ]]`, `(( ))` or a `for`: notes its text as
     /// `$BASH_COMMAND` and runs the `DEBUG` trap. Only while an `ERR` or `DEBUG` trap is set
-    /// (the text is what their actions read) and outside trap actions, so that an untrapped
-    /// script pays one lookup.
+    /// or hidden by a running function (the text is what their actions read) and outside
+    /// trap actions, so that an untrapped script pays one lookup.
     pub async fn before_command(&mut self, text: impl FnOnce() -> String) -> Outcome {
         let traps = &self.shell.traps;
-        if self.shell.in_trap || !(traps.contains_key("DEBUG") || traps.contains_key("ERR")) {
+        let watched =
+            self.shell.traps_hidden > 0 || traps.contains_key("DEBUG") || traps.contains_key("ERR");
+        if self.shell.in_trap || !watched {
             return Ok(());
         }
         self.shell.bash_command = text();
