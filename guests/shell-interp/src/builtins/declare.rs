@@ -87,6 +87,11 @@ pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 
                     continue;
                 }
                 if make_local {
+                    if let Err(msg) = shadow_readonly(sh, &w) {
+                        sh.error(&format!("{cmd}: {msg}")).await;
+                        status = 1;
+                        continue;
+                    }
                     sh.shell.make_local(&w);
                 }
                 if let Err(msg) = set_attributes(sh, &w, &flags, false) {
@@ -99,6 +104,11 @@ pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 
         let Some(p) = pending else { continue };
         let name = p.name.clone();
         if make_local {
+            if let Err(msg) = shadow_readonly(sh, &name) {
+                sh.error(&format!("{cmd}: {msg}")).await;
+                status = 1;
+                continue;
+            }
             sh.shell.make_local(&name);
         }
         if flags.has('n') && p.subscript.is_none() {
@@ -273,6 +283,14 @@ pub(crate) struct Flags {
 impl Flags {
     fn has(&self, c: char) -> bool {
         self.on.contains(c)
+    }
+}
+
+/// A readonly variable cannot be made local either (bash refuses it).
+fn shadow_readonly(sh: &Interp<'_>, name: &str) -> Result<(), String> {
+    match sh.shell.vars.get(name) {
+        Some(var) if var.attrs.readonly => Err(format!("{name}: readonly variable")),
+        _ => Ok(()),
     }
 }
 

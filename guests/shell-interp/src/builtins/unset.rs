@@ -33,7 +33,10 @@ pub async fn unset(sh: &mut Interp<'_>, args: &[String]) -> i32 {
                             }
                         }
                     }
-                    // bash ignores names that cannot be variables.
+                    // bash ignores names that cannot be variables, unless told they are.
+                    _ if !is_name(name) && vars_only => {
+                        Err(format!("`{name}': not a valid identifier"))
+                    }
                     _ if !is_name(name) => Ok(()),
                     _ if nameref => {
                         sh.shell.vars.remove(name);

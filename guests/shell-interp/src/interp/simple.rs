@@ -144,12 +144,57 @@ impl Interp<'_> {
                 Err(e) => return self.expansion_failed(e).await,
             }
         }
+        // bash expands and makes assignments left to right, each seeing those before it
+        // (`dir=/tmp file=$dir/x`). With no command they stay, even when a redirection
+        // then fails; before a command they are the command's, so the shell's own values
+        // come back once all are expanded.
+        let assigning_only = argv.is_empty();
         let mut pending = Vec::new();
+        let mut shadowed: Vec<(String, Option<crate::vars::Var>)> = Vec::new();
+        let mut failed = None;
         for a in &assignments {
-            match self.expand_assignment(a).await {
-                Ok(p) => pending.push(p),
-                Err(e) => return self.expansion_failed(e).await,
+            let p = match self.expand_assignment(a).await {
+                Ok(p) => p,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
+            if assigning_only {
+                if self.shell.options.xtrace {
+                    let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
+                    let _ = self
+                        .io
+                        .stderr
+                        .write_all(trace_assignment(&ps4, &p).as_bytes())
+                        .await;
+                }
+                if let Err(msg) = self.apply_assignment(p) {
+                    self.error(&msg).await;
+                    self.shell.status = 1;
+                    return Err(Flow::Exit);
+                }
+                continue;
             }
+            if assignments.len() > 1 {
+                let name = self.shell.resolve(&p.name);
+                if !shadowed.iter().any(|(n, _)| *n == name) {
+                    let old = self.shell.vars.get(&name).cloned();
+                    shadowed.push((name, old));
+                }
+                // A readonly name fails again, and is reported, when the command runs.
+                let _ = self.apply_assignment(p.clone());
+            }
+            pending.push(p);
+        }
+        for (name, old) in shadowed.into_iter().rev() {
+            match old {
+                Some(var) => self.shell.vars.insert(name, var),
+                None => self.shell.vars.remove(&name),
+            };
+        }
+        if let Some(e) = failed {
+            return self.expansion_failed(e).await;
         }
         let subst_status = self.last_substitution.unwrap_or(0);
         let io = match self.redirect(&redirects, &mut substituted).await {
@@ -161,37 +206,9 @@ impl Interp<'_> {
                 return Ok(());
             }
         };
-        if argv.is_empty() {
-            if self.shell.options.xtrace {
-                let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
-                let text: String = pending
-                    .iter()
-                    .map(|p| match &p.value {
-                        crate::interp::assign::Assigned::Scalar(v) => {
-                            format!(
-                                "{ps4}{}{}={}\n",
-                                p.name,
-                                if p.append { "+" } else { "" },
-                                xtrace_word(v)
-                            )
-                        }
-                        crate::interp::assign::Assigned::Array(items) => {
-                            let items: Vec<String> =
-                                items.iter().map(|(_, v)| xtrace_word(v)).collect();
-                            format!("{ps4}{}=({})\n", p.name, items.join(" "))
-                        }
-                    })
-                    .collect();
-                let _ = io.stderr.write_all(text.as_bytes()).await;
-            }
-            for p in pending {
-                if let Err(msg) = self.apply_assignment(p) {
-                    self.error(&msg).await;
-                    self.shell.status = 1;
-                    return Err(Flow::Exit);
-                }
-            }
+        if assigning_only {
             self.shell.status = subst_status;
+            self.finish_substitutions(substituted).await;
             return Ok(());
         }
         if self.shell.options.xtrace {
@@ -224,6 +241,20 @@ impl Interp<'_> {
         }
         self.finish_substitutions(substituted).await;
         result
+    }
+}
+
+/// How `set -x` shows an assignment.
+fn trace_assignment(ps4: &str, p: &crate::interp::assign::Pending) -> String {
+    let op = if p.append { "+=" } else { "=" };
+    match &p.value {
+        crate::interp::assign::Assigned::Scalar(v) => {
+            format!("{ps4}{}{op}{}\n", p.name, xtrace_word(v))
+        }
+        crate::interp::assign::Assigned::Array(items) => {
+            let items: Vec<String> = items.iter().map(|(_, v)| xtrace_word(v)).collect();
+            format!("{ps4}{}{op}({})\n", p.name, items.join(" "))
+        }
     }
 }
 
