@@ -134,6 +134,21 @@ pub const ALL: &[Builtin] = &[
     wait::BUILTIN,
 ];
 
+/// The letters of `args`' leading option words (`-pS` gives `p`, `S`) and the words after
+/// them (after `--`, when it is there).
+pub(crate) fn leading_options(args: &[String]) -> (Vec<char>, &[String]) {
+    let mut letters = Vec::new();
+    let mut rest = args;
+    while let Some(arg) = rest.first().filter(|a| a.starts_with('-') && a.len() > 1) {
+        rest = &rest[1..];
+        if arg == "--" {
+            break;
+        }
+        letters.extend(arg[1..].chars());
+    }
+    (letters, rest)
+}
+
 /// Writes to stdout; a closed pipe gives 141 (as SIGPIPE would).
 pub async fn out(sh: &Interp<'_>, text: &str) -> i32 {
     match sh

@@ -9,12 +9,11 @@ const USAGE: &str = "[-lpsvPSVX] [-m keymap] [-f filename] [-q name] [-u name] [
 pub async fn bind(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     // bash warns before it reads the options.
     sh.error("bind: warning: line editing not enabled").await;
-    for arg in args.iter().take_while(|a| a.starts_with('-') && *a != "--") {
-        if let Some(c) = arg[1..].chars().find(|c| !"lpsvPSVXmfqurx".contains(*c)) {
-            sh.error(&format!("bind: -{c}: invalid option")).await;
-            sh.raw_error(&format!("bind: usage: bind {USAGE}")).await;
-            return 2;
-        }
+    let (letters, _) = crate::builtins::leading_options(args);
+    if let Some(c) = letters.into_iter().find(|c| !"lpsvPSVXmfqurx".contains(*c)) {
+        sh.error(&format!("bind: -{c}: invalid option")).await;
+        sh.raw_error(&format!("bind: usage: bind {USAGE}")).await;
+        return 2;
     }
     0
 }

@@ -13,47 +13,41 @@ const USAGE: &str =
     "history [-c] [-d offset] [n] or history -anrw [filename] or history -ps arg [arg...]";
 
 pub async fn history(sh: &mut Interp<'_>, args: &[String]) -> i32 {
-    let mut rest = args;
+    let (letters, rest) = crate::builtins::leading_options(args);
     let mut store = false;
-    while let Some(arg) = rest.first().filter(|a| a.starts_with('-') && a.len() > 1) {
-        rest = &rest[1..];
-        if arg == "--" {
-            break;
-        }
-        for c in arg[1..].chars() {
-            match c {
-                'c' => sh.shell.history.clear(),
-                's' => store = true,
-                'p' => {
-                    // History expansion is off: the words come back as they are.
-                    let text: String = rest.iter().map(|a| format!("{a}\n")).collect();
-                    return out(sh, &text).await;
-                }
-                'a' | 'n' | 'r' | 'w' => return 0,
-                'd' => {
-                    let Some(offset) = rest.first() else {
-                        sh.error("history: -d: option requires an argument").await;
-                        return 2;
-                    };
-                    let len = sh.shell.history.len() as i64;
-                    let at = match offset.parse::<i64>() {
-                        Ok(n) if n < 0 => len + n,
-                        Ok(n) => n - 1,
-                        Err(_) => -1,
-                    };
-                    if at < 0 || at >= len {
-                        sh.error(&format!("history: {offset}: history position out of range"))
-                            .await;
-                        return 1;
-                    }
-                    sh.shell.history.remove(at as usize);
-                    return 0;
-                }
-                _ => {
-                    sh.error(&format!("history: -{c}: invalid option")).await;
-                    sh.raw_error(&format!("history: usage: {USAGE}")).await;
+    for c in letters {
+        match c {
+            'c' => sh.shell.history.clear(),
+            's' => store = true,
+            'p' => {
+                // History expansion is off: the words come back as they are.
+                let text: String = rest.iter().map(|a| format!("{a}\n")).collect();
+                return out(sh, &text).await;
+            }
+            'a' | 'n' | 'r' | 'w' => return 0,
+            'd' => {
+                let Some(offset) = rest.first() else {
+                    sh.error("history: -d: option requires an argument").await;
                     return 2;
+                };
+                let len = sh.shell.history.len() as i64;
+                let at = match offset.parse::<i64>() {
+                    Ok(n) if n < 0 => len + n,
+                    Ok(n) => n - 1,
+                    Err(_) => -1,
+                };
+                if at < 0 || at >= len {
+                    sh.error(&format!("history: {offset}: history position out of range"))
+                        .await;
+                    return 1;
                 }
+                sh.shell.history.remove(at as usize);
+                return 0;
+            }
+            _ => {
+                sh.error(&format!("history: -{c}: invalid option")).await;
+                sh.raw_error(&format!("history: usage: {USAGE}")).await;
+                return 2;
             }
         }
     }

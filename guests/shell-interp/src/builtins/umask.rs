@@ -8,21 +8,15 @@ use crate::interp::Interp;
 /// it to).
 pub async fn umask(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     let (mut symbolic, mut reusable) = (false, false);
-    let mut rest = args;
-    while let Some(arg) = rest.first().filter(|a| a.starts_with('-') && a.len() > 1) {
-        rest = &rest[1..];
-        if arg == "--" {
-            break;
-        }
-        for c in arg[1..].chars() {
-            match c {
-                'S' => symbolic = true,
-                'p' => reusable = true,
-                _ => {
-                    sh.error(&format!("umask: -{c}: invalid option")).await;
-                    sh.raw_error("umask: usage: umask [-p] [-S] [mode]").await;
-                    return 2;
-                }
+    let (letters, rest) = crate::builtins::leading_options(args);
+    for c in letters {
+        match c {
+            'S' => symbolic = true,
+            'p' => reusable = true,
+            _ => {
+                sh.error(&format!("umask: -{c}: invalid option")).await;
+                sh.raw_error("umask: usage: umask [-p] [-S] [mode]").await;
+                return 2;
             }
         }
     }
