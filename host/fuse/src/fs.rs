@@ -198,9 +198,13 @@ impl fuser::Filesystem for VfsFs {
         // Larger requests for large files; the kernel clamps what it cannot do.
         let _ = config.set_max_write(MAX_WRITE);
         let _ = config.set_max_readahead(MAX_WRITE);
-        // Each is an optimisation: ask for those the kernel offers, one at a time.
+        // Each is an optimisation: ask for those the kernel offers, one at a time. Not
+        // `FUSE_ATOMIC_O_TRUNC`: with it the kernel empties its pages and size for `O_TRUNC`
+        // when it sends the open, before it checks that no process runs the file, so
+        // `open(O_RDONLY|O_TRUNC)` of a running program crashed it and still said ETXTBSY
+        // (pjdfstest's `open::etxtbsy`, now and then). Without it the kernel truncates
+        // through `setattr`, after that check.
         for wanted in [
-            InitFlags::FUSE_ATOMIC_O_TRUNC,
             InitFlags::FUSE_DO_READDIRPLUS,
             InitFlags::FUSE_READDIRPLUS_AUTO,
             InitFlags::FUSE_PARALLEL_DIROPS,
@@ -250,9 +254,16 @@ impl fuser::Filesystem for VfsFs {
             atime: atime.map(attr::time_set),
             mtime: mtime.map(attr::time_set),
         };
-        let set = self
-            .own
-            .note(|| self.vfs.setattr(self.inodes.vfs(ino), &set));
+        let vino = self.inodes.vfs(ino);
+        // A size set through the mount (`truncate`, or an open's `O_TRUNC`): the kernel cut
+        // its own pages to match, so they stay good for the next open, as after a write.
+        let before = size.and_then(|_| self.vfs.getattr(vino).ok());
+        let set = self.own.note(|| self.vfs.setattr(vino, &set));
+        match (&before, &set) {
+            (Some(before), Ok(after)) => self.opened.wrote(ino, before, after),
+            (Some(_), Err(_)) => self.opened.forget(ino),
+            _ => {}
+        }
         self.attr(reply, set);
     }
 
@@ -391,8 +402,8 @@ impl fuser::Filesystem for VfsFs {
             if !open.truncate {
                 return Ok((self.vfs.open_stat(&st, open)?, st));
             }
-            // The kernel empties its pages and size for `O_TRUNC` itself (atomic_o_trunc):
-            // the truncation is the mount's own, and its pages start from what it left.
+            // The kernel sends `O_TRUNC` only with atomic_o_trunc, which the mount does not
+            // ask for; should it come, the truncation is the mount's own.
             let fh = self.own.note(|| self.vfs.open_stat(&st, open))?;
             Ok((fh, self.vfs.getattr(vino).unwrap_or(st)))
         });

@@ -10,10 +10,10 @@
 //! modification and change times and its size, read from the VFS, which sees every commit)
 //! with the version of the last open: the pages are kept only when nothing changed the file
 //! in between. Any change moves the change time, so the comparison can only drop pages that
-//! were good, never keep pages that are stale. The one change recorded as a version here is
-//! a commit of bytes written through the mount alone (`fs.rs`): the kernel wrote those pages
-//! itself, so a file written and then read again (an installed module, a build's output)
-//! is read from memory.
+//! were good, never keep pages that are stale. The changes recorded as a version here are a
+//! commit of bytes written through the mount alone and a size set through it (`fs.rs`): the
+//! kernel wrote or cut those pages itself, so a file written and then read again (an
+//! installed module, a build's output) is read from memory.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};

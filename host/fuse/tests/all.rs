@@ -391,6 +391,36 @@ fn posix_transcript(root: &Path) -> Vec<String> {
     }
 
     // The final listing of the top directory.
+    // A running program's file can be neither opened for writing nor truncated, and a
+    // refused `O_TRUNC` leaves it whole (with FUSE's atomic_o_trunc the kernel emptied its
+    // pages first, and the program could crash).
+    let sleep = fs::read("/bin/sleep").unwrap();
+    fs::write(p("prog"), &sleep).unwrap();
+    fs::set_permissions(p("prog"), fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = std::process::Command::new(p("prog"))
+        .arg("10")
+        .spawn()
+        .unwrap();
+    t.push(line(
+        "write a running program",
+        OpenOptions::new().write(true).open(p("prog")).map(drop),
+    ));
+    t.push(line(
+        "truncate a running program",
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_TRUNC)
+            .open(p("prog"))
+            .map(drop),
+    ));
+    t.push(line(
+        "its size",
+        fs::metadata(p("prog")).map(|m| m.len() == sleep.len() as u64),
+    ));
+    t.push(line("still running", child.try_wait().map(|s| s.is_none())));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    fs::remove_file(p("prog")).unwrap();
     let mut top: Vec<String> = fs::read_dir(root)
         .unwrap()
         .map(|e| {
