@@ -61,8 +61,8 @@ impl Utility {
     /// What `NAME --help` prints.
     pub fn help(&self) -> String {
         format!(
-            "Usage: {}\n{}.\n\nBuilt into computer's shell: the options behave as the GNU tool's of \
-             the same name; `help` lists every command.\n",
+            "Usage: {}\n{}.\n\nBuilt into computer's shell: the options behave as the real tool's of \
+             the same name (GNU's where there is one); `help` lists every command.\n",
             self.usage, self.about
         )
     }

@@ -67,6 +67,7 @@ mod printenv;
 mod readlink;
 mod realpath;
 mod rev;
+mod rg;
 mod rm;
 mod rmdir;
 mod sed;

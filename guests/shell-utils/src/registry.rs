@@ -329,6 +329,12 @@ pub const UTILITIES: &[Utility] = &[
         "reverse the characters of lines",
     ),
     Utility::new(
+        "rg",
+        native!(rg::rg),
+        "rg [-e PATTERN]... [-FwxiSsvPU] [-nNlcoq0] [--files-without-match] [--count-matches] [--json] [-A/-B/-C N] [--heading] [-r REPLACEMENT] [-g GLOB]... [-t TYPE]... [-T TYPE]... [--hidden] [--no-ignore] [-u] [-d DEPTH] [-m NUM] [--sort path] [--files] [--type-list] PATTERN [PATH]...",
+        "ripgrep: search files recursively for a regex, honouring .gitignore, .ignore and .rgignore",
+    ),
+    Utility::new(
         "rm",
         native!(rm::rm),
         "rm [-rRfdv] FILE...",

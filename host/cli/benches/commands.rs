@@ -1,4 +1,4 @@
-//! The shell's commands on big inputs against the native GNU tools, in one run:
+//! The shell's commands on big inputs against the native GNU tools (and ripgrep), in one run:
 //! `cargo bench -p computer-cli --bench commands`.
 //!
 //! The same generated files (a 10,000-file tree, 1,000,000 lines, 100 MB of text, 50 MB of
@@ -21,6 +21,8 @@ use computer::{ExecRequest, Workspace};
 /// (name, command): each runs from the data folder.
 const COMMANDS: &[(&str, &str)] = &[
     ("grep -rn, 10,000 files", "grep -rn needle tree | wc -l"),
+    // ripgrep on one thread (the isolate's has one), against our own grep -rn above.
+    ("rg -j1 -n, 10,000 files", "rg -j1 -n needle tree | wc -l"),
     (
         "sort | uniq -c, 1M lines",
         "sort lines.txt | uniq -c | sort -rn | head -5",
