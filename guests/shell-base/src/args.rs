@@ -22,6 +22,15 @@ pub fn parser(argv: &[String]) -> lexopt::Parser {
     p
 }
 
+/// An option as the user typed it (`-A`, `--after-context`), for messages; empty for an operand.
+pub fn as_typed(arg: &lexopt::Arg<'_>) -> String {
+    match arg {
+        lexopt::Arg::Short(c) => format!("-{c}"),
+        lexopt::Arg::Long(l) => format!("--{l}"),
+        lexopt::Arg::Value(_) => String::new(),
+    }
+}
+
 /// An argument as text (arguments arrive as UTF-8 strings, so nothing is lost).
 pub fn string(v: std::ffi::OsString) -> String {
     v.to_string_lossy().into_owned()

@@ -40,6 +40,7 @@ mod dirname;
 mod du;
 mod expand;
 mod expr;
+mod fd;
 mod file;
 mod find;
 mod fmt;

@@ -1,5 +1,6 @@
-//! `md5sum`, `sha1sum`, `sha256sum`, `sha512sum`: digests of files (or stdin), and `-c` to check
-//! a list of them, with GNU's output and messages. The RustCrypto crates do the hashing.
+//! `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, `b2sum`: digests of
+//! files (or stdin), and `-c` to check a list of them, with GNU's output and messages. The
+//! RustCrypto crates do the hashing.
 
 use sha2::Digest;
 use shell_base::args::{bad_usage, parser, string};
@@ -12,7 +13,10 @@ fn hex_digest(algo: &str, data: &[u8]) -> String {
     let bytes: Vec<u8> = match algo {
         "md5sum" => md5::Md5::digest(data).to_vec(),
         "sha1sum" => sha1::Sha1::digest(data).to_vec(),
+        "sha224sum" => sha2::Sha224::digest(data).to_vec(),
+        "sha384sum" => sha2::Sha384::digest(data).to_vec(),
         "sha512sum" => sha2::Sha512::digest(data).to_vec(),
+        "b2sum" => blake2::Blake2b512::digest(data).to_vec(),
         _ => sha2::Sha256::digest(data).to_vec(),
     };
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -29,6 +29,12 @@ pub const UTILITIES: &[Utility] = &[
         "encode or decode base64",
     ),
     Utility::new(
+        "b2sum",
+        native!(md5sum::sum),
+        "b2sum [-c] [FILE]...",
+        "compute or check BLAKE2b-512 checksums",
+    ),
+    Utility::new(
         "bash",
         Run::Interpreter,
         "bash [-euxo OPTION] [-c SCRIPT [NAME [ARG]...] | FILE [ARG]...]",
@@ -147,6 +153,12 @@ pub const UTILITIES: &[Utility] = &[
         native!(grep::grep),
         "fgrep [OPTION]... STRINGS [FILE]...",
         "grep -F",
+    ),
+    Utility::new(
+        "fd",
+        native!(fd::fd),
+        "fd [-HIupFgsi] [-e EXT]... [-t f|d|l|x|e]... [-d DEPTH] [--min-depth N] [-E GLOB]... [-a] [-0] [-L] [--max-results N] [-q] [-x CMD... | -X CMD...] [PATTERN] [PATH]...",
+        "find entries by name (fd 10): regex or glob, smart case, hidden and ignored files left out",
     ),
     Utility::new(
         "file",
@@ -371,10 +383,22 @@ pub const UTILITIES: &[Utility] = &[
         "compute or check SHA-1 checksums",
     ),
     Utility::new(
+        "sha224sum",
+        native!(md5sum::sum),
+        "sha224sum [-c] [FILE]...",
+        "compute or check SHA-224 checksums",
+    ),
+    Utility::new(
         "sha256sum",
         native!(md5sum::sum),
         "sha256sum [-c] [FILE]...",
         "compute or check SHA-256 checksums",
+    ),
+    Utility::new(
+        "sha384sum",
+        native!(md5sum::sum),
+        "sha384sum [-c] [FILE]...",
+        "compute or check SHA-384 checksums",
     ),
     Utility::new(
         "sha512sum",

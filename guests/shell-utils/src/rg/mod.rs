@@ -5,9 +5,10 @@
 //! Standard input is searched only when it is a pipe, a file or a here-document (the
 //! isolate's stdin is never a terminal; `rg PAT` alone searches the working directory).
 
+pub(crate) mod follow;
 mod matcher;
 mod options;
-mod walk;
+pub(crate) mod walk;
 
 use std::path::{Path, PathBuf};
 
@@ -167,16 +168,16 @@ async fn run(sh: &mut dyn Context, o: &Options) -> Result<i32, String> {
                     continue;
                 }
             };
-            if let Some(e) = entry.error() {
+            if let Some(e) = entry.entry.error() {
                 run.messages.note(root.message(e));
             }
             if !walk::is_haystack(&entry) {
                 continue;
             }
             let hay = Haystack {
-                shown: root.shown(entry.path()),
-                explicit: entry.depth() == 0,
-                absolute: Some(entry.into_path()),
+                shown: root.shown(entry.entry.path()),
+                explicit: entry.depth == 0,
+                absolute: Some(entry.entry.into_path()),
             };
             if !stream {
                 found.push(hay);

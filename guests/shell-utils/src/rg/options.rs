@@ -206,12 +206,7 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
     let mut operands: Vec<String> = Vec::new();
     let mut unrestricted = 0;
     while let Some(arg) = p.next().map_err(|e| flag_error(&e))? {
-        // The flag as typed, for messages.
-        let flag = match &arg {
-            Short(c) => format!("-{c}"),
-            Long(l) => format!("--{l}"),
-            Value(_) => String::new(),
-        };
+        let flag = shell_base::args::as_typed(&arg);
         let value = |p: &mut lexopt::Parser| {
             p.value()
                 .map(|v| v.to_string_lossy().into_owned())

@@ -5,9 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use ignore::WalkBuilder;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
-use ignore::{DirEntry, WalkBuilder};
+
+use super::follow::{Entry, Walk};
 
 use super::options::{Options, TypeChange};
 
@@ -138,52 +140,59 @@ pub fn types(o: &Options) -> Result<Types, String> {
     b.build().map_err(|e| e.to_string())
 }
 
-/// A walk of `root` with `o`'s filters.
-pub fn walk(
-    o: &Options,
+/// A walk of `root` with `o`'s filters, and the errors of `--ignore-file`.
+pub fn walk<'a>(
+    o: &'a Options,
     root: &Root,
-    cwd: &Path,
-    overrides: &Override,
-    types: &Types,
-) -> (ignore::Walk, Vec<String>) {
-    let mut b = WalkBuilder::new(&root.absolute);
-    let mut errors = Vec::new();
+    cwd: &'a Path,
+    overrides: &'a Override,
+    types: &'a Types,
+) -> (Walk<'a>, Vec<String>) {
     let no_ignore = o.no_ignore;
+    let mut errors = Vec::new();
+    let mut ignore_files = Vec::new();
     if !no_ignore {
         for file in &o.ignore_files {
-            if let Some(e) = b.add_ignore(cwd.join(file)) {
-                errors.push(root.message(&e));
+            let path = cwd.join(file);
+            match WalkBuilder::new(cwd).add_ignore(&path) {
+                Some(e) => errors.push(root.message(&e)),
+                None => ignore_files.push(path),
             }
         }
     }
-    b.max_depth(o.max_depth)
-        .follow_links(o.follow)
-        .max_filesize(o.max_filesize)
-        .overrides(overrides.clone())
-        .types(types.clone())
-        .hidden(!o.hidden)
-        .parents(!no_ignore && !o.no_ignore_parent)
-        .ignore(!no_ignore && !o.no_ignore_dot)
-        // The user's global gitignore is the host's business, not the workspace's.
-        .git_global(false)
-        .git_ignore(!no_ignore && !o.no_ignore_vcs)
-        .git_exclude(!no_ignore && !o.no_ignore_vcs)
-        .require_git(!o.no_require_git)
-        .current_dir(cwd)
-        .sort_by_file_name(|a, b| a.cmp(b));
-    if !no_ignore && !o.no_ignore_dot {
-        b.add_custom_ignore_filename(".rgignore");
-    }
-    (b.build(), errors)
+    let make = move |path: &Path, max_depth: Option<usize>| {
+        let mut b = WalkBuilder::new(path);
+        for file in &ignore_files {
+            b.add_ignore(file);
+        }
+        b.max_depth(max_depth)
+            .max_filesize(o.max_filesize)
+            .overrides(overrides.clone())
+            .types(types.clone())
+            .hidden(!o.hidden)
+            .parents(!no_ignore && !o.no_ignore_parent)
+            .ignore(!no_ignore && !o.no_ignore_dot)
+            // The user's global gitignore is the host's business, not the workspace's.
+            .git_global(false)
+            .git_ignore(!no_ignore && !o.no_ignore_vcs)
+            .git_exclude(!no_ignore && !o.no_ignore_vcs)
+            .require_git(!o.no_require_git)
+            .current_dir(cwd)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        if !no_ignore && !o.no_ignore_dot {
+            b.add_custom_ignore_filename(".rgignore");
+        }
+        b.build()
+    };
+    let walk = Walk::new(&root.absolute, o.max_depth, o.follow, Box::new(make));
+    (walk, errors)
 }
 
 /// Whether a walked entry is searched: a file, or anything named on the command line
 /// that is not a directory.
-pub fn is_haystack(entry: &DirEntry) -> bool {
-    let is_dir = entry.file_type().is_some_and(|t| t.is_dir())
-        || (entry.path_is_symlink() && entry.path().is_dir());
-    if entry.depth() == 0 {
-        return !is_dir;
+pub fn is_haystack(entry: &Entry) -> bool {
+    if entry.depth == 0 {
+        return !entry.is_dir;
     }
-    entry.file_type().is_some_and(|t| t.is_file())
+    entry.is_file
 }
