@@ -23,8 +23,8 @@ mod registry;
 mod testing;
 
 mod awk;
-mod base64;
 mod basename;
+mod basenc;
 mod bc;
 mod cat;
 mod chmod;

@@ -23,10 +23,22 @@ pub const UTILITIES: &[Utility] = &[
         "pattern scanning and processing language (POSIX awk with gawk's common extensions)",
     ),
     Utility::new(
+        "base32",
+        native!(basenc::basenc),
+        "base32 [-di] [-w COLS] [FILE]",
+        "encode or decode base32 (RFC 4648)",
+    ),
+    Utility::new(
         "base64",
-        native!(base64::base64),
-        "base64 [-d] [-w COLS] [-i] [FILE]",
+        native!(basenc::basenc),
+        "base64 [-di] [-w COLS] [FILE]",
         "encode or decode base64",
+    ),
+    Utility::new(
+        "basenc",
+        native!(basenc::basenc),
+        "basenc --base64|--base64url|--base32|--base32hex|--base16|--base2msbf|--base2lsbf [-di] [-w COLS] [FILE]",
+        "encode or decode data in one of RFC 4648's encodings or as bits",
     ),
     Utility::new(
         "b2sum",
