@@ -192,6 +192,13 @@ pub async fn read_all_limited(input: &Input, limit: usize, what: &str) -> Result
         if chunk.is_empty() {
             return Ok(all);
         }
+        // Past the instance's memory, fail with a message rather than abort.
+        if all.try_reserve(chunk.len()).is_err() {
+            return Err(format!(
+                "{what}: out of memory after reading {} MiB (the isolate's memory limit)",
+                all.len() >> 20
+            ));
+        }
         all.extend(chunk);
         if all.len() > limit {
             return Err(format!(

@@ -154,14 +154,16 @@ pub trait Conditions: Expand {
             | U::FileExistsAndOwnedByEffectiveUserId
             | U::FileExistsAndOwnedByEffectiveGroupId
             | U::FileExistsAndModifiedSinceLastRead => meta().is_ok() || standard(),
-            U::FileExistsAndIsBlockSpecialFile
-            | U::FileExistsAndIsCharSpecialFile
-            | U::FileExistsAndIsSetgid
-            | U::FileExistsAndHasStickyBit
-            | U::FileExistsAndIsFifo
-            | U::FileExistsAndIsSetuid
-            | U::FileExistsAndIsSocket
-            | U::FdIsOpenTerminal => false,
+            // The type and the set-id and sticky bits are in the inode's mode, which the
+            // host's stat gives (`wasi:filesystem` does not).
+            U::FileExistsAndIsBlockSpecialFile => self.mode_is(&path, |m| m & 0o170000 == 0o060000),
+            U::FileExistsAndIsCharSpecialFile => self.mode_is(&path, |m| m & 0o170000 == 0o020000),
+            U::FileExistsAndIsFifo => self.mode_is(&path, |m| m & 0o170000 == 0o010000),
+            U::FileExistsAndIsSocket => self.mode_is(&path, |m| m & 0o170000 == 0o140000),
+            U::FileExistsAndIsSetuid => self.mode_is(&path, |m| m & 0o4000 != 0),
+            U::FileExistsAndIsSetgid => self.mode_is(&path, |m| m & 0o2000 != 0),
+            U::FileExistsAndHasStickyBit => self.mode_is(&path, |m| m & 0o1000 != 0),
+            U::FdIsOpenTerminal => false,
             U::ShellOptionEnabled => self.option_enabled(v),
             U::ShellVariableIsSetAndAssigned => match v.split_once('[') {
                 Some((name, rest)) => {
@@ -184,6 +186,13 @@ pub trait Conditions: Expand {
                 .get(v)
                 .is_some_and(|var| var.attrs.nameref),
         })
+    }
+
+    /// Whether `path` exists and its mode (through links) passes `test`.
+    fn mode_is(&self, path: &std::path::Path, test: impl Fn(u32) -> bool) -> bool {
+        shell_base::host::current()
+            .stat(&path.to_string_lossy(), true)
+            .is_ok_and(|i| test(i.mode))
     }
 
     /// Whether `set -o NAME` is on.

@@ -12,15 +12,33 @@ pub(crate) async fn read_inputs(
     skip: usize,
     limit: Option<usize>,
 ) -> Result<Vec<u8>, i32> {
+    // Read no further than the bytes wanted, so `od -N4 /dev/zero` ends.
+    let wanted = limit.map(|l| skip.saturating_add(l));
     let mut all = Vec::new();
-    for f in files_or_stdin(files) {
+    'files: for f in files_or_stdin(files) {
         let input = match open(sh, &f) {
             Ok(i) => i,
             Err(m) => return Err(complain(sh, &format!("{cmd}: {m}")).await),
         };
-        match read_all_limited(&input, MEMORY_LIMIT, &format!("{cmd}: {f}")).await {
-            Ok(data) => all.extend(data),
-            Err(m) => return Err(complain(sh, &m).await),
+        let Some(wanted) = wanted else {
+            match read_all_limited(&input, MEMORY_LIMIT, &format!("{cmd}: {f}")).await {
+                Ok(data) => all.extend(data),
+                Err(m) => return Err(complain(sh, &m).await),
+            }
+            continue;
+        };
+        loop {
+            if all.len() >= wanted {
+                break 'files;
+            }
+            match input.read().await {
+                Ok(chunk) if chunk.is_empty() => break,
+                Ok(chunk) => all.extend(chunk),
+                Err(e) => {
+                    let m = format!("{cmd}: {f}: {}", shell_base::errno::io_message(&e));
+                    return Err(complain(sh, &m).await);
+                }
+            }
         }
     }
     let start = skip.min(all.len());

@@ -17,8 +17,49 @@ pub enum Kind {
     Dir(Ino),
     /// A regular file with an open VFS handle (shared with the descriptor's streams).
     File(Arc<FileHandle>),
-    /// `/dev/null`: reads end at once, writes vanish.
+    /// A device under `/dev`.
+    Device(Device),
+}
+
+/// The character devices a guest may open, the few programs expect: `/dev/null`,
+/// `/dev/zero`, `/dev/random` and `/dev/urandom` (the host's random bytes). Writes to any
+/// of them vanish, as they do on Linux.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Device {
+    /// Reads end at once.
     Null,
+    /// Reads give zeros.
+    Zero,
+    /// Reads give random bytes.
+    Random,
+}
+
+impl Device {
+    /// The device at absolute workspace path `path`, if it names one.
+    pub fn at(path: &std::path::Path) -> Option<Device> {
+        Some(match path.to_str()? {
+            "/dev/null" => Device::Null,
+            "/dev/zero" => Device::Zero,
+            "/dev/random" | "/dev/urandom" => Device::Random,
+            _ => return None,
+        })
+    }
+
+    /// Up to `len` bytes read from it (at most 64 KiB at a time); `None` at end of file.
+    pub fn read(self, len: usize) -> Option<Vec<u8>> {
+        let len = len.min(64 * 1024);
+        match self {
+            Device::Null => None,
+            Device::Zero => Some(vec![0; len]),
+            Device::Random => {
+                let mut buf = vec![0; len];
+                // The host's generator does not fail on the systems we run on; if it did,
+                // zeros would be a silent weakness, so end the stream instead.
+                getrandom::fill(&mut buf).ok()?;
+                Some(buf)
+            }
+        }
+    }
 }
 
 /// A `wasi:filesystem` descriptor.
@@ -151,21 +192,24 @@ impl OutputStream for FileWriter {
     }
 }
 
-/// `/dev/null` as a stream: always ready, always empty, swallows everything.
-pub struct NullStream;
+/// A device as a stream: always ready, reads what the device gives, swallows everything.
+pub struct DeviceStream(pub Device);
 
 #[async_trait::async_trait]
-impl Pollable for NullStream {
+impl Pollable for DeviceStream {
     async fn ready(&mut self) {}
 }
 
-impl InputStream for NullStream {
-    fn read(&mut self, _size: usize) -> StreamResult<Bytes> {
-        Err(StreamError::Closed)
+impl InputStream for DeviceStream {
+    fn read(&mut self, size: usize) -> StreamResult<Bytes> {
+        self.0
+            .read(size)
+            .map(Bytes::from)
+            .ok_or(StreamError::Closed)
     }
 }
 
-impl OutputStream for NullStream {
+impl OutputStream for DeviceStream {
     fn write(&mut self, _bytes: Bytes) -> StreamResult<()> {
         Ok(())
     }

@@ -15,7 +15,7 @@ use wasmtime_wasi_io::streams::{DynInputStream, DynOutputStream};
 use crate::bindings::wasi::clocks::wall_clock::Datetime;
 use crate::bindings::wasi::filesystem::{preopens, types};
 use crate::descriptor::{
-    Descriptor, DirStream, FileHandle, FileReader, FileWriter, Kind, NullStream,
+    Descriptor, Device, DeviceStream, DirStream, FileHandle, FileReader, FileWriter, Kind,
 };
 use crate::error::{FsError, FsResult, error_code};
 use crate::{ROOT_PREOPEN, RecentKey, WasiFsCtxView};
@@ -24,8 +24,6 @@ use types::{
     Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, Filesize,
     MetadataHashValue, NewTimestamp, OpenFlags, PathFlags,
 };
-
-const DEV_NULL: &str = "/dev/null";
 
 fn descriptor_type(kind: FileType) -> DescriptorType {
     match kind {
@@ -57,7 +55,7 @@ fn descriptor_stat(st: &Stat) -> DescriptorStat {
     }
 }
 
-fn null_stat() -> DescriptorStat {
+fn device_stat() -> DescriptorStat {
     DescriptorStat {
         type_: DescriptorType::CharacterDevice,
         link_count: 1,
@@ -121,12 +119,12 @@ impl WasiFsCtxView<'_> {
         }
     }
 
-    /// The file handle of `d`, or the error a directory or `/dev/null` gives.
+    /// The file handle of `d`, or the error a directory or a device gives.
     fn file(&self, d: &Resource<Descriptor>) -> FsResult<&Arc<FileHandle>> {
         match &self.get(d)?.kind {
             Kind::File(handle) => Ok(handle),
             Kind::Dir(_) => Err(ErrorCode::IsDirectory.into()),
-            Kind::Null => Err(ErrorCode::Invalid.into()),
+            Kind::Device(_) => Err(ErrorCode::Invalid.into()),
         }
     }
 
@@ -219,20 +217,20 @@ impl WasiFsCtxView<'_> {
         self.at(d, path)
     }
 
-    /// The file handle of `d` if it has `right`; `None` for `/dev/null`.
+    /// The file handle of `d` if it has `right`, or the device it is.
     fn file_for(
         &self,
         d: &Resource<Descriptor>,
         right: DescriptorFlags,
-    ) -> FsResult<Option<Arc<FileHandle>>> {
+    ) -> FsResult<Result<Arc<FileHandle>, Device>> {
         let desc = self.get(d)?;
-        if let Kind::Null = desc.kind {
-            return Ok(None);
+        if let Kind::Device(device) = desc.kind {
+            return Ok(Err(device));
         }
         if !desc.flags.contains(right) {
             return Err(ErrorCode::BadDescriptor.into());
         }
-        Ok(Some(Arc::clone(self.file(d)?)))
+        Ok(Ok(Arc::clone(self.file(d)?)))
     }
 
     fn push_input(&mut self, stream: DynInputStream) -> FsResult<Resource<DynInputStream>> {
@@ -242,10 +240,6 @@ impl WasiFsCtxView<'_> {
     fn push_output(&mut self, stream: DynOutputStream) -> FsResult<Resource<DynOutputStream>> {
         Ok(self.table.push(stream)?)
     }
-}
-
-fn is_dev_null(path: &Path) -> bool {
-    path == Path::new(DEV_NULL)
 }
 
 impl preopens::Host for WasiFsCtxView<'_> {
@@ -297,8 +291,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         offset: Filesize,
     ) -> FsResult<Resource<DynInputStream>> {
         match self.file_for(&d, DescriptorFlags::READ)? {
-            None => self.push_input(Box::new(NullStream)),
-            Some(handle) => self.push_input(Box::new(FileReader {
+            Err(device) => self.push_input(Box::new(DeviceStream(device))),
+            Ok(handle) => self.push_input(Box::new(FileReader {
                 handle,
                 pos: offset,
             })),
@@ -311,8 +305,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         offset: Filesize,
     ) -> FsResult<Resource<DynOutputStream>> {
         match self.file_for(&d, DescriptorFlags::WRITE)? {
-            None => self.push_output(Box::new(NullStream)),
-            Some(handle) => self.push_output(Box::new(FileWriter {
+            Err(device) => self.push_output(Box::new(DeviceStream(device))),
+            Ok(handle) => self.push_output(Box::new(FileWriter {
                 handle,
                 pos: Some(offset),
             })),
@@ -323,8 +317,9 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         &mut self,
         d: Resource<Descriptor>,
     ) -> FsResult<Resource<DynOutputStream>> {
-        let Some(shared) = self.file_for(&d, DescriptorFlags::WRITE)? else {
-            return self.push_output(Box::new(NullStream));
+        let shared = match self.file_for(&d, DescriptorFlags::WRITE)? {
+            Ok(shared) => shared,
+            Err(device) => return self.push_output(Box::new(DeviceStream(device))),
         };
         let flags = VfsOpenFlags {
             write: true,
@@ -359,7 +354,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         Ok(match &self.get(&d)?.kind {
             Kind::Dir(_) => DescriptorType::Directory,
             Kind::File(_) => DescriptorType::RegularFile,
-            Kind::Null => DescriptorType::CharacterDevice,
+            Kind::Device(_) => DescriptorType::CharacterDevice,
         })
     }
 
@@ -391,7 +386,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let ino = match &desc.kind {
             Kind::Dir(ino) => *ino,
             Kind::File(handle) => handle.ino,
-            Kind::Null => return Ok(()),
+            Kind::Device(_) => return Ok(()),
         };
         let attr = SetAttr {
             atime: time_set(atime),
@@ -408,8 +403,12 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         len: Filesize,
         offset: Filesize,
     ) -> FsResult<(Vec<u8>, bool)> {
-        let Some(handle) = self.file_for(&d, DescriptorFlags::READ)? else {
-            return Ok((Vec::new(), true));
+        let handle = match self.file_for(&d, DescriptorFlags::READ)? {
+            Ok(handle) => handle,
+            Err(device) => {
+                let len = usize::try_from(len).unwrap_or(usize::MAX);
+                return Ok(device.read(len).map_or((Vec::new(), true), |b| (b, false)));
+            }
         };
         let data = handle.vfs().read(handle.fh, offset, len)?;
         let size = handle.vfs().getattr(handle.ino)?.size;
@@ -424,7 +423,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         offset: Filesize,
     ) -> FsResult<Filesize> {
         self.changing();
-        let Some(handle) = self.file_for(&d, DescriptorFlags::WRITE)? else {
+        let Ok(handle) = self.file_for(&d, DescriptorFlags::WRITE)? else {
             return Ok(buf.len() as u64);
         };
         Ok(handle.vfs().write(handle.fh, offset, &buf)? as u64)
@@ -474,7 +473,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let ino = match &self.get(&d)?.kind {
             Kind::Dir(ino) => *ino,
             Kind::File(handle) => handle.ino,
-            Kind::Null => return Ok(null_stat()),
+            Kind::Device(_) => return Ok(device_stat()),
         };
         Ok(descriptor_stat(&self.vfs(&d)?.getattr(ino)?))
     }
@@ -488,9 +487,9 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let layer = self.get(&d)?.layer;
         if layer == 0
             && self.dir(&d)? == computer_vfs::ROOT_INO
-            && is_dev_null(&Path::new("/").join(&path))
+            && Device::at(&Path::new("/").join(&path)).is_some()
         {
-            return Ok(null_stat());
+            return Ok(device_stat());
         }
         let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
         let st = self.stat_path(&d, follow, &path)?;
@@ -563,9 +562,11 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         if writes {
             self.can_mutate(&d)?;
         }
-        if layer == 0 && is_dev_null(&path) {
+        if layer == 0
+            && let Some(device) = Device::at(&path)
+        {
             return Ok(self.table.push(Descriptor {
-                kind: Kind::Null,
+                kind: Kind::Device(device),
                 flags,
                 layer,
             })?);
@@ -677,7 +678,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let ino = |d: &Descriptor| match &d.kind {
             Kind::Dir(ino) => Some((d.layer, *ino)),
             Kind::File(handle) => Some((d.layer, handle.ino)),
-            Kind::Null => None,
+            Kind::Device(_) => None,
         };
         let (a, b) = (ino(self.table.get(&a)?), ino(self.table.get(&b)?));
         Ok(a.is_some() && a == b)
@@ -688,7 +689,7 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         Ok(match &desc.kind {
             Kind::Dir(ino) => hash(desc.layer, *ino),
             Kind::File(handle) => hash(desc.layer, handle.ino),
-            Kind::Null => hash(0, 0),
+            Kind::Device(device) => hash(0, *device as u64),
         })
     }
 

@@ -15,7 +15,9 @@
 //! implements ([`WasiFsView`]), and a `HasData` marker ([`WasiFs`]).
 //!
 //! Paths: the guest's `..` is resolved by the VFS and stops at `/`; absolute symlinks resolve
-//! inside the workspace (it is the guest's whole filesystem). `/dev/null` is provided.
+//! inside the workspace (it is the guest's whole filesystem). `/dev/null`, `/dev/zero`,
+//! `/dev/random` and `/dev/urandom` are provided (reads of the last two give the host's random
+//! bytes).
 //!
 //! Layers: read-only file trees of the host's own (a language runtime's standard library,
 //! shared by every workspace) can be given to a guest as further preopened directories at
