@@ -96,6 +96,15 @@ pub trait Host {
     fn stat(&self, path: &str, follow: bool) -> std::io::Result<FileInfo>;
     /// Sets the permission bits (and set-id and sticky bits) of `path`.
     fn chmod(&self, path: &str, mode: u32) -> std::io::Result<()>;
+    /// Sets the owner and group of `path` (`None` keeps one), through a final link when
+    /// `follow`.
+    fn chown(
+        &self,
+        path: &str,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        follow: bool,
+    ) -> std::io::Result<()>;
     /// Makes `path` a symbolic link to `target`.
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()>;
     /// The workspace's space and inodes.
@@ -141,6 +150,20 @@ impl Host for Native {
     fn chmod(&self, path: &str, mode: u32) -> std::io::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    }
+
+    fn chown(
+        &self,
+        path: &str,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        follow: bool,
+    ) -> std::io::Result<()> {
+        if follow {
+            std::os::unix::fs::chown(path, uid, gid)
+        } else {
+            std::os::unix::fs::lchown(path, uid, gid)
+        }
     }
 
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()> {

@@ -3,17 +3,30 @@
 use super::stream::{Lines, Stop, Writer, complain, open};
 use lexopt::prelude::*;
 use shell_base::Context;
-use shell_base::args::{bad_usage, parser, string};
+use shell_base::args::{bad_usage, parser, string, value};
 
-/// `comm [-123] FILE1 FILE2` (both sorted).
+/// `comm [-123] [--output-delimiter=STR] [--total] [-z] FILE1 FILE2` (both sorted).
 pub async fn comm(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut hide = [false; 3];
     let mut files = Vec::new();
+    let mut delimiter = b"\t".to_vec();
+    let mut total = false;
+    let mut end = b'\n';
     let mut p = parser(argv);
     let parsed: Result<(), lexopt::Error> = (|| {
         while let Some(arg) = p.next()? {
             match arg {
                 Short(c @ '1'..='3') => hide[c as usize - '1' as usize] = true,
+                Long("output-delimiter") => {
+                    delimiter = value(&mut p)?.into_bytes();
+                    // GNU's: an empty delimiter is a NUL.
+                    if delimiter.is_empty() {
+                        delimiter.push(0);
+                    }
+                }
+                Long("total") => total = true,
+                Short('z') | Long("zero-terminated") => end = 0,
+                Long("check-order" | "nocheck-order") => {}
                 Value(v) => files.push(string(v)),
                 _ => return Err(arg.unexpected()),
             }
@@ -44,24 +57,27 @@ pub async fn comm(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Ok(i) => i,
             Err(m) => return complain(sh, &format!("comm: {m}")).await,
         };
-        let mut lines = Lines::new(input);
+        let mut lines = Lines::with_delimiter(input, end);
         let mut v = Vec::new();
         while let Ok(Some(l)) = lines.next().await {
-            v.push(l.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(l));
+            v.push(l.strip_suffix(&[end]).map(<[u8]>::to_vec).unwrap_or(l));
         }
         read.push(v);
     }
     let (a, b) = (&read[0], &read[1]);
     let (mut i, mut j) = (0, 0);
     let mut text = Vec::new();
-    let emit = |col: usize, line: &[u8], text: &mut Vec<u8>| {
+    let mut counts = [0usize; 3];
+    let mut emit = |col: usize, line: &[u8], text: &mut Vec<u8>| {
+        counts[col] += 1;
         if hide[col] {
             return;
         }
-        let tabs = (0..col).filter(|c| !hide[*c]).count();
-        text.extend(std::iter::repeat_n(b'\t', tabs));
+        for _ in (0..col).filter(|c| !hide[*c]) {
+            text.extend_from_slice(&delimiter);
+        }
         text.extend_from_slice(line);
-        text.push(b'\n');
+        text.push(end);
     };
     // As GNU's, unsorted input is reported (once per file, when the merge reads past the
     // out-of-order line) and makes the status 1.
@@ -104,6 +120,14 @@ pub async fn comm(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
             (None, None) => break,
         }
+    }
+    if total {
+        for n in counts {
+            text.extend_from_slice(format!("{n}").as_bytes());
+            text.extend_from_slice(&delimiter);
+        }
+        text.extend_from_slice(b"total");
+        text.push(end);
     }
     let disordered = !notes.is_empty();
     if disordered {

@@ -1,103 +1,265 @@
 //! `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, `b2sum`: digests of
-//! files (or stdin), and `-c` to check a list of them, with GNU's output and messages. The
-//! RustCrypto crates do the hashing.
+//! files (or stdin), `--tag` for BSD's form, and `-c` to check a list of them (either form),
+//! with GNU's output and messages. The RustCrypto crates do the hashing; `cksum -a` uses the
+//! same [`Algo`].
 
+use blake2::digest::{Update, VariableOutput};
 use sha2::Digest;
-use shell_base::args::{bad_usage, parser, string};
+use shell_base::args::{bad_usage, parser, plain, string, value};
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
 use lexopt::prelude::*;
 use shell_base::Context;
 
-fn hex_digest(algo: &str, data: &[u8]) -> String {
-    let bytes: Vec<u8> = match algo {
-        "md5sum" => md5::Md5::digest(data).to_vec(),
-        "sha1sum" => sha1::Sha1::digest(data).to_vec(),
-        "sha224sum" => sha2::Sha224::digest(data).to_vec(),
-        "sha384sum" => sha2::Sha384::digest(data).to_vec(),
-        "sha512sum" => sha2::Sha512::digest(data).to_vec(),
-        "b2sum" => blake2::Blake2b512::digest(data).to_vec(),
-        _ => sha2::Sha256::digest(data).to_vec(),
+/// A digest algorithm; BLAKE2b carries its length in bits (`b2sum -l`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Algo {
+    Md5,
+    Sha1,
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+    Sm3,
+    Blake2b(usize),
+}
+
+impl Algo {
+    /// The algorithm a `*sum` command computes.
+    pub fn of_command(name: &str) -> Algo {
+        match name {
+            "md5sum" => Algo::Md5,
+            "sha1sum" => Algo::Sha1,
+            "sha224sum" => Algo::Sha224,
+            "sha384sum" => Algo::Sha384,
+            "sha512sum" => Algo::Sha512,
+            "b2sum" => Algo::Blake2b(512),
+            _ => Algo::Sha256,
+        }
+    }
+
+    /// The algorithm `cksum -a NAME` names.
+    pub fn of_name(name: &str) -> Option<Algo> {
+        Some(match name {
+            "md5" => Algo::Md5,
+            "sha1" => Algo::Sha1,
+            "sha224" => Algo::Sha224,
+            "sha256" => Algo::Sha256,
+            "sha384" => Algo::Sha384,
+            "sha512" => Algo::Sha512,
+            "sm3" => Algo::Sm3,
+            "blake2b" => Algo::Blake2b(512),
+            _ => return None,
+        })
+    }
+
+    /// The name BSD's tagged lines start with (`SHA256 (file) = ...`).
+    pub fn tag(self) -> String {
+        match self {
+            Algo::Md5 => "MD5".into(),
+            Algo::Sha1 => "SHA1".into(),
+            Algo::Sha224 => "SHA224".into(),
+            Algo::Sha256 => "SHA256".into(),
+            Algo::Sha384 => "SHA384".into(),
+            Algo::Sha512 => "SHA512".into(),
+            Algo::Sm3 => "SM3".into(),
+            Algo::Blake2b(512) => "BLAKE2b".into(),
+            Algo::Blake2b(bits) => format!("BLAKE2b-{bits}"),
+        }
+    }
+
+    /// The algorithm a tagged line names.
+    fn of_tag(tag: &str) -> Option<Algo> {
+        Some(match tag {
+            "MD5" => Algo::Md5,
+            "SHA1" => Algo::Sha1,
+            "SHA224" => Algo::Sha224,
+            "SHA256" => Algo::Sha256,
+            "SHA384" => Algo::Sha384,
+            "SHA512" => Algo::Sha512,
+            "SM3" => Algo::Sm3,
+            "BLAKE2b" => Algo::Blake2b(512),
+            _ => Algo::Blake2b(blake_bits(tag.strip_prefix("BLAKE2b-")?, "").ok()?),
+        })
+    }
+
+    /// The digest of `data` in lower-case hex.
+    pub fn hex(self, data: &[u8]) -> String {
+        let bytes: Vec<u8> = match self {
+            Algo::Md5 => md5::Md5::digest(data).to_vec(),
+            Algo::Sha1 => sha1::Sha1::digest(data).to_vec(),
+            Algo::Sha224 => sha2::Sha224::digest(data).to_vec(),
+            Algo::Sha256 => sha2::Sha256::digest(data).to_vec(),
+            Algo::Sha384 => sha2::Sha384::digest(data).to_vec(),
+            Algo::Sha512 => sha2::Sha512::digest(data).to_vec(),
+            Algo::Sm3 => sm3::Sm3::digest(data).to_vec(),
+            Algo::Blake2b(bits) => {
+                let mut out = vec![0; bits / 8];
+                // `blake_bits` keeps the length within 8..=512 bits, whole bytes.
+                if let Ok(mut h) = blake2::Blake2bVar::new(out.len()) {
+                    h.update(data);
+                    h.finalize_variable(&mut out).ok();
+                }
+                out
+            }
+        };
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The length of its digest in hex digits.
+    fn hex_len(self) -> usize {
+        self.hex(b"").len()
+    }
+}
+
+/// A BLAKE2b length in bits as `-l` takes it (a multiple of 8 up to 512; 0 is the default), or
+/// GNU's message, whose second line `cmd` starts.
+pub fn blake_bits(text: &str, cmd: &str) -> Result<usize, String> {
+    let why = match text.parse::<usize>() {
+        Ok(0) => return Ok(512),
+        Ok(b) if b > 512 => "maximum digest length for 'BLAKE2b' is 512 bits",
+        Ok(b) if b % 8 != 0 => "length is not a multiple of 8",
+        Ok(b) => return Ok(b),
+        Err(_) => return Err(format!("invalid length: '{text}'")),
     };
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    Err(format!("invalid length: '{text}'\n{cmd}: {why}"))
 }
 
-async fn contents(sh: &mut dyn Context, algo: &str, f: &str) -> Result<Vec<u8>, String> {
-    let input = open(sh, f).map_err(|m| format!("{algo}: {m}"))?;
-    read_all_limited(&input, MEMORY_LIMIT, algo).await
+async fn contents(sh: &mut dyn Context, cmd: &str, f: &str) -> Result<Vec<u8>, String> {
+    let input = open(sh, f).map_err(|m| format!("{cmd}: {m}"))?;
+    read_all_limited(&input, MEMORY_LIMIT, cmd).await
 }
 
-/// `md5sum [-c] [FILE...]` and the SHA variants.
+/// `md5sum [-c] [--tag] [FILE...]`, the SHA variants and `b2sum [-l BITS]`.
 pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
-    let algo = argv[0].clone();
-    let mut check = false;
-    let mut quiet = false;
-    let mut status_only = false;
+    let cmd = argv[0].clone();
+    let mut algo = Algo::of_command(&cmd);
+    let mut opts = Options::default();
     let mut files = Vec::new();
     let mut p = parser(argv);
     let parsed: Result<(), lexopt::Error> = (|| {
         while let Some(arg) = p.next()? {
             match arg {
-                Short('c') | Long("check") => check = true,
-                Long("quiet") => quiet = true,
-                Long("status") => status_only = true,
-                // Binary and text mode are the same on this system.
+                Short('l') | Long("length") if cmd == "b2sum" => {
+                    let bits = blake_bits(&value(&mut p)?, "b2sum").map_err(plain)?;
+                    algo = Algo::Blake2b(bits);
+                }
+                Long("tag") => opts.tagged = true,
                 Short('b' | 't') | Long("binary" | "text") => {}
                 Value(v) => files.push(string(v)),
-                _ => return Err(arg.unexpected()),
+                _ => {
+                    if !opts.parse_check(&arg) {
+                        return Err(arg.unexpected());
+                    }
+                }
             }
         }
         Ok(())
     })();
     if let Err(e) = parsed {
-        return bad_usage(sh, &algo, e, 1).await;
+        return bad_usage(sh, &cmd, e, 1).await;
     }
     let files = files_or_stdin(files);
+    if opts.check {
+        return check(sh, &cmd, Some(algo), &opts, &files).await;
+    }
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
-    if !check {
-        for f in &files {
-            match contents(sh, &algo, f).await {
-                Ok(data) => {
-                    if let Err(Stop(s)) = out
-                        .write_str(&format!("{}  {f}\n", hex_digest(&algo, &data)))
-                        .await
-                    {
-                        return s;
-                    }
+    for f in &files {
+        match contents(sh, &cmd, f).await {
+            Ok(data) => {
+                let hex = algo.hex(&data);
+                let line = if opts.tagged {
+                    format!("{} ({f}) = {hex}\n", algo.tag())
+                } else {
+                    format!("{hex}  {f}\n")
+                };
+                if let Err(Stop(s)) = out.write_str(&line).await {
+                    return s;
                 }
-                Err(m) => status = complain(sh, &m).await,
             }
+            Err(m) => status = complain(sh, &m).await,
         }
-        return match out.flush().await {
-            Ok(()) => status,
-            Err(Stop(s)) => s,
-        };
     }
+    match out.flush().await {
+        Ok(()) => status,
+        Err(Stop(s)) => s,
+    }
+}
+
+/// The options of a checksum command that shape its output and its checking.
+#[derive(Default)]
+pub struct Options {
+    pub tagged: bool,
+    pub check: bool,
+    quiet: bool,
+    status_only: bool,
+}
+
+impl Options {
+    /// Takes `-c` and the options that go with it; false when `arg` is none of them.
+    pub fn parse_check(&mut self, arg: &lexopt::Arg<'_>) -> bool {
+        match arg {
+            Short('c') | Long("check") => self.check = true,
+            Long("quiet") => self.quiet = true,
+            Long("status") => self.status_only = true,
+            Short('w') | Long("warn" | "strict" | "ignore-missing") => {}
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// One line of a checksum list: `HEX  NAME`, `HEX *NAME` or `TAG (NAME) = HEX`, for the
+/// algorithm `algo` (any the tag names, when none is given).
+fn parse_line(line: &str, algo: Option<Algo>) -> Option<(Algo, String, String)> {
+    if let Some((head, hex)) = line.rsplit_once(") = ")
+        && let Some((tag, name)) = head.split_once(" (")
+        && let Some(named) = Algo::of_tag(tag)
+        && algo.is_none_or(|a| a == named)
+    {
+        return valid(named, hex, name);
+    }
+    let algo = algo?;
+    let (hex, name) = line.split_once("  ").or_else(|| line.split_once(" *"))?;
+    valid(algo, hex, name)
+}
+
+fn valid(algo: Algo, hex: &str, name: &str) -> Option<(Algo, String, String)> {
+    (hex.len() == algo.hex_len() && hex.chars().all(|c| c.is_ascii_hexdigit()))
+        .then(|| (algo, hex.to_string(), name.to_string()))
+}
+
+/// `-c`: reads each list and checks the files it names, as GNU's tools report it.
+pub async fn check(
+    sh: &mut dyn Context,
+    cmd: &str,
+    algo: Option<Algo>,
+    opts: &Options,
+    lists: &[String],
+) -> i32 {
+    let mut out = Writer::new(&sh.io().stdout);
+    let mut status = 0;
     let (mut failed, mut unreadable) = (0, 0);
-    for list in &files {
-        let text = match contents(sh, &algo, list).await {
+    for list in lists {
+        let text = match contents(sh, cmd, list).await {
             Ok(d) => String::from_utf8_lossy(&d).into_owned(),
             Err(m) => {
                 status = complain(sh, &m).await;
                 continue;
             }
         };
-        let digest_len = hex_digest(&algo, b"").len();
         let mut proper = 0;
         for line in text.lines() {
-            let Some((want, name)) = line.split_once("  ").or_else(|| line.split_once(" *")) else {
+            let Some((algo, want, name)) = parse_line(line, algo) else {
                 continue;
             };
-            if want.len() != digest_len || !want.chars().all(|c| c.is_ascii_hexdigit()) {
-                continue;
-            }
             proper += 1;
-            let got = match contents(sh, &algo, name).await {
-                Ok(d) => hex_digest(&algo, &d),
+            let got = match contents(sh, cmd, &name).await {
+                Ok(d) => algo.hex(&d),
                 Err(m) => {
                     unreadable += 1;
-                    if !status_only {
+                    if !opts.status_only {
                         out.flush().await.ok();
                         complain(sh, &m).await;
                         out.write_str(&format!("{name}: FAILED open or read\n"))
@@ -111,7 +273,7 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
             if !ok {
                 failed += 1;
             }
-            if !(status_only || ok && quiet) {
+            if !(opts.status_only || ok && opts.quiet) {
                 let word = if ok { "OK" } else { "FAILED" };
                 if let Err(Stop(s)) = out.write_str(&format!("{name}: {word}\n")).await {
                     return s;
@@ -121,7 +283,7 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
         if proper == 0 {
             status = complain(
                 sh,
-                &format!("{algo}: {list}: no properly formatted checksum lines found"),
+                &format!("{cmd}: {list}: no properly formatted checksum lines found"),
             )
             .await;
         }
@@ -129,12 +291,12 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
     if let Err(Stop(s)) = out.flush().await {
         return s;
     }
-    if !status_only {
+    if !opts.status_only {
         if unreadable > 0 {
             let s = if unreadable == 1 { "" } else { "s" };
             complain(
                 sh,
-                &format!("{algo}: WARNING: {unreadable} listed file{s} could not be read"),
+                &format!("{cmd}: WARNING: {unreadable} listed file{s} could not be read"),
             )
             .await;
         }
@@ -142,7 +304,7 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
             let s = if failed == 1 { "" } else { "s" };
             complain(
                 sh,
-                &format!("{algo}: WARNING: {failed} computed checksum{s} did NOT match"),
+                &format!("{cmd}: WARNING: {failed} computed checksum{s} did NOT match"),
             )
             .await;
         }

@@ -77,6 +77,30 @@ pub const UTILITIES: &[Utility] = &[
         "change permission bits (octal or symbolic modes)",
     ),
     Utility::new(
+        "chgrp",
+        native!(chown::chown),
+        "chgrp [-Rhvcf] [--reference=FILE] GROUP FILE...",
+        "change the group of files (root, $USER or a number)",
+    ),
+    Utility::new(
+        "chown",
+        native!(chown::chown),
+        "chown [-Rhvcf] [--reference=FILE] OWNER[:[GROUP]] FILE...",
+        "change the owner and group of files (root, $USER or numbers)",
+    ),
+    Utility::new(
+        "cksum",
+        native!(cksum::cksum),
+        "cksum [-a ALGORITHM] [-l BITS] [--untagged] [-c] [FILE]...",
+        "checksum and count the bytes of files (POSIX CRC, or -a md5, sha1, sha2, blake2b, sm3, bsd, sysv)",
+    ),
+    Utility::new(
+        "clear",
+        native!(terminal::clear),
+        "clear",
+        "clear the terminal (the isolate has none: prints nothing)",
+    ),
+    Utility::new(
         "cmp",
         native!(cmp::cmp),
         "cmp [-s] [-l] [-n N] FILE1 [FILE2]",
@@ -91,7 +115,7 @@ pub const UTILITIES: &[Utility] = &[
     Utility::new(
         "comm",
         native!(comm::comm),
-        "comm [-123] [--check-order|--nocheck-order] FILE1 FILE2",
+        "comm [-123z] [--output-delimiter=STR] [--total] [--check-order|--nocheck-order] FILE1 FILE2",
         "compare two sorted files line by line",
     ),
     Utility::new(
@@ -111,6 +135,12 @@ pub const UTILITIES: &[Utility] = &[
         native!(date::date),
         "date [-u] [-d STRING] [-r FILE] [+FORMAT]",
         "print the date and time (UTC unless TZ is set)",
+    ),
+    Utility::new(
+        "dd",
+        native!(dd::dd),
+        "dd [if=FILE] [of=FILE] [bs=N | ibs=N obs=N] [count=N] [skip=N] [seek=N] [conv=notrunc,sync,ucase,lcase,swab,excl,nocreat,noerror] [iflag=fullblock,skip_bytes,count_bytes] [oflag=seek_bytes,append] [status=none|noxfer|progress]",
+        "copy a file in blocks, converting on the way",
     ),
     Utility::new(
         "df",
@@ -149,6 +179,12 @@ pub const UTILITIES: &[Utility] = &[
         "run a command in a changed environment, or print the environment",
     ),
     Utility::new(
+        "envsubst",
+        native!(envsubst::envsubst),
+        "envsubst [-v] [SHELL-FORMAT]",
+        "substitute the values of environment variables ($NAME, ${NAME}) in standard input",
+    ),
+    Utility::new(
         "expand",
         native!(expand::expand),
         "expand [-i] [-t N[,N]...] [FILE]...",
@@ -159,6 +195,12 @@ pub const UTILITIES: &[Utility] = &[
         native!(expr::expr),
         "expr EXPRESSION",
         "evaluate an expression",
+    ),
+    Utility::new(
+        "factor",
+        native!(factor::factor),
+        "factor [NUMBER]...",
+        "print the prime factors of numbers (up to 2^128 - 1)",
     ),
     Utility::new(
         "fgrep",
@@ -263,6 +305,12 @@ pub const UTILITIES: &[Utility] = &[
         "command-line JSON processor (jq 1.6's language and output, on jaq)",
     ),
     Utility::new(
+        "install",
+        native!(install::install),
+        "install [-CDdpTv] [-m MODE] [-o OWNER] [-g GROUP] [-t DIR] SOURCE... DEST | -d DIR...",
+        "copy files and set their mode (0755 unless -m) and owner, or make directories",
+    ),
+    Utility::new(
         "join",
         native!(join::join),
         "join [-t CHAR] [-1 FIELD] [-2 FIELD] [-a N] [-v N] [-o LIST] [-e EMPTY] [-i] FILE1 FILE2",
@@ -273,6 +321,18 @@ pub const UTILITIES: &[Utility] = &[
         native!(ln::ln),
         "ln [-sfvnrT] [-t DIR] TARGET... [LINK_NAME|DIR]",
         "make hard or symbolic links",
+    ),
+    Utility::new(
+        "logname",
+        native!(whoami::whoami),
+        "logname",
+        "print the user's login name",
+    ),
+    Utility::new(
+        "look",
+        native!(look::look),
+        "look [-df] [-t CHAR] STRING [FILE]...",
+        "print the lines of a sorted file that begin with a string",
     ),
     Utility::new(
         "ls",
@@ -309,6 +369,18 @@ pub const UTILITIES: &[Utility] = &[
         native!(nl::nl),
         "nl [-b STYLE] [-n FORMAT] [-w N] [-s SEP] [-v N] [-i N] [FILE]...",
         "number lines of files",
+    ),
+    Utility::new(
+        "nproc",
+        native!(nproc::nproc),
+        "nproc [--all] [--ignore=N]",
+        "print the number of processors a command may use (1: the isolate runs one at a time)",
+    ),
+    Utility::new(
+        "numfmt",
+        native!(numfmt::numfmt),
+        "numfmt [--from=si|iec|iec-i|auto] [--to=si|iec|iec-i] [--round=HOW] [--suffix=S] [--padding=N] [--format=FMT] [-d C] [--field=FIELDS] [--header[=N]] [--invalid=MODE] [NUMBER]...",
+        "convert numbers to and from human-readable sizes (1.5K, 2.0Mi)",
     ),
     Utility::new(
         "od",
@@ -419,6 +491,12 @@ pub const UTILITIES: &[Utility] = &[
         "compute or check SHA-512 checksums",
     ),
     Utility::new(
+        "shuf",
+        native!(shuf::shuf),
+        "shuf [-rz] [-n COUNT] [-o FILE] [--random-source=FILE] [FILE | -e ARG... | -i LO-HI]",
+        "write a random permutation of lines, arguments or numbers",
+    ),
+    Utility::new(
         "sleep",
         native!(sleep::sleep),
         "sleep NUMBER[smhd]...",
@@ -447,6 +525,18 @@ pub const UTILITIES: &[Utility] = &[
         native!(strings::strings),
         "strings [-a] [-n N] [-t RADIX] [FILE]...",
         "print the printable strings in files",
+    ),
+    Utility::new(
+        "stty",
+        native!(terminal::stty),
+        "stty [-a | -g | size | SETTING...]",
+        "print terminal settings (a dumb 80x24 terminal; settings change nothing)",
+    ),
+    Utility::new(
+        "sum",
+        native!(cksum::sum),
+        "sum [-r | -s] [FILE]...",
+        "print BSD or System V 16-bit checksums and block counts",
     ),
     Utility::new(
         "tac",
@@ -491,6 +581,12 @@ pub const UTILITIES: &[Utility] = &[
         "jq for TOML documents (-t: TOML output)",
     ),
     Utility::new(
+        "tput",
+        native!(terminal::tput),
+        "tput [-T TERM] CAPABILITY [PARAM]...",
+        "query terminal capabilities (a dumb 80x24 terminal: numbers, and no sequences)",
+    ),
+    Utility::new(
         "tr",
         native!(tr::tr),
         "tr [-cdst] SET1 [SET2]",
@@ -507,6 +603,18 @@ pub const UTILITIES: &[Utility] = &[
         native!(truncate::truncate),
         "truncate -s SIZE FILE...",
         "shrink or extend files to a size",
+    ),
+    Utility::new(
+        "tsort",
+        native!(tsort::tsort),
+        "tsort [FILE]",
+        "topological sort of pairs of names",
+    ),
+    Utility::new(
+        "tty",
+        native!(terminal::tty),
+        "tty [-s]",
+        "print the terminal on standard input (none in the isolate: \"not a tty\")",
     ),
     Utility::new(
         "uname",

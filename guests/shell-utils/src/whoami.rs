@@ -1,19 +1,22 @@
-//! `whoami`: print the user name.
+//! `whoami` and `logname`: print the user name.
 
 use crate::stream::out;
 use shell_base::Context;
 use shell_base::args::{bad_usage, operands, usage};
 
-/// `whoami`.
+/// `whoami`, and `logname` (the workspace's one user is also who logged in; GNU's says "no
+/// login name" where no terminal has a login record).
 pub async fn whoami(sh: &mut dyn Context, argv: &[String]) -> i32 {
+    let cmd = argv[0].as_str();
     let operands = match operands(argv) {
         Ok(o) => o,
-        Err(e) => return bad_usage(sh, "whoami", e, 1).await,
+        Err(e) => return bad_usage(sh, cmd, e, 1).await,
     };
     if let Some(extra) = operands.first() {
-        return bad_usage(sh, "whoami", usage(format!("extra operand '{extra}'")), 1).await;
+        return bad_usage(sh, cmd, usage(format!("extra operand '{extra}'")), 1).await;
     }
-    let user = sh.var("USER").unwrap_or("user").to_string();
+    let var = if cmd == "logname" { "LOGNAME" } else { "USER" };
+    let user = sh.var(var).or(sh.var("USER")).unwrap_or("user").to_string();
     out(sh, &format!("{user}\n")).await
 }
 

@@ -36,6 +36,16 @@ impl Host for Wit {
         workspace::chmod(path, mode).map_err(io_error)
     }
 
+    fn chown(
+        &self,
+        path: &str,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        follow: bool,
+    ) -> std::io::Result<()> {
+        workspace::chown(path, uid, gid, follow).map_err(io_error)
+    }
+
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()> {
         workspace::symlink(target, path).map_err(io_error)
     }

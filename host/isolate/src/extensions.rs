@@ -97,6 +97,21 @@ impl workspace::Host for State {
             .map_err(|e| computer_wasi::error_code(&e)))
     }
 
+    fn chown(
+        &mut self,
+        path: String,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        follow: bool,
+    ) -> wasmtime::Result<Result<(), ErrorCode>> {
+        Ok(self
+            .fs
+            .vfs
+            .set_owner_of(&path, uid, gid, follow)
+            .map(|_| ())
+            .map_err(|e| computer_wasi::error_code(&e)))
+    }
+
     fn symlink(&mut self, target: String, path: String) -> wasmtime::Result<Result<(), ErrorCode>> {
         Ok(self
             .fs

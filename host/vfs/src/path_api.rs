@@ -219,6 +219,23 @@ impl Vfs {
         self.path_write(|tx| tx.path_setattr(bytes(path.as_ref()), true, &attr))
     }
 
+    /// `chown`: sets the owner and the group (`None` keeps one), of the link itself unless
+    /// `follow`.
+    pub fn set_owner_of(
+        &self,
+        path: impl AsRef<Path>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        follow: bool,
+    ) -> Result<Stat> {
+        let attr = SetAttr {
+            uid,
+            gid,
+            ..Default::default()
+        };
+        self.path_write(|tx| tx.path_setattr(bytes(path.as_ref()), follow, &attr))
+    }
+
     /// Sets access and modification times (of the link itself when `path` is a symlink).
     pub fn set_times(
         &self,
