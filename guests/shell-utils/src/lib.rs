@@ -10,6 +10,7 @@
 //! natively on a context over the machine's own files ([`testing`]).
 
 // Helpers that several utilities share.
+mod codec;
 mod dump;
 mod fileinfo;
 mod layout;
@@ -33,6 +34,7 @@ mod cksum;
 mod cmp;
 mod column;
 mod comm;
+mod compress;
 mod cp;
 mod cut;
 mod date;

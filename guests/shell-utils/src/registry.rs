@@ -65,6 +65,24 @@ pub const UTILITIES: &[Utility] = &[
         "strip directories and a suffix from file names",
     ),
     Utility::new(
+        "bunzip2",
+        native!(compress::compress),
+        "bunzip2 [-cfkqt] [FILE]...",
+        "decompress bzip2 files",
+    ),
+    Utility::new(
+        "bzcat",
+        native!(compress::compress),
+        "bzcat [FILE]...",
+        "decompress bzip2 files to standard output",
+    ),
+    Utility::new(
+        "bzip2",
+        native!(compress::compress),
+        "bzip2 [-cdfkqtz1-9] [FILE]...",
+        "compress or decompress files in the bzip2 format",
+    ),
+    Utility::new(
         "cat",
         native!(cat::cat),
         "cat [-nbsAETv] [FILE]...",
@@ -553,8 +571,8 @@ pub const UTILITIES: &[Utility] = &[
     Utility::new(
         "tar",
         native!(tar::tar),
-        "tar -c|-x|-t [-zvfOC DIR] [--strip-components=N] [-f ARCHIVE] [FILE]...",
-        "create, extract or list tar archives (gzip with -z)",
+        "tar -c|-x|-t [-zJjvfOC DIR] [--zstd] [--strip-components=N] [-f ARCHIVE] [FILE]...",
+        "create, extract or list tar archives (gzip -z, xz -J, bzip2 -j, zstd --zstd; recognised when reading)",
     ),
     Utility::new(
         "tee",
@@ -629,6 +647,12 @@ pub const UTILITIES: &[Utility] = &[
         "convert spaces to tabs",
     ),
     Utility::new(
+        "unxz",
+        native!(compress::compress),
+        "unxz [-cfkqt] [FILE]...",
+        "decompress xz files",
+    ),
+    Utility::new(
         "unzip",
         native!(unzip::unzip),
         "unzip [-lqtopjn] [-Z1] [-d DIR] ARCHIVE [MEMBER]... [-x MEMBER...]",
@@ -639,6 +663,12 @@ pub const UTILITIES: &[Utility] = &[
         native!(uniq::uniq),
         "uniq [-cdDuiz] [-f N] [-s N] [-w N] [INPUT [OUTPUT]]",
         "report or omit repeated lines",
+    ),
+    Utility::new(
+        "unzstd",
+        native!(compress::compress),
+        "unzstd [-cfqt] [--rm] [-o FILE] [FILE]...",
+        "decompress zstd files",
     ),
     Utility::new(
         "wc",
@@ -671,6 +701,18 @@ pub const UTILITIES: &[Utility] = &[
         "make a hex dump, or reverse one",
     ),
     Utility::new(
+        "xz",
+        native!(compress::compress),
+        "xz [-cdfkqtz0-9] [FILE]...",
+        "compress or decompress files in the xz format",
+    ),
+    Utility::new(
+        "xzcat",
+        native!(compress::compress),
+        "xzcat [FILE]...",
+        "decompress xz files to standard output",
+    ),
+    Utility::new(
         "yes",
         native!(yes::yes),
         "yes [STRING]...",
@@ -693,6 +735,18 @@ pub const UTILITIES: &[Utility] = &[
         native!(gzip::gzip),
         "zcat [FILE]...",
         "decompress gzip files to standard output",
+    ),
+    Utility::new(
+        "zstd",
+        native!(compress::compress),
+        "zstd [-cdfqt] [--rm] [-o FILE] [FILE]...",
+        "compress (at zstd's level 1) or decompress files in the zstd format",
+    ),
+    Utility::new(
+        "zstdcat",
+        native!(compress::compress),
+        "zstdcat [FILE]...",
+        "decompress zstd files to standard output",
     ),
 ];
 

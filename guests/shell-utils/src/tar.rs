@@ -1,17 +1,14 @@
-//! `tar`: `c x t`, `z`, `f`, `C`, `--strip-components`, `v` for names, over the `tar` crate.
+//! `tar`: `c x t`, `z`/`J`/`j`/`--zstd` (and any of them recognised when reading), `f`, `C`,
+//! `--strip-components`, `v` for names, over the `tar` crate.
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
-use crate::gzip::*;
+use crate::codec::Codec;
 use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{number, parser, string, value, wording};
 use shell_base::errno::io_message;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-fn gzipped(data: &[u8]) -> bool {
-    data.starts_with(&[0x1f, 0x8b])
-}
 
 /// Adds `rel` (and, for a directory, everything under it, in name order) to the archive.
 fn add(
@@ -77,7 +74,8 @@ fn mtime(meta: &std::fs::Metadata) -> u64 {
 /// `tar [-]{c|x|t}[zvf...] [ARCHIVE] [-C DIR] [--strip-components N] [PATH...]`.
 pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut mode: Option<char> = None;
-    let (mut gzip, mut verbose) = (false, false);
+    let mut codec: Option<Codec> = None;
+    let mut verbose = false;
     // `-O`: extract to standard output.
     let mut to_stdout = false;
     let mut file: Option<String> = None;
@@ -100,7 +98,10 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 Long("create") => mode = Some('c'),
                 Long("extract" | "get") => mode = Some('x'),
                 Long("list") => mode = Some('t'),
-                Short('z') | Long("gzip" | "gunzip") => gzip = true,
+                Short('z') | Long("gzip" | "gunzip") => codec = Some(Codec::Gzip),
+                Short('J') | Long("xz") => codec = Some(Codec::Xz),
+                Short('j') | Long("bzip2") => codec = Some(Codec::Bzip2),
+                Long("zstd") => codec = Some(Codec::Zstd),
                 Short('v') | Long("verbose") => verbose = true,
                 Short('O') | Long("to-stdout") => to_stdout = true,
                 // Modes and owners are always kept as the workspace has them.
@@ -153,10 +154,12 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Ok(d) => d,
             Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
         };
-        let data = if gzip {
-            gzip_bytes(&data).unwrap_or_default()
-        } else {
-            data
+        let data = match codec {
+            Some(c) => match c.compress(&data, 6) {
+                Ok(d) => d,
+                Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
+            },
+            None => data,
         };
         match file.as_deref() {
             None | Some("-") => {
@@ -206,15 +209,24 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
         },
     };
-    let data = if gzip || gzipped(&raw) {
-        match gunzip_bytes(&raw) {
+    let data = match codec.or(Codec::detect(&raw)) {
+        Some(c) => match c.decompress(&raw, MEMORY_LIMIT) {
             Ok(d) => d,
-            Err(_) => {
-                return complain(sh, "\ngzip: stdin: not in gzip format\ntar: Child returned status 1\ntar: Error is not recoverable: exiting now").await + 1;
+            Err(e) => {
+                let why = match c {
+                    _ if e.kind() == std::io::ErrorKind::Other => format!("tar: {e}"),
+                    Codec::Gzip => "\ngzip: stdin: not in gzip format".to_string(),
+                    Codec::Xz => "xz: (stdin): File format not recognized".to_string(),
+                    Codec::Bzip2 => "bzip2: (stdin) is not a bzip2 file.".to_string(),
+                    Codec::Zstd => "zstd: /*stdin*\\: unsupported format ".to_string(),
+                };
+                let msg = format!(
+                    "{why}\ntar: Child returned status 1\ntar: Error is not recoverable: exiting now"
+                );
+                return complain(sh, &msg).await + 1;
             }
-        }
-    } else {
-        raw
+        },
+        None => raw,
     };
     let mut archive = tar::Archive::new(&data[..]);
     let entries = match archive.entries() {
