@@ -262,11 +262,10 @@ impl ExecHandler for ContainerFallback {
             other => ExecError::Unavailable(format!("container backend: {other}")),
         };
         // Getting the container ready (an image built on first use, the container started)
-        // is not the guest's time: its deadline moves by as much.
-        let setup = Instant::now();
-        let ready = self.0.sandbox();
-        cmd.deadline.extend(setup.elapsed());
-        ready.map_err(unavailable)?;
+        // is not the guest's time: its clock stops meanwhile.
+        cmd.deadline
+            .paused(|| self.0.sandbox())
+            .map_err(unavailable)?;
         let out = self
             .0
             .run(&command, &forward, cancel)

@@ -65,6 +65,19 @@ impl Deadline {
     pub fn extend(&self, by: Duration) {
         self.at.fetch_add(nanos(by), Ordering::SeqCst);
     }
+
+    /// Runs `f` with the clock stopped: the time it takes (a backend getting ready, an image
+    /// built on first use) does not count, and nobody watching the deadline sees it pass
+    /// meanwhile (moving it only afterwards would come too late for them).
+    pub fn paused<T>(&self, f: impl FnOnce() -> T) -> T {
+        const HOLD: Duration = Duration::from_secs(24 * 3600);
+        self.extend(HOLD);
+        let start = Instant::now();
+        let out = f();
+        let unused = HOLD.saturating_sub(start.elapsed());
+        self.at.fetch_sub(nanos(unused), Ordering::SeqCst);
+        out
+    }
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -168,5 +181,27 @@ impl ExecHandler for NoBackends {
         Err(ExecError::NotFound(format!(
             "{what}: no backend can run it"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Deadline;
+    use std::time::Duration;
+
+    #[test]
+    fn a_paused_clock_does_not_run() {
+        let d = Deadline::after(Duration::from_millis(300));
+        let passed_meanwhile = d.paused(|| {
+            std::thread::sleep(Duration::from_millis(500));
+            d.passed()
+        });
+        assert!(
+            !passed_meanwhile,
+            "the deadline passed while the clock was stopped"
+        );
+        assert!(!d.passed(), "the time spent paused was counted");
+        std::thread::sleep(d.left() + Duration::from_millis(10));
+        assert!(d.passed(), "the clock did not run again");
     }
 }
