@@ -143,6 +143,12 @@ pub const UTILITIES: &[Utility] = &[
         "copy files and directories (modes kept; links copied as links with -r/-a/-P)",
     ),
     Utility::new(
+        "csplit",
+        native!(csplit::csplit),
+        "csplit [-skz] [-f PREFIX] [-n DIGITS] [-b FORMAT] FILE PATTERN... (N, /RE/[OFFSET], %RE%[OFFSET], {N}, {*})",
+        "split a file into pieces at line numbers or matching lines",
+    ),
+    Utility::new(
         "cut",
         native!(cut::cut),
         "cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [--output-delimiter=S] [FILE]...",
@@ -309,6 +315,12 @@ pub const UTILITIES: &[Utility] = &[
         native!(hostname::hostname),
         "hostname",
         "print the machine's name",
+    ),
+    Utility::new(
+        "iconv",
+        native!(iconv::iconv),
+        "iconv [-cl] -f FROM -t TO[//TRANSLIT|//IGNORE] [FILE]...",
+        "convert text between character encodings (UTF-8, ASCII, Latin-1, UTF-16, UTF-32, windows-1252...)",
     ),
     Utility::new(
         "id",
@@ -693,6 +705,12 @@ pub const UTILITIES: &[Utility] = &[
         native!(xargs::xargs),
         "xargs [-0rt] [-n N] [-L N] [-I REPLACE] [-d DELIM] [-P N] [COMMAND [ARG]...]",
         "build and run command lines from standard input (run one after another)",
+    ),
+    Utility::new(
+        "xsv",
+        native!(xsv::xsv),
+        "xsv headers|count|select|search|sort|slice|frequency|join|stats|table|fmt [-d DELIM] [-n] [-o FILE] [ARGS]",
+        "CSV tables: xsv 0.13's commands (select columns, search, sort, join, count, stats, align)",
     ),
     Utility::new(
         "xxd",

@@ -472,10 +472,15 @@ impl Search {
             BinaryDetection::quit(b'\0')
         };
         self.searcher.set_binary_detection(detection);
-        let source = match (&hay.absolute, data) {
-            (_, Some(data)) => Source::Bytes(data),
-            (Some(path), None) => Source::Path(path),
-            (None, None) => Source::Bytes(&[]),
+        let unpacked = match (&hay.absolute, data) {
+            (Some(path), None) if o.search_zip => unpack(path, &hay.shown)?,
+            _ => None,
+        };
+        let source = match (&hay.absolute, data, &unpacked) {
+            (_, _, Some(bytes)) => Source::Bytes(bytes),
+            (_, Some(data), _) => Source::Bytes(data),
+            (Some(path), None, _) => Source::Path(path),
+            (None, None, _) => Source::Bytes(&[]),
         };
         let (found, stats) = match &self.engine {
             Engine::Default(m) => {
@@ -526,6 +531,36 @@ impl Search {
             .into_bytes(),
         )
     }
+}
+
+/// `-z`: a compressed file's contents, chosen by its name as ripgrep chooses (it runs
+/// `gzip -d`, `xz -d`, `bzip2 -d` or `zstd -d` by extension, and shows what one says when it
+/// fails); `None` for other files.
+fn unpack(path: &Path, shown: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use crate::codec::Codec;
+    let name = shown.to_string_lossy();
+    let (codec, complaint) = match name.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("gz" | "tgz") => (Codec::Gzip, format!("gzip: {name}: not in gzip format")),
+        Some("xz" | "txz") => (Codec::Xz, format!("xz: {name}: File format not recognized")),
+        Some("bz2" | "tbz2" | "tbz") => {
+            (Codec::Bzip2, format!("bzip2: {name} is not a bzip2 file."))
+        }
+        Some("zst" | "zstd") => (Codec::Zstd, format!("zstd: {name}: unsupported format ")),
+        _ => return Ok(None),
+    };
+    let data = std::fs::read(path)?;
+    codec
+        .decompress(&data, crate::stream::MEMORY_LIMIT)
+        .map(Some)
+        .map_err(|e| {
+            let line = "-".repeat(79);
+            let why = if e.kind() == std::io::ErrorKind::Other {
+                e.to_string()
+            } else {
+                complaint
+            };
+            std::io::Error::new(e.kind(), format!("\n{line}\n{why}\n{line}"))
+        })
 }
 
 enum Source<'a> {

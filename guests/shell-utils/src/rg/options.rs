@@ -43,6 +43,8 @@ pub enum TypeChange {
 #[derive(Debug)]
 pub struct Options {
     pub patterns: Vec<String>,
+    /// `-z`: search inside gzip, xz, bzip2 and zstd files.
+    pub search_zip: bool,
     /// Pattern files (`-f`), read once the streams are at hand.
     pub pattern_files: Vec<String>,
     pub paths: Vec<String>,
@@ -116,6 +118,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             patterns: Vec::new(),
+            search_zip: false,
             pattern_files: Vec::new(),
             paths: Vec::new(),
             mode: Mode::Standard,
@@ -392,6 +395,8 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
             | Long("ignore-messages")
             | Long("debug")
             | Long("trace") => {}
+            Short('z') | Long("search-zip") => o.search_zip = true,
+            Long("no-search-zip") => o.search_zip = false,
             Long("stats") => o.stats = true,
             Long("no-stats") => o.stats = false,
             Short(c) => return Err(format!("unrecognized flag -{c}")),
