@@ -81,9 +81,19 @@ impl Codec {
                 limit >> 20
             ))
         };
+        // The instance's memory may end first: that is a limit too, not bad data.
+        let out_of_memory = |e: std::io::Error| {
+            if e.kind() == std::io::ErrorKind::OutOfMemory {
+                std::io::Error::other(
+                    "the data decompresses to more than the isolate's memory limit holds",
+                )
+            } else {
+                e
+            }
+        };
         let read = |r: &mut dyn Read, out: &mut Vec<u8>| -> std::io::Result<()> {
             let room = (limit + 1).saturating_sub(out.len()) as u64;
-            r.take(room).read_to_end(out)?;
+            r.take(room).read_to_end(out).map_err(out_of_memory)?;
             if out.len() > limit {
                 return Err(too_big());
             }
@@ -91,7 +101,7 @@ impl Codec {
         };
         match self {
             Codec::Gzip => {
-                out = gunzip_bytes(data)?;
+                out = gunzip_bytes(data).map_err(out_of_memory)?;
                 if out.len() > limit {
                     return Err(too_big());
                 }

@@ -1,6 +1,7 @@
 //! `gzip`, `gunzip` and `zcat`, over `flate2`.
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
+use crate::codec::Codec;
 use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{bad_usage, parser, string};
@@ -45,7 +46,7 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Err(m) => return complain(sh, &m).await,
         };
         let result = if decompress {
-            gunzip_bytes(&data)
+            Codec::Gzip.decompress(&data, MEMORY_LIMIT)
         } else {
             gzip_bytes(&data)
         };
@@ -54,6 +55,9 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 Ok(()) => 0,
                 Err(Stop(s)) => s,
             },
+            Err(e) if e.kind() == std::io::ErrorKind::Other => {
+                complain(sh, &format!("{name}: stdin: {e}")).await
+            }
             Err(_) => complain(sh, &format!("{name}: stdin: not in gzip format")).await,
         };
     }
@@ -111,12 +115,20 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
                     .max(2);
                 continue;
             };
-            (gunzip_bytes(&data), stem.to_string())
+            (
+                Codec::Gzip.decompress(&data, MEMORY_LIMIT),
+                stem.to_string(),
+            )
         } else {
             (gzip_bytes(&data), format!("{f}.gz"))
         };
         let bytes = match result {
             Ok(b) => b,
+            // A limit, not bad data.
+            Err(e) if e.kind() == std::io::ErrorKind::Other => {
+                status = complain(sh, &format!("{name}: {f}: {e}")).await;
+                continue;
+            }
             Err(_) => {
                 // GNU's decompressor starts this message on a new line.
                 // (gunzip and zcat are gzip, and say so.)
