@@ -75,9 +75,12 @@ pub async fn csplit(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 Short('f') | Long("prefix") => prefix = value(&mut p)?,
                 Short('n') | Long("digits") => {
                     let v = value(&mut p)?;
+                    // A file name is at most 255 bytes anyway.
                     digits = v
                         .parse()
-                        .map_err(|_| usage(format!("invalid number: '{v}'")))?;
+                        .ok()
+                        .filter(|d| *d <= 255)
+                        .ok_or_else(|| usage(format!("invalid number: '{v}'")))?;
                 }
                 Short('b') | Long("suffix-format") => suffix = Some(value(&mut p)?),
                 Short('s' | 'q') | Long("silent" | "quiet") => silent = true,
@@ -257,7 +260,11 @@ fn suffix_number(format: &str, n: usize) -> Option<String> {
         .take_while(|c| c.is_ascii_digit())
         .collect();
     i += digits.len();
-    spec.width = digits.parse().ok();
+    // Past a file name's 255 bytes no width can be used.
+    spec.width = match digits.parse::<usize>() {
+        Ok(w) if w > 255 => return None,
+        w => w.ok(),
+    };
     let conv = *chars.get(i).filter(|c| "diuxXo".contains(**c))?;
     let head: String = chars[..at].iter().collect();
     let tail: String = chars[i + 1..].iter().collect();
@@ -295,5 +302,23 @@ impl Job<'_> {
             self.counts.push_str(&format!("{}\n", piece.len()));
         }
         Ok(())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::testing::Native;
+
+    #[test]
+    fn splits_and_refuses_a_useless_width() {
+        let mut ctx = Native::new();
+        ctx.write("n", "1\n2\n3\n4\n");
+        assert_eq!(ctx.run(&["csplit", "n", "3"], "").stdout, "4\n4\n");
+        assert_eq!(ctx.read("xx01"), "3\n4\n");
+        assert_eq!(ctx.run(&["csplit", "-n", "100000", "n", "2"], "").status, 1);
+        assert_eq!(
+            ctx.run(&["csplit", "-b", "%0999999d", "n", "2"], "").status,
+            1
+        );
     }
 }

@@ -6,6 +6,7 @@ use shell_base::Context;
 use shell_base::args::{bad_usage, parser, plain, string, usage, value};
 
 use crate::stream::{Lines, Stop, Writer, complain};
+use shell_base::format::MAX_FIELD;
 
 /// A scale for reading (`--from`) or writing (`--to`).
 #[derive(Clone, Copy, PartialEq)]
@@ -261,6 +262,11 @@ pub async fn numfmt(sh: &mut dyn Context, argv: &[String]) -> i32 {
     if let Err(e) = parsed {
         return bad_usage(sh, "numfmt", e, 1).await;
     }
+    // A huge width or precision would be a huge string for every number.
+    if o.padding.unsigned_abs() > MAX_FIELD as u64 || o.precision.is_some_and(|p| p > MAX_FIELD) {
+        let m = format!("numfmt: a width or precision is at most {MAX_FIELD}");
+        return complain(sh, &m).await;
+    }
     let mut out = Writer::new(&sh.io().stdout);
     let mut failed = false;
     let end = if o.zero_terminated { b'\0' } else { b'\n' };
@@ -510,7 +516,8 @@ fn human(value: f64, frac: usize, o: &Options) -> Result<String, String> {
     };
     if o.to == Scale::None {
         let precision = o.precision.unwrap_or(frac);
-        let scaled = 10f64.powi(precision as i32);
+        // Past 300 digits an f64 has nothing left to round.
+        let scaled = 10f64.powi(precision.min(300) as i32);
         let v = round(value * scaled, o.round) / scaled;
         return Ok(zero(format!("{v:.precision$}")));
     }
@@ -558,6 +565,13 @@ fn human(value: f64, frac: usize, o: &Options) -> Result<String, String> {
 #[cfg(all(test, unix))]
 mod tests {
     use crate::testing::stdout_of;
+
+    #[test]
+    fn a_huge_width_is_refused() {
+        let huge = crate::testing::Native::new().run(&["numfmt", "--padding=99999999999", "1"], "");
+        assert_eq!(huge.status, 1);
+        assert!(huge.stderr.contains("at most"), "{}", huge.stderr);
+    }
 
     #[test]
     fn to_and_from_human_sizes() {

@@ -691,6 +691,12 @@ async fn table(sh: &mut dyn Context, argv: &[String]) -> Outcome {
             _ => return Err(arg.unexpected().into()),
         }
     }
+    // Every row is padded out in memory: keep the columns to a sane width.
+    const MAX_WIDTH: usize = 4096;
+    if min > MAX_WIDTH || pad > MAX_WIDTH {
+        let m = format!("xsv table: --width and --pad are at most {MAX_WIDTH}");
+        return Err(Failure::Message(m));
+    }
     // The table shows the header row as a row.
     let t = read_table(sh, file.as_deref(), c.delimiter, true).await?;
     let text = align(&t.rows, min, pad);
@@ -763,6 +769,9 @@ mod tests {
             ctx.run(&["xsv", "table", "p.csv"], "").stdout,
             "name  age\nbob   25\nann   31\n"
         );
+        let table = ctx.run(&["xsv", "table", "-w", "100000", "p.csv"], "");
+        assert_eq!(table.status, 1);
+        assert!(table.stderr.contains("at most 4096"), "{}", table.stderr);
         let stats = ctx.run(&["xsv", "stats", "-s", "age", "p.csv"], "").stdout;
         assert_eq!(stats.lines().nth(1), Some("age,Integer,56,25,31,2,2,28,3"));
     }
