@@ -5,8 +5,6 @@
 
 use std::io::{Read, Write};
 
-use crate::gzip::{gunzip_bytes, gzip_bytes};
-
 /// A compressed format.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Codec {
@@ -119,6 +117,21 @@ impl Codec {
         }
         Ok(out)
     }
+}
+
+fn gunzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(data).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+fn gzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    // OS 3: Unix, as gzip writes it.
+    let mut e = flate2::GzBuilder::new()
+        .operating_system(3)
+        .write(Vec::new(), flate2::Compression::default());
+    e.write_all(data)?;
+    e.finish()
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! `gzip`, `gunzip` and `zcat`, over `flate2`.
+//! `gzip`, `gunzip` and `zcat`, over the gzip [`Codec`] (flate2).
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
 use crate::codec::Codec;
@@ -6,7 +6,6 @@ use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{bad_usage, parser, string};
 use shell_base::errno::io_message;
-use std::io::{Read, Write};
 
 /// `gzip [-d] [-c] [-k] [-f] [FILE...]`, `gunzip`, `zcat`.
 pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -48,7 +47,7 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
         let result = if decompress {
             Codec::Gzip.decompress(&data, MEMORY_LIMIT)
         } else {
-            gzip_bytes(&data)
+            Codec::Gzip.compress(&data, 6)
         };
         return match result {
             Ok(bytes) => match out.write(&bytes).await.and(out.flush().await) {
@@ -77,7 +76,7 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
         };
         if test || list {
-            let Ok(plain) = gunzip_bytes(&data) else {
+            let Ok(plain) = Codec::Gzip.decompress(&data, MEMORY_LIMIT) else {
                 status = complain(sh, &format!("{name}: {f}: not in gzip format")).await;
                 continue;
             };
@@ -120,7 +119,7 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 stem.to_string(),
             )
         } else {
-            (gzip_bytes(&data), format!("{f}.gz"))
+            (Codec::Gzip.compress(&data, 6), format!("{f}.gz"))
         };
         let bytes = match result {
             Ok(b) => b,
@@ -154,21 +153,6 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Ok(()) => status,
         Err(Stop(s)) => s,
     }
-}
-
-pub(crate) fn gunzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(data).read_to_end(&mut out)?;
-    Ok(out)
-}
-
-pub(crate) fn gzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
-    // OS 3: Unix, as gzip writes it.
-    let mut e = flate2::GzBuilder::new()
-        .operating_system(3)
-        .write(Vec::new(), flate2::Compression::default());
-    e.write_all(data)?;
-    e.finish()
 }
 
 #[cfg(all(test, unix))]
