@@ -184,7 +184,7 @@ pub async fn csplit(sh: &mut dyn Context, argv: &[String]) -> i32 {
             };
             let (at, skip) = match &pat.split {
                 Split::Line(n) => {
-                    let target = n * (rep + 1);
+                    let target = n.saturating_mul(rep + 1);
                     if target > lines.len() || target - 1 < cur {
                         if pat.repeat.is_none() && rep > 0 {
                             break;
@@ -207,7 +207,7 @@ pub async fn csplit(sh: &mut dyn Context, argv: &[String]) -> i32 {
                         failure = Some(format!("'{}': match not found{on_rep}", pat.text));
                         break 'patterns;
                     };
-                    let at = i as i64 + offset;
+                    let at = (i as i64).saturating_add(*offset);
                     if at < cur as i64 || at > lines.len() as i64 {
                         failure = Some(format!("'{}': line number out of range{on_rep}", pat.text));
                         break 'patterns;

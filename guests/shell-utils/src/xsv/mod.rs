@@ -492,8 +492,8 @@ async fn slice(sh: &mut dyn Context, argv: &[String]) -> Outcome {
     }
     let t = c.read(sh, file.as_deref()).await?;
     let (from, to) = match (index, start, end, len) {
-        (Some(i), ..) => (i, i + 1),
-        (None, s, _, Some(l)) => (s.unwrap_or(0), s.unwrap_or(0) + l),
+        (Some(i), ..) => (i, i.saturating_add(1)),
+        (None, s, _, Some(l)) => (s.unwrap_or(0), s.unwrap_or(0).saturating_add(l)),
         (None, s, e, None) => (s.unwrap_or(0), e.unwrap_or(usize::MAX)),
     };
     let rows: Vec<Vec<String>> = t
@@ -769,6 +769,8 @@ mod tests {
             ctx.run(&["xsv", "table", "p.csv"], "").stdout,
             "name  age\nbob   25\nann   31\n"
         );
+        let edge = ["xsv", "slice", "-i", "18446744073709551615", "p.csv"];
+        assert_eq!(ctx.run(&edge, "").stdout, "name,age\n");
         let table = ctx.run(&["xsv", "table", "-w", "100000", "p.csv"], "");
         assert_eq!(table.status, 1);
         assert!(table.stderr.contains("at most 4096"), "{}", table.stderr);
