@@ -6,7 +6,7 @@ use shell_base::Context;
 use shell_base::args::{bad_usage, parser, plain, string, usage, value};
 
 use super::md5sum::{Algo, Options, blake_bits, check};
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
+use super::stream::{Stop, Writer, complain, files_or_stdin, read_file};
 
 /// What a checksum line is made of.
 #[derive(Clone, Copy, PartialEq)]
@@ -132,11 +132,7 @@ async fn checksums(
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
     for f in &files {
-        let data = match open(sh, f) {
-            Ok(input) => read_all_limited(&input, MEMORY_LIMIT, cmd).await,
-            Err(m) => Err(format!("{cmd}: {m}")),
-        };
-        let data = match data {
+        let data = match read_file(sh, cmd, f).await {
             Ok(d) => d,
             Err(m) => {
                 status = complain(sh, &m).await;

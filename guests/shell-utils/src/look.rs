@@ -4,7 +4,7 @@ use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{bad_usage, parser, string, usage, value};
 
-use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use crate::stream::{Stop, Writer, complain, read_file};
 
 /// The word list `look` searches when given no file.
 const WORDS: &str = "/usr/share/dict/words";
@@ -56,11 +56,7 @@ pub async fn look(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut out = Writer::new(&sh.io().stdout);
     let mut found = false;
     for file in &words {
-        let data = match open(sh, file) {
-            Ok(input) => read_all_limited(&input, MEMORY_LIMIT, "look").await,
-            Err(m) => Err(format!("look: {m}")),
-        };
-        let data = match data {
+        let data = match read_file(sh, "look", file).await {
             Ok(d) => d,
             Err(m) => {
                 return complain(sh, &m).await;

@@ -7,7 +7,7 @@ use blake2::digest::{Update, VariableOutput};
 use sha2::Digest;
 use shell_base::args::{bad_usage, parser, plain, string, value};
 
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
+use super::stream::{Stop, Writer, complain, files_or_stdin, read_file};
 use lexopt::prelude::*;
 use shell_base::Context;
 
@@ -125,11 +125,6 @@ pub fn blake_bits(text: &str, cmd: &str) -> Result<usize, String> {
     Err(format!("invalid length: '{text}'\n{cmd}: {why}"))
 }
 
-async fn contents(sh: &mut dyn Context, cmd: &str, f: &str) -> Result<Vec<u8>, String> {
-    let input = open(sh, f).map_err(|m| format!("{cmd}: {m}"))?;
-    read_all_limited(&input, MEMORY_LIMIT, cmd).await
-}
-
 /// `md5sum [-c] [--tag] [FILE...]`, the SHA variants and `b2sum [-l BITS]`.
 pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let cmd = argv[0].clone();
@@ -166,7 +161,7 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
     for f in &files {
-        match contents(sh, &cmd, f).await {
+        match read_file(sh, &cmd, f).await {
             Ok(data) => {
                 let hex = algo.hex(&data);
                 let line = if opts.tagged {
@@ -242,7 +237,7 @@ pub async fn check(
     let mut status = 0;
     let (mut failed, mut unreadable) = (0, 0);
     for list in lists {
-        let text = match contents(sh, cmd, list).await {
+        let text = match read_file(sh, cmd, list).await {
             Ok(d) => String::from_utf8_lossy(&d).into_owned(),
             Err(m) => {
                 status = complain(sh, &m).await;
@@ -255,7 +250,7 @@ pub async fn check(
                 continue;
             };
             proper += 1;
-            let got = match contents(sh, cmd, &name).await {
+            let got = match read_file(sh, cmd, &name).await {
                 Ok(d) => algo.hex(&d),
                 Err(m) => {
                     unreadable += 1;

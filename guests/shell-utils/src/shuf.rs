@@ -7,7 +7,7 @@ use shell_base::Context;
 use shell_base::args::{bad_usage, parser, plain, string, usage, value};
 use shell_base::errno::io_message;
 
-use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_file};
 
 /// Where the items come from.
 enum Source {
@@ -108,12 +108,9 @@ pub async fn shuf(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
     };
     let mut rng = match &source_file {
-        Some(f) => match open(sh, f) {
-            Ok(input) => match read_all_limited(&input, MEMORY_LIMIT, "shuf").await {
-                Ok(bytes) => Rng(seed_of(&bytes)),
-                Err(m) => return complain(sh, &m).await,
-            },
-            Err(m) => return complain(sh, &format!("shuf: {m}")).await,
+        Some(f) => match read_file(sh, "shuf", f).await {
+            Ok(bytes) => Rng(seed_of(&bytes)),
+            Err(m) => return complain(sh, &m).await,
         },
         None => {
             let seed = (0..5).fold(0u64, |s, _| (s << 15) ^ u64::from(sh.random()));
@@ -124,11 +121,7 @@ pub async fn shuf(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let items: Vec<Vec<u8>> = match source {
         Source::Input(file) => {
             let name = file.unwrap_or_else(|| "-".into());
-            let data = match open(sh, &name) {
-                Ok(input) => read_all_limited(&input, MEMORY_LIMIT, "shuf").await,
-                Err(m) => Err(format!("shuf: {m}")),
-            };
-            match data {
+            match read_file(sh, "shuf", &name).await {
                 Ok(d) => d
                     .split(|b| *b == sep)
                     .map(<[u8]>::to_vec)

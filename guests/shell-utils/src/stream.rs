@@ -190,6 +190,12 @@ pub fn sorted_names(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
     Ok(names)
 }
 
+/// All of file `name` (stdin for `-`), held to [`MEMORY_LIMIT`]; a message starts `cmd: `.
+pub async fn read_file(sh: &dyn Context, cmd: &str, name: &str) -> Result<Vec<u8>, String> {
+    let input = open(sh, name).map_err(|m| format!("{cmd}: {m}"))?;
+    read_all_limited(&input, MEMORY_LIMIT, cmd).await
+}
+
 /// Operands (`-` for stdin when there are none).
 pub fn files_or_stdin(files: Vec<String>) -> Vec<String> {
     if files.is_empty() {

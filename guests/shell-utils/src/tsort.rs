@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use shell_base::Context;
 use shell_base::args::{bad_usage, operands, usage};
 
-use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use crate::stream::{Stop, Writer, complain, read_file};
 
 /// The graph: names in byte order, each with its count of predecessors and its successors
 /// (the last given first, as GNU keeps them).
@@ -28,11 +28,7 @@ pub async fn tsort(sh: &mut dyn Context, argv: &[String]) -> i32 {
         return bad_usage(sh, "tsort", usage(format!("extra operand '{extra}'")), 1).await;
     }
     let file = files.first().map_or("-", String::as_str).to_string();
-    let data = match open(sh, &file) {
-        Ok(input) => read_all_limited(&input, MEMORY_LIMIT, "tsort").await,
-        Err(m) => Err(format!("tsort: {m}")),
-    };
-    let data = match data {
+    let data = match read_file(sh, "tsort", &file).await {
         Ok(d) => d,
         Err(m) => return complain(sh, &m).await,
     };
