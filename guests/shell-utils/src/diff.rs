@@ -1,10 +1,11 @@
 //! `diff [-u|-U N] [-q] [-s] [-r] [-N] [-a] [-i -b -w -B] FILE1 FILE2`: GNU diff's normal and
-//! unified formats over the `similar` crate's Myers diff; status 0 same, 1 different, 2
+//! unified formats over `imara-diff`'s Myers diff; status 0 same, 1 different, 2
 //! trouble. `-i -b -w -B` decide whether files count as the same; when they differ anyway,
 //! the diff shown is of the files as they are.
 
+use imara_diff::{Algorithm, Diff, InternedInput};
 use shell_base::args::{bad_usage, number, parser, string, value};
-use similar::{DiffOp, TextDiff};
+use std::ops::Range;
 
 use super::stream::{Stop, Writer, complain};
 use lexopt::prelude::*;
@@ -59,85 +60,119 @@ impl Options {
     }
 }
 
-/// `a`, or `a,b` for a range of lines (1-based, inclusive).
-fn range(start: usize, len: usize) -> String {
-    if len <= 1 {
-        format!("{}", start + len.min(1))
-    } else {
-        format!("{},{}", start + 1, start + len)
+/// A change: lines `old` of the first file are lines `new` of the second (0-based,
+/// half-open).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Change {
+    pub old: Range<usize>,
+    pub new: Range<usize>,
+}
+
+/// The changes from `old` to `new`, line by line: imara-diff's Myers (ported from GNU diff
+/// and git), each run of changes slid as far down as it goes, where GNU diff puts it. On
+/// inputs where several diffs are equally short, GNU's choice can still differ.
+pub(crate) fn changes(old: &[&[u8]], new: &[&[u8]]) -> Vec<Change> {
+    let mut input = InternedInput::default();
+    input.update_before(old.iter().copied());
+    input.update_after(new.iter().copied());
+    let mut diff = Diff::compute(Algorithm::Myers, &input);
+    diff.postprocess_no_heuristic(&input);
+    diff.hunks()
+        .map(|h| Change {
+            old: h.before.start as usize..h.before.end as usize,
+            new: h.after.start as usize..h.after.end as usize,
+        })
+        .collect()
+}
+
+/// `text` as lines, each with its newline.
+pub(crate) fn lines_of(text: &[u8]) -> Vec<&[u8]> {
+    text.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// `a`, or `a,b` for a range of lines (1-based, inclusive); an empty range is the line
+/// before it.
+fn range(r: &Range<usize>) -> String {
+    match r.len() {
+        0 => r.start.to_string(),
+        1 => r.end.to_string(),
+        _ => format!("{},{}", r.start + 1, r.end),
     }
 }
 
-fn lines_of(text: &str) -> Vec<&str> {
-    text.split_inclusive('\n').collect()
-}
-
-fn push_lines(out: &mut String, prefix: &str, lines: &[&str]) {
+/// `lines`, each after `prefix`, with GNU's note after a last line without a newline.
+fn push_lines(out: &mut Vec<u8>, prefix: &str, lines: &[&[u8]]) {
     for l in lines {
-        out.push_str(prefix);
-        out.push_str(l);
-        if !l.ends_with('\n') {
-            out.push_str("\n\\ No newline at end of file\n");
+        out.extend_from_slice(prefix.as_bytes());
+        out.extend_from_slice(l);
+        if !l.ends_with(b"\n") {
+            out.extend_from_slice(b"\n\\ No newline at end of file\n");
         }
     }
 }
 
 /// GNU's normal format.
-fn normal(a: &str, b: &str) -> String {
-    let diff = TextDiff::from_lines(a, b);
+fn normal(a: &[u8], b: &[u8]) -> Vec<u8> {
     let (old, new) = (lines_of(a), lines_of(b));
-    let mut out = String::new();
-    let ops = diff.ops().to_vec();
-    let mut i = 0;
-    while i < ops.len() {
-        match ops[i] {
-            DiffOp::Equal { .. } => {}
-            DiffOp::Delete {
-                old_index,
-                old_len,
-                new_index,
-            } => {
-                // A delete followed by an insert at the same place is a change.
-                if let Some(DiffOp::Insert { new_len, .. }) = ops.get(i + 1) {
-                    out.push_str(&format!(
-                        "{}c{}\n",
-                        range(old_index, old_len),
-                        range(new_index, *new_len)
-                    ));
-                    push_lines(&mut out, "< ", &old[old_index..old_index + old_len]);
-                    out.push_str("---\n");
-                    push_lines(&mut out, "> ", &new[new_index..new_index + new_len]);
-                    i += 2;
-                    continue;
-                }
-                out.push_str(&format!("{}d{}\n", range(old_index, old_len), new_index));
-                push_lines(&mut out, "< ", &old[old_index..old_index + old_len]);
-            }
-            DiffOp::Insert {
-                old_index,
-                new_index,
-                new_len,
-            } => {
-                out.push_str(&format!("{}a{}\n", old_index, range(new_index, new_len)));
-                push_lines(&mut out, "> ", &new[new_index..new_index + new_len]);
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                out.push_str(&format!(
-                    "{}c{}\n",
-                    range(old_index, old_len),
-                    range(new_index, new_len)
-                ));
-                push_lines(&mut out, "< ", &old[old_index..old_index + old_len]);
-                out.push_str("---\n");
-                push_lines(&mut out, "> ", &new[new_index..new_index + new_len]);
-            }
+    let mut out = Vec::new();
+    for c in changes(&old, &new) {
+        let kind = match (c.old.is_empty(), c.new.is_empty()) {
+            (true, _) => 'a',
+            (_, true) => 'd',
+            _ => 'c',
+        };
+        out.extend_from_slice(format!("{}{kind}{}\n", range(&c.old), range(&c.new)).as_bytes());
+        push_lines(&mut out, "< ", &old[c.old.clone()]);
+        if kind == 'c' {
+            out.extend_from_slice(b"---\n");
         }
-        i += 1;
+        push_lines(&mut out, "> ", &new[c.new.clone()]);
+    }
+    out
+}
+
+/// A unified hunk's range: `START,LEN`, `START` alone when it is one line, and the line
+/// before it when it is empty.
+fn unified_range(r: &Range<usize>) -> String {
+    match r.len() {
+        0 => format!("{},0", r.start),
+        1 => r.end.to_string(),
+        n => format!("{},{n}", r.start + 1),
+    }
+}
+
+/// The unified format's hunks: changes closer than twice `context` lines share one.
+fn unified_hunks(old: &[&[u8]], new: &[&[u8]], context: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let all = changes(old, new);
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i + 1;
+        while j < all.len() && all[j].old.start - all[j - 1].old.end <= 2 * context {
+            j += 1;
+        }
+        let (first, last) = (&all[i], &all[j - 1]);
+        let before = first.old.start.min(context);
+        let after = (old.len() - last.old.end).min(context);
+        let span_old = first.old.start - before..last.old.end + after;
+        let span_new = first.new.start - before..last.new.end + after;
+        out.extend_from_slice(
+            format!(
+                "@@ -{} +{} @@\n",
+                unified_range(&span_old),
+                unified_range(&span_new)
+            )
+            .as_bytes(),
+        );
+        let mut at = span_old.start;
+        for c in &all[i..j] {
+            push_lines(&mut out, " ", &old[at..c.old.start]);
+            push_lines(&mut out, "-", &old[c.old.clone()]);
+            push_lines(&mut out, "+", &new[c.new.clone()]);
+            at = c.old.end;
+        }
+        push_lines(&mut out, " ", &old[at..span_old.end]);
+        i = j;
     }
     out
 }
@@ -162,25 +197,9 @@ fn header(sh: &dyn Context, mark: &str, name: &str) -> String {
     )
 }
 
-fn unified(
-    sh: &dyn Context,
-    a: &str,
-    b: &str,
-    name_a: &str,
-    name_b: &str,
-    context: usize,
-) -> String {
-    let diff = TextDiff::from_lines(a, b);
-    let mut out = header(sh, "---", name_a) + &header(sh, "+++", name_b);
-    for hunk in diff.unified_diff().context_radius(context).iter_hunks() {
-        let text = hunk.to_string();
-        for line in text.split_inclusive('\n') {
-            out.push_str(line);
-        }
-        if !text.ends_with('\n') {
-            out.push('\n');
-        }
-    }
+fn unified(sh: &dyn Context, a: &[u8], b: &[u8], names: (&str, &str), context: usize) -> Vec<u8> {
+    let mut out = (header(sh, "---", names.0) + &header(sh, "+++", names.1)).into_bytes();
+    out.extend(unified_hunks(&lines_of(a), &lines_of(b), context));
     out
 }
 
@@ -243,12 +262,11 @@ async fn files(
             .await?;
         return Ok(1);
     }
-    let (ta, tb) = (String::from_utf8_lossy(&da), String::from_utf8_lossy(&db));
     let text = match o.unified {
-        Some(n) => unified(sh, &ta, &tb, a, b, n),
-        None => normal(&ta, &tb),
+        Some(n) => unified(sh, &da, &db, (a, b), n),
+        None => normal(&da, &db),
     };
-    out.write_str(&text).await?;
+    out.write(&text).await?;
     Ok(1)
 }
 
