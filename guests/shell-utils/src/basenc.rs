@@ -1,5 +1,5 @@
 //! `base64`, `base32` and `basenc`: RFC 4648's encodings (and basenc's base2) with GNU's
-//! options, output and messages, on the `data-encoding` crate.
+//! options, output and messages, on the `data-encoding` crate, and ZeroMQ's Z85.
 
 use data_encoding::{BitOrder, Encoding, Specification};
 use lexopt::prelude::*;
@@ -28,15 +28,88 @@ fn encoding(name: &str) -> Option<Encoding> {
     })
 }
 
+/// An encoding basenc offers: one of RFC 4648's (and base2), or Z85.
+enum Scheme {
+    Rfc(Encoding),
+    /// ZeroMQ's spec 32: four bytes as five of 85 symbols. `data-encoding` covers only
+    /// power-of-two bases, and the `z85` crate adds a padding of its own that GNU refuses,
+    /// so the arithmetic is written out in [`z85`].
+    Z85,
+}
+
+impl Scheme {
+    fn named(name: &str) -> Option<Scheme> {
+        match name {
+            "z85" => Some(Scheme::Z85),
+            _ => encoding(name).map(Scheme::Rfc),
+        }
+    }
+
+    fn symbols(&self) -> String {
+        match self {
+            Scheme::Rfc(enc) => enc.specification().symbols,
+            Scheme::Z85 => String::from_utf8_lossy(z85::SYMBOLS).into_owned(),
+        }
+    }
+}
+
 /// What decoding kept of `text`: newlines always dropped, and with `-i` every byte outside
 /// the alphabet (and padding).
-fn cleaned(text: &[u8], enc: &Encoding, ignore_garbage: bool) -> Vec<u8> {
-    let symbols = enc.specification().symbols;
+fn cleaned(text: &[u8], scheme: &Scheme, ignore_garbage: bool) -> Vec<u8> {
+    let symbols = scheme.symbols();
+    let pad = matches!(scheme, Scheme::Rfc(_));
     text.iter()
         .copied()
         .filter(|&c| c != b'\n')
-        .filter(|&c| !ignore_garbage || c == b'=' || symbols.as_bytes().contains(&c))
+        .filter(|&c| !ignore_garbage || (pad && c == b'=') || symbols.as_bytes().contains(&c))
         .collect()
+}
+
+/// Z85 as GNU's basenc writes and reads it: whole groups only.
+mod z85 {
+    pub const SYMBOLS: &[u8; 85] =
+        b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+
+    /// `data` encoded, or `None` when its length is not a multiple of four.
+    pub fn encode(data: &[u8]) -> Option<String> {
+        if !data.len().is_multiple_of(4) {
+            return None;
+        }
+        let mut out = String::with_capacity(data.len() / 4 * 5);
+        for group in data.chunks_exact(4) {
+            let mut n = u32::from_be_bytes([group[0], group[1], group[2], group[3]]);
+            let mut five = [0u8; 5];
+            for slot in five.iter_mut().rev() {
+                *slot = SYMBOLS[(n % 85) as usize];
+                n /= 85;
+            }
+            out.extend(five.iter().map(|&b| char::from(b)));
+        }
+        Some(out)
+    }
+
+    /// `text` decoded, and whether it was invalid: then the groups before the first bad one
+    /// (a byte outside the alphabet, a value past 2^32 - 1, or a short last group).
+    pub fn decode(text: &[u8]) -> (Vec<u8>, bool) {
+        let mut out = Vec::with_capacity(text.len() / 5 * 4);
+        for group in text.chunks(5) {
+            let mut n: u64 = 0;
+            for &c in group {
+                let Some(digit) = SYMBOLS.iter().position(|&s| s == c) else {
+                    return (out, true);
+                };
+                n = n * 85 + digit as u64;
+            }
+            let Ok(n) = u32::try_from(n) else {
+                return (out, true);
+            };
+            if group.len() < 5 {
+                return (out, true);
+            }
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+        (out, false)
+    }
 }
 
 /// `text` decoded, and whether it was invalid: then what came before the first bad byte is
@@ -83,7 +156,7 @@ pub async fn basenc(sh: &mut dyn Context, argv: &[String]) -> i32 {
                         .parse()
                         .map_err(|_| plain(format!("invalid wrap size: '{v}'")))?;
                 }
-                Long(name) if cmd == "basenc" && encoding(name).is_some() => {
+                Long(name) if cmd == "basenc" && Scheme::named(name).is_some() => {
                     chosen = Some(name.to_string());
                 }
                 Value(v) => files.push(string(v)),
@@ -98,7 +171,7 @@ pub async fn basenc(sh: &mut dyn Context, argv: &[String]) -> i32 {
     if let Err(e) = parsed {
         return bad_usage(sh, &cmd, e, 1).await;
     }
-    let Some(enc) = chosen.as_deref().and_then(encoding) else {
+    let Some(scheme) = chosen.as_deref().and_then(Scheme::named) else {
         return bad_usage(sh, &cmd, usage("missing encoding type"), 1).await;
     };
     let file = files.pop().unwrap_or_else(|| "-".into());
@@ -112,8 +185,11 @@ pub async fn basenc(sh: &mut dyn Context, argv: &[String]) -> i32 {
     };
     let mut w = Writer::new(&sh.io().stdout);
     let written = if decode {
-        let text = cleaned(&data, &enc, ignore_garbage);
-        let (bytes, bad) = decoded(&enc, &text);
+        let text = cleaned(&data, &scheme, ignore_garbage);
+        let (bytes, bad) = match &scheme {
+            Scheme::Rfc(enc) => decoded(enc, &text),
+            Scheme::Z85 => z85::decode(&text),
+        };
         let r = w.write(&bytes).await;
         if bad {
             let _ = w.flush().await;
@@ -121,7 +197,17 @@ pub async fn basenc(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
         r
     } else {
-        let text = enc.encode(&data);
+        let text = match &scheme {
+            Scheme::Rfc(enc) => enc.encode(&data),
+            Scheme::Z85 => match z85::encode(&data) {
+                Some(t) => t,
+                None => {
+                    let m =
+                        format!("{cmd}: invalid input (length must be multiple of 4 characters)");
+                    return complain(sh, &m).await;
+                }
+            },
+        };
         let mut s = String::with_capacity(text.len() + text.len() / wrap.max(1) + 1);
         for (k, c) in text.chars().enumerate() {
             if wrap != 0 && k > 0 && k % wrap == 0 {
@@ -168,5 +254,15 @@ mod tests {
         assert_eq!(stdout_of(&["basenc", "--base16"], "hi"), "6869\n");
         assert_eq!(stdout_of(&["basenc", "--base2msbf"], "A"), "01000001\n");
         assert_eq!(stdout_of(&["basenc", "--base2lsbf"], "A"), "10000010\n");
+        assert_eq!(stdout_of(&["basenc", "--z85"], "abcd"), "vpA.S\n");
+        assert_eq!(stdout_of(&["basenc", "--z85", "-d"], "vpA.S\n"), "abcd");
+    }
+
+    #[test]
+    fn z85_keeps_whole_groups_before_a_bad_one() {
+        assert_eq!(super::z85::encode(b"abcde"), None);
+        assert_eq!(super::z85::decode(b"vpA.Sv"), (b"abcd".to_vec(), true));
+        assert_eq!(super::z85::decode(b"%%%%%"), (Vec::new(), true));
+        assert_eq!(super::z85::decode(b"vpA~S"), (Vec::new(), true));
     }
 }

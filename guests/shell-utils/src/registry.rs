@@ -37,8 +37,8 @@ pub const UTILITIES: &[Utility] = &[
     Utility::new(
         "basenc",
         native!(basenc::basenc),
-        "basenc --base64|--base64url|--base32|--base32hex|--base16|--base2msbf|--base2lsbf [-di] [-w COLS] [FILE]",
-        "encode or decode data in one of RFC 4648's encodings or as bits",
+        "basenc --base64|--base64url|--base32|--base32hex|--base16|--base2msbf|--base2lsbf|--z85 [-di] [-w COLS] [FILE]",
+        "encode or decode data in one of RFC 4648's encodings, as bits or as Z85",
     ),
     Utility::new(
         "b2sum",
