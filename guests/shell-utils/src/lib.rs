@@ -42,6 +42,7 @@ mod date;
 mod dd;
 mod df;
 mod diff;
+mod diff3;
 mod dirname;
 mod du;
 mod envsubst;

@@ -179,6 +179,12 @@ pub const UTILITIES: &[Utility] = &[
         "compare files or directories line by line",
     ),
     Utility::new(
+        "diff3",
+        native!(diff3::diff3),
+        "diff3 [-AeExX3] [-m] [-iT] [-L LABEL]... MYFILE OLDFILE YOURFILE",
+        "compare three files; merge the changes from OLDFILE to YOURFILE into MYFILE (-m)",
+    ),
+    Utility::new(
         "du",
         native!(du::du),
         "du [-achksmbLl0] [-d N] [--apparent-size] [--exclude=PATTERN] [FILE]...",
