@@ -78,6 +78,7 @@ mod numfmt;
 mod od;
 mod paste;
 mod patch;
+mod pr;
 mod printenv;
 mod readlink;
 mod realpath;

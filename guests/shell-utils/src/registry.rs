@@ -437,6 +437,12 @@ pub const UTILITIES: &[Utility] = &[
         "apply a unified diff (git's too) to files",
     ),
     Utility::new(
+        "pr",
+        native!(pr::pr),
+        "pr [+FIRST[:LAST]] [-COLUMN] [-adfFJmrtT] [-D FORMAT] [-h HEADER] [-l LINES] [-n[SEP[DIGITS]]] [-N NUM] [-o MARGIN] [-s[CHAR]] [-S[STRING]] [-w WIDTH] [-W WIDTH] [FILE]...",
+        "paginate or columnate files for printing",
+    ),
+    Utility::new(
         "printenv",
         native!(printenv::printenv),
         "printenv [NAME]...",
