@@ -105,6 +105,8 @@ pub trait Host {
         gid: Option<u32>,
         follow: bool,
     ) -> std::io::Result<()>;
+    /// Makes `path` a FIFO with permission bits `mode`.
+    fn mkfifo(&self, path: &str, mode: u32) -> std::io::Result<()>;
     /// Makes `path` a symbolic link to `target`.
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()>;
     /// The workspace's space and inodes.
@@ -163,6 +165,21 @@ impl Host for Native {
             std::os::unix::fs::chown(path, uid, gid)
         } else {
             std::os::unix::fs::lchown(path, uid, gid)
+        }
+    }
+
+    fn mkfifo(&self, path: &str, mode: u32) -> std::io::Result<()> {
+        // The standard library has no mkfifo; the machine's command makes one.
+        let made = std::process::Command::new("mkfifo")
+            .args(["-m", &format!("{mode:o}"), "--", path])
+            .stderr(std::process::Stdio::null())
+            .status()?;
+        if made.success() {
+            Ok(())
+        } else if std::path::Path::new(path).exists() {
+            Err(std::io::ErrorKind::AlreadyExists.into())
+        } else {
+            Err(std::io::ErrorKind::NotFound.into())
         }
     }
 

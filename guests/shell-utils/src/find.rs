@@ -292,14 +292,26 @@ struct Finder<'o> {
     status: i32,
 }
 
-fn type_char(t: std::fs::FileType) -> char {
-    if t.is_symlink() {
+/// `-type`'s letter for an entry. The listing tells files, directories and links apart;
+/// FIFOs, sockets and devices only the inode's mode does.
+fn type_char(sh: &dyn Context, entry: &Entry) -> Option<char> {
+    let t = entry.file_type()?;
+    Some(if t.is_symlink() {
         'l'
     } else if t.is_dir() {
         'd'
-    } else {
+    } else if t.is_file() {
         'f'
-    }
+    } else {
+        let path = entry.path.to_string_lossy();
+        match sh.host().stat(&path, false).ok()?.mode & 0o170000 {
+            0o010000 => 'p',
+            0o020000 => 'c',
+            0o060000 => 'b',
+            0o140000 => 's',
+            _ => 'f',
+        }
+    })
 }
 
 impl Finder<'_> {
@@ -340,7 +352,7 @@ impl Finder<'_> {
                 Expr::Name(p, nocase) => glob(p, &name(), *nocase),
                 Expr::PathMatch(p, nocase) => glob(p, &entry.shown, *nocase),
                 Expr::Regex(re) => re.is_match(&entry.shown),
-                Expr::Type(t) => entry.file_type().is_some_and(|k| type_char(k) == *t),
+                Expr::Type(t) => type_char(sh, entry) == Some(*t),
                 Expr::Size(ord, n, unit) => entry.meta().is_some_and(|m| {
                     // Directories take a block, as on ext4 (and as `ls -l` shows them).
                     let len = if m.is_dir() { 4096 } else { m.len() };

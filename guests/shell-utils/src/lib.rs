@@ -70,6 +70,7 @@ mod look;
 mod ls;
 mod md5sum;
 mod mkdir;
+mod mkfifo;
 mod mktemp;
 mod mv;
 mod nl;

@@ -389,6 +389,12 @@ pub const UTILITIES: &[Utility] = &[
         "make directories",
     ),
     Utility::new(
+        "mkfifo",
+        native!(mkfifo::mkfifo),
+        "mkfifo [-m MODE] NAME...",
+        "make FIFOs (named pipes): a container opens them through the mount; the isolate cannot",
+    ),
+    Utility::new(
         "mktemp",
         native!(mktemp::mktemp),
         "mktemp [-dtuq] [-p DIR] [--suffix=S] [TEMPLATE]",

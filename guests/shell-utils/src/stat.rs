@@ -68,6 +68,10 @@ fn render(fmt: &str, name: &str, path: &Path, i: &FileInfo, user: &str) -> Strin
     let kind = match i.mode & 0o170000 {
         0o040000 => "directory",
         0o120000 => "symbolic link",
+        0o010000 => "fifo",
+        0o020000 => "character special file",
+        0o060000 => "block special file",
+        0o140000 => "socket",
         _ if i.size == 0 => "regular empty file",
         _ => "regular file",
     };

@@ -46,6 +46,10 @@ impl Host for Wit {
         workspace::chown(path, uid, gid, follow).map_err(io_error)
     }
 
+    fn mkfifo(&self, path: &str, mode: u32) -> std::io::Result<()> {
+        workspace::mkfifo(path, mode).map_err(io_error)
+    }
+
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()> {
         workspace::symlink(target, path).map_err(io_error)
     }

@@ -112,6 +112,15 @@ impl workspace::Host for State {
             .map_err(|e| computer_wasi::error_code(&e)))
     }
 
+    fn mkfifo(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), ErrorCode>> {
+        Ok(self
+            .fs
+            .vfs
+            .make_fifo(&path, mode & 0o7777)
+            .map(|_| ())
+            .map_err(|e| computer_wasi::error_code(&e)))
+    }
+
     fn symlink(&mut self, target: String, path: String) -> wasmtime::Result<Result<(), ErrorCode>> {
         Ok(self
             .fs

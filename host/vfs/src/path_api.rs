@@ -236,6 +236,11 @@ impl Vfs {
         self.path_write(|tx| tx.path_setattr(bytes(path.as_ref()), follow, &attr))
     }
 
+    /// `mkfifo`: a FIFO at `path`, kept as an inode (see [`Vfs::mknod`]).
+    pub fn make_fifo(&self, path: impl AsRef<Path>, perm: u32) -> Result<Stat> {
+        self.path_write(|tx| tx.path_mknod(bytes(path.as_ref()), FileType::Fifo, perm, 0))
+    }
+
     /// Sets access and modification times (of the link itself when `path` is a symlink).
     pub fn set_times(
         &self,
