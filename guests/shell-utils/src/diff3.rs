@@ -52,6 +52,8 @@ struct Mode {
     finalwrite: bool,
     /// `-T`: a tab before each line of the normal format.
     initial_tab: bool,
+    /// `-a`: files with NUL bytes compared as text too.
+    text: bool,
 }
 
 /// `diff3 [OPTION]... MYFILE OLDFILE YOURFILE`.
@@ -83,7 +85,8 @@ pub async fn diff3(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 Short('m') | Long("merge") => mode.merge = true,
                 Short('i') => mode.finalwrite = true,
                 Short('T') | Long("initial-tab") => mode.initial_tab = true,
-                Short('a') | Long("text") | Long("strip-trailing-cr") => {}
+                Short('a') | Long("text") => mode.text = true,
+                Long("strip-trailing-cr") => {}
                 Short('L') | Long("label") => {
                     let v = value(&mut p)?;
                     if labels.len() == 3 {
@@ -127,6 +130,20 @@ pub async fn diff3(sh: &mut dyn Context, argv: &[String]) -> i32 {
         .map(|i| labels.get(i).unwrap_or(&files[i]).clone())
         .collect();
     let pivot = if mode.ed || mode.merge { OLDER } else { YOURS };
+    // GNU's two diffs, the second file against the pivot first, refuse binary files that
+    // differ unless -a.
+    let others: Vec<usize> = (0..3).filter(|&i| i != pivot).collect();
+    for other in [others[1], others[0]] {
+        let (a, b) = (&texts[other], &texts[pivot]);
+        if !mode.text && a != b && (a.contains(&0) || b.contains(&0)) {
+            let m = format!(
+                "diff3: diff failed: Binary files {} and {} differ",
+                files[other], files[pivot]
+            );
+            complain(sh, &m).await;
+            return 2;
+        }
+    }
     let blocks = blocks(&lines, pivot);
     let mut out = Writer::new(&sh.io().stdout);
     let (text, conflicts) = if mode.merge {
