@@ -147,13 +147,18 @@ pub trait Conditions: Expand {
                 std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink())
             }
             U::FileExistsAndIsNotZeroLength => meta().is_ok_and(|m| m.len() > 0),
-            // WASI shows no permission bits: everything that exists is usable.
-            U::FileExistsAndIsReadable
-            | U::FileExistsAndIsWritable
-            | U::FileExistsAndIsExecutable
-            | U::FileExistsAndOwnedByEffectiveUserId
-            | U::FileExistsAndOwnedByEffectiveGroupId
-            | U::FileExistsAndModifiedSinceLastRead => meta().is_ok() || standard(),
+            // The workspace does not refuse a read or a write for a file's mode, so whatever
+            // exists can be read and written, as root's bash says of every file.
+            U::FileExistsAndIsReadable | U::FileExistsAndIsWritable => meta().is_ok() || standard(),
+            // Executable as root sees it: a directory, or any execute bit.
+            U::FileExistsAndIsExecutable => {
+                standard() || self.mode_is(&path, |m| m & 0o170000 == 0o040000 || m & 0o111 != 0)
+            }
+            // Whoever made a file in the workspace, the isolate's user may act as its owner.
+            U::FileExistsAndOwnedByEffectiveUserId | U::FileExistsAndOwnedByEffectiveGroupId => {
+                meta().is_ok() || standard()
+            }
+            U::FileExistsAndModifiedSinceLastRead => self.info_is(&path, |i| i.mtime > i.atime),
             // The type and the set-id and sticky bits are in the inode's mode, which the
             // host's stat gives (`wasi:filesystem` does not).
             U::FileExistsAndIsBlockSpecialFile => self.mode_is(&path, |m| m & 0o170000 == 0o060000),
@@ -190,9 +195,18 @@ pub trait Conditions: Expand {
 
     /// Whether `path` exists and its mode (through links) passes `test`.
     fn mode_is(&self, path: &std::path::Path, test: impl Fn(u32) -> bool) -> bool {
+        self.info_is(path, |i| test(i.mode))
+    }
+
+    /// Whether `path` exists and its inode (through links) passes `test`.
+    fn info_is(
+        &self,
+        path: &std::path::Path,
+        test: impl Fn(&shell_base::host::FileInfo) -> bool,
+    ) -> bool {
         shell_base::host::current()
             .stat(&path.to_string_lossy(), true)
-            .is_ok_and(|i| test(i.mode))
+            .is_ok_and(|i| test(&i))
     }
 
     /// Whether `set -o NAME` is on.
