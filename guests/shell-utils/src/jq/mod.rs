@@ -7,6 +7,7 @@
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Vars, data};
 use jaq_json::Val;
+use jaq_std::input::{HasInputs, Inputs, RcIter};
 use shell_base::args::{parser, plain, string, value};
 
 use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
@@ -46,6 +47,7 @@ def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-forma
 def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be")
   else map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r")
     elif . == null then "" else tostring end) | join("\t") end;
+def input: label $out | (inputs | ., break $out), error("No more inputs");
 def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
 def fromstream(f): {x: null, e: false} as $init
   | foreach f as $i ($init;
@@ -210,6 +212,15 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
         .chain(jq_compat_defs());
     let funs = jaq_core::funs()
         .chain(jaq_std::funs())
+        // jaq's `input` gives nothing at the end of the inputs, where jq's is an error: only
+        // `inputs` is jaq's (JQ_COMPAT defines `input` on it).
+        .chain(
+            jaq_std::input::funs()
+                .into_vec()
+                .into_iter()
+                .filter(|(name, ..)| *name == "inputs")
+                .map(jaq_core::native::run),
+        )
         .chain(jaq_json::funs());
     let loader = Loader::new(defs);
     let arena = Arena::default();
@@ -243,7 +254,9 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 + 2;
         }
     };
-    let files = if o.null_input && !o.slurp {
+    // With -n the inputs are read only for `input` and `inputs`, so that `jq -n 1` does not
+    // wait on a standard input no one closes.
+    let files = if o.null_input && !o.slurp && !code.contains("input") {
         Vec::new()
     } else {
         files_or_stdin(files)
@@ -347,21 +360,56 @@ async fn read_documents(
         .collect()
 }
 
+/// The data jq's filters run with: their definitions, and the documents that `input` and
+/// `inputs` take from the same stream the filter's own inputs come from.
+struct WithInputs;
+
+impl data::DataT for WithInputs {
+    type V<'a> = Val;
+    type Data<'a> = Data<'a>;
+}
+
+#[derive(Clone)]
+struct Data<'a> {
+    lut: &'a jaq_core::Lut<WithInputs>,
+    inputs: Inputs<'a, Val>,
+}
+
+impl<'a> data::HasLut<'a, WithInputs> for Data<'a> {
+    fn lut(&self) -> &'a jaq_core::Lut<WithInputs> {
+        self.lut
+    }
+}
+
+impl<'a> HasInputs<'a, Val> for Data<'a> {
+    fn inputs(&self) -> Inputs<'a, Val> {
+        self.inputs
+    }
+}
+
 /// Runs the compiled filter over the documents, writing each result; the status.
 async fn run_filter(
     sh: &dyn Context,
-    filter: &jaq_core::compile::Filter<jaq_core::Native<data::JustLut<Val>>>,
+    filter: &jaq_core::compile::Filter<jaq_core::Native<WithInputs>>,
     o: &Options,
-    inputs: Vec<Val>,
+    docs: Vec<Val>,
     sink: &mut Sink<'_>,
 ) -> i32 {
-    let inputs: Vec<Val> = if o.slurp && !o.raw_input {
-        vec![Val::Arr(std::rc::Rc::new(inputs))]
+    // With -n the filter runs once, on null, and `inputs` has every document; otherwise each
+    // document the filter has not taken with `input` is the next run's.
+    let (first, docs): (Option<Val>, Vec<Val>) = if o.slurp && !o.raw_input {
+        (Some(Val::Arr(std::rc::Rc::new(docs))), Vec::new())
+    } else if o.null_input && !o.slurp {
+        (Some(Val::Null), docs)
     } else if o.null_input {
-        vec![Val::Null]
+        (Some(Val::Null), Vec::new())
     } else {
-        inputs
+        (None, docs)
     };
+    let once = first.is_some();
+    let stream = RcIter::new(docs.into_iter().map(Ok));
+    let stream: Inputs<'_, Val> = &stream;
+    let mut next = first;
     let mut last: Option<Val> = None;
     let mut status = 0;
     let mut count = 0;
@@ -376,11 +424,17 @@ async fn run_filter(
         sep_space: !o.compact,
         ..Default::default()
     };
-    for input in inputs {
-        let ctx = Ctx::<data::JustLut<Val>>::new(
-            &filter.lut,
-            Vars::new(o.vars.iter().map(|(_, v)| v.clone())),
-        );
+    let mut runs = 0;
+    while let Some(input) = next.take().or_else(|| stream.into_iter().next()?.ok()) {
+        runs += 1;
+        if once && runs > 1 {
+            break;
+        }
+        let data = Data {
+            lut: &filter.lut,
+            inputs: stream,
+        };
+        let ctx = Ctx::<WithInputs>::new(data, Vars::new(o.vars.iter().map(|(_, v)| v.clone())));
         for result in filter.id.run((ctx, input)) {
             match result {
                 Ok(v) => {
@@ -457,5 +511,22 @@ mod tests {
         );
         assert_eq!(stdout_of(&["jq", "-c", "map(. * 2)"], "[1,2]"), "[2,4]\n");
         assert_eq!(stdout_of(&["jq", "-r", ".[]"], "[\"x\"]"), "x\n");
+    }
+
+    #[test]
+    fn input_and_inputs_share_the_stream() {
+        assert_eq!(
+            stdout_of(&["jq", "-c", "[., input]"], "1 2 3 4"),
+            "[1,2]\n[3,4]\n"
+        );
+        assert_eq!(stdout_of(&["jq", "-nc", "[inputs]"], "1 2 3"), "[1,2,3]\n");
+        assert_eq!(stdout_of(&["jq", "-n", "input"], "5 6"), "5\n");
+        let none = crate::testing::Native::new().run(&["jq", "-n", "input"], "");
+        assert_eq!(none.status, 5);
+        assert!(none.stderr.contains("No more inputs"), "{}", none.stderr);
+        assert_eq!(
+            stdout_of(&["jq", "-nc", "reduce inputs as $x (0; . + $x)"], "1 2 3"),
+            "6\n"
+        );
     }
 }
