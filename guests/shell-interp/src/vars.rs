@@ -27,6 +27,9 @@ pub struct Attrs {
     pub upper: bool,
     /// `-n`: the value names another variable, which every use refers to.
     pub nameref: bool,
+    /// `declare -a` or `-A` made it an empty array and nothing has assigned it since:
+    /// `declare -p` shows it without `=()`, as bash does.
+    pub declared_only: bool,
 }
 
 /// A variable's value.
@@ -52,6 +55,10 @@ pub struct Assoc {
 }
 
 impl Assoc {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     pub fn get(&self, key: &str) -> Option<&String> {
         self.entries.get(key).map(|(_, v)| v)
     }

@@ -180,7 +180,10 @@ fn set_attributes(
                     "{target}: cannot convert indexed to associative array"
                 ));
             }
-            _ => var.value = Value::Assoc(Assoc::default()),
+            old => {
+                var.attrs.declared_only = matches!(old, Value::Unset);
+                var.value = Value::Assoc(Assoc::default());
+            }
         }
     } else if flags.has('a') {
         match &var.value {
@@ -191,7 +194,10 @@ fn set_attributes(
                 ));
             }
             Value::Scalar(s) => var.value = Value::Array([(0, s.clone())].into_iter().collect()),
-            Value::Unset => var.value = Value::Array(Default::default()),
+            Value::Unset => {
+                var.value = Value::Array(Default::default());
+                var.attrs.declared_only = true;
+            }
         }
     }
     let a = &mut var.attrs;

@@ -32,6 +32,20 @@ impl Shell {
         self.vars.get(&self.resolve(name))
     }
 
+    /// The array element a nameref names (`declare -n r='a[1]'`): the array and its key.
+    /// An associative array's key is the text as written; an indexed array's index must be a
+    /// number (an expression there would need evaluating on every use).
+    fn element_named(&self, resolved: &str) -> Option<(String, Key)> {
+        let (base, rest) = resolved.split_once('[')?;
+        let index = rest.strip_suffix(']')?;
+        let key = if self.is_assoc(base) {
+            Key::Name(index.to_string())
+        } else {
+            Key::Index(index.trim().parse().ok()?)
+        };
+        Some((base.to_string(), key))
+    }
+
     /// Whether `name` is an associative array.
     pub fn is_assoc(&self, name: &str) -> bool {
         matches!(
@@ -45,7 +59,23 @@ impl Shell {
 
     /// A variable's value, if set (an array's element 0 or key "0", as bash's `$a`).
     pub fn get(&self, name: &str) -> Option<&str> {
-        match &self.var(name)?.value {
+        let resolved = self.resolve(name);
+        if let Some((base, key)) = self.element_named(&resolved) {
+            return match (&self.vars.get(&base)?.value, key) {
+                (Value::Assoc(m), Key::Name(k)) => m.get(&k).map(String::as_str),
+                (Value::Array(m), Key::Index(i)) => {
+                    let i = if i < 0 {
+                        m.keys().next_back().map(|last| last + 1 + i)?
+                    } else {
+                        i
+                    };
+                    m.get(&i).map(String::as_str)
+                }
+                (Value::Scalar(s), Key::Index(0 | -1)) => Some(s),
+                _ => None,
+            };
+        }
+        match &self.vars.get(&resolved)?.value {
             Value::Unset => None,
             Value::Scalar(s) => Some(s),
             Value::Array(m) => m.get(&0).map(String::as_str),
@@ -110,6 +140,9 @@ impl Shell {
     /// `-u` apply.
     pub fn assign(&mut self, name: &str, value: String, append: bool) -> Result<(), String> {
         let name = self.resolve(name);
+        if let Some((base, key)) = self.element_named(&name) {
+            return self.assign_element(&base, key, value, append);
+        }
         let old = self.get(&name).map(str::to_string);
         let value = self.transform(&name, old.as_deref(), value, append)?;
         self.set(&name, value);
@@ -128,6 +161,7 @@ impl Shell {
         let old = self.element(&name, &key);
         let value = self.transform(&name, old.as_deref(), value, append)?;
         let var = self.vars.entry(name.clone()).or_default();
+        var.attrs.declared_only = false;
         match &mut var.value {
             Value::Assoc(m) => {
                 let k = match key {
@@ -171,6 +205,7 @@ impl Shell {
         let name = self.resolve(name);
         self.check_writable(&name)?;
         let var = self.vars.entry(name.clone()).or_default();
+        var.attrs.declared_only = false;
         let attrs = var.attrs;
         if let Value::Assoc(old) = &var.value {
             let mut m = if append {
@@ -304,6 +339,8 @@ impl Shell {
         let flags = if flags.is_empty() { "-".into() } else { flags };
         let value = match &var.value {
             Value::Unset => String::new(),
+            Value::Array(m) if m.is_empty() && var.attrs.declared_only => String::new(),
+            Value::Assoc(m) if m.is_empty() && var.attrs.declared_only => String::new(),
             Value::Scalar(s) => format!("={}", double_quote(s)),
             other => format!("={}", compound_literal(other).unwrap_or_default()),
         };
