@@ -52,9 +52,58 @@ fn eval_nested(shell: &mut impl Variables, text: &str, depth: u32) -> Result<i64
             "{trimmed}: expression recursion level exceeded (limit {MAX_NESTING})"
         ));
     }
+    if let Some(e) = bad_constant(trimmed) {
+        return Err(format!("{trimmed}: {e}"));
+    }
     let expr = brush_parser::arithmetic::parse(trimmed)
         .map_err(|_| format!("{trimmed}: syntax error in expression"))?;
     Eval { shell, depth }.eval(&expr)
+}
+
+/// bash's complaint about the first number in `text` that its base cannot hold (`08`,
+/// `0xg`, `2#3`, `1a`) or whose base is not one (`1#2`, `65#1`).
+fn bad_constant(text: &str) -> Option<String> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '@' || c == '#';
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        let before = rest[..start].chars().next_back();
+        let len = rest[start..]
+            .find(|c: char| !word(c))
+            .unwrap_or(rest.len() - start);
+        let token = &rest[start..start + len];
+        rest = &rest[start + len..];
+        if before.is_some_and(word) {
+            continue;
+        }
+        let (base, digits) = match token.split_once('#') {
+            Some((b, d)) => match b.parse::<u32>() {
+                Ok(b) if (2..=64).contains(&b) => (b, d),
+                _ => {
+                    return Some(format!(
+                        "invalid arithmetic base (error token is \"{token}\")"
+                    ));
+                }
+            },
+            None if token.starts_with("0x") || token.starts_with("0X") => (16, &token[2..]),
+            None if token.starts_with('0') => (8, token),
+            None => (10, token),
+        };
+        let value = |c: char| match c {
+            '0'..='9' => Some(c as u32 - '0' as u32),
+            'a'..='z' => Some(c as u32 - 'a' as u32 + 10),
+            'A'..='Z' if base <= 36 => Some(c as u32 - 'A' as u32 + 10),
+            'A'..='Z' => Some(c as u32 - 'A' as u32 + 36),
+            '@' => Some(62),
+            '_' => Some(63),
+            _ => None,
+        };
+        if digits.chars().any(|c| value(c).is_none_or(|v| v >= base)) {
+            return Some(format!(
+                "value too great for base (error token is \"{token}\")"
+            ));
+        }
+    }
+    None
 }
 
 struct Eval<'a, V: Variables> {

@@ -256,8 +256,9 @@ impl Interp<'_> {
                     // An expansion error (`set -u`, `${x:?}`) ends the shell; an arithmetic
                     // one fails this command.
                     Err(e) if e.status != 1 => return self.expansion_failed(e).await,
+                    // bash names the command its error came from.
                     Err(e) => {
-                        self.error(&e.message).await;
+                        self.error(&format!("((: {}", e.message)).await;
                         self.shell.status = 1;
                     }
                 }
