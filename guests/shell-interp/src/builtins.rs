@@ -42,6 +42,7 @@ macro_rules! flow {
 mod alias;
 mod bind;
 mod r#break;
+mod caller;
 mod cd;
 mod command;
 pub(crate) mod complete;
@@ -89,6 +90,7 @@ pub const ALL: &[Builtin] = &[
     bind::BUILTIN,
     r#break::BREAK,
     command::BUILTIN,
+    caller::BUILTIN,
     cd::BUILTIN,
     command::COMMAND,
     complete::COMPGEN,

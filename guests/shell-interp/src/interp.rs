@@ -206,6 +206,10 @@ impl<'s> Interp<'s> {
                     result
                 }
                 Command::Function(def) => {
+                    let file = self.shell.current_file();
+                    self.shell
+                        .function_files
+                        .insert(def.fname.value.clone(), file);
                     self.shell
                         .functions
                         .insert(def.fname.value.clone(), Rc::new(def.body.clone()));

@@ -14,6 +14,8 @@ const NOT_SAVED: &[&str] = &[
     "_",
     "PIPESTATUS",
     "FUNCNAME",
+    "BASH_SOURCE",
+    "BASH_LINENO",
     "BASH_REMATCH",
 ];
 

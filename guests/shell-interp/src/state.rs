@@ -276,6 +276,13 @@ pub struct Shell {
     pub locals: Vec<Vec<(String, Option<Var>)>>,
     /// Names of the running functions, innermost last (`$FUNCNAME`).
     pub funcname: Vec<String>,
+    /// The line each running function was called from, innermost last (`$BASH_LINENO`).
+    pub call_lines: Vec<usize>,
+    /// The file each function was defined in (`$BASH_SOURCE`).
+    pub function_files: HashMap<String, String>,
+    /// The files being read, outermost first, each with the line of the `source` that read
+    /// it (0 for the script itself).
+    pub files: Vec<(String, usize)>,
     /// When the shell started (`$SECONDS`).
     pub started: std::time::Instant,
     /// State of `$RANDOM`'s generator.
@@ -283,6 +290,26 @@ pub struct Shell {
 }
 
 impl Shell {
+    /// Where the script comes from; a file is the first of the files being read.
+    pub fn set_origin(&mut self, origin: Origin) {
+        self.origin = origin;
+        self.files = match origin {
+            Origin::File => vec![(self.name.clone(), 0)],
+            _ => Vec::new(),
+        };
+    }
+
+    /// The file a function defined now comes from, as bash names it: the file being read,
+    /// or "environment" under `-c` and "main" on standard input.
+    pub fn current_file(&self) -> String {
+        match (self.files.last(), self.origin) {
+            (Some((f, _)), _) => f.clone(),
+            (None, Origin::Command) => "environment".into(),
+            (None, Origin::Stdin) => "main".into(),
+            (None, Origin::File) => self.name.clone(),
+        }
+    }
+
     /// Defines (`Some`) or removes alias `name` by a command on `line` of the running source.
     /// A loop running the same line again replaces its change, and each alias keeps its
     /// last 64 changes.
@@ -393,6 +420,9 @@ impl Shell {
             call_depth: 0,
             locals: Vec::new(),
             funcname: Vec::new(),
+            call_lines: Vec::new(),
+            function_files: HashMap::new(),
+            files: Vec::new(),
             started: std::time::Instant::now(),
             random_state: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

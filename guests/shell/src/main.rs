@@ -63,11 +63,11 @@ fn main() {
     let commands = Rc::new(Registry::new(shell_utils::UTILITIES));
     let mut shell = state::Shell::new(name, positional, commands);
     shell.options.noexec = check_only;
-    shell.origin = match args.get(1).map(String::as_str) {
+    shell.set_origin(match args.get(1).map(String::as_str) {
         Some("-c") => state::Origin::Command,
         Some(_) => state::Origin::File,
         None => state::Origin::Stdin,
-    };
+    });
     let status = shell_base::runtime::block_on(Box::pin(async {
         let mut interp = Interp::new(
             &mut shell,

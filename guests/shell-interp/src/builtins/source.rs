@@ -46,7 +46,9 @@ pub async fn source(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<(
     };
     let line = sh.line;
     sh.sourcing += 1;
+    sh.shell.files.push((file.clone(), line));
     let mut flow = sh.run_source(&text).await;
+    sh.shell.files.pop();
     if flow != Some(Flow::Exit)
         && let Err(f) = sh.run_return_trap().await
     {

@@ -23,6 +23,8 @@ pub trait Parameters: Frame {
                     self.shell_mut().started.elapsed().as_secs().to_string(),
                 ]),
                 "FUNCNAME" => self.funcnames().into_iter().next().map(|f| vec![f]),
+                "BASH_SOURCE" => self.bash_source().into_iter().next().map(|f| vec![f]),
+                "BASH_LINENO" => self.bash_lineno().into_iter().next().map(|f| vec![f]),
                 "BASH_COMMAND" => Some(vec![self.shell().bash_command.clone()]),
                 "PIPESTATUS" => self
                     .shell_mut()
@@ -44,6 +46,14 @@ pub trait Parameters: Frame {
                     ("FUNCNAME", Key::Index(i)) => usize::try_from(*i)
                         .ok()
                         .and_then(|i| self.funcnames().into_iter().nth(i))
+                        .map(|s| vec![s]),
+                    ("BASH_SOURCE", Key::Index(i)) => usize::try_from(*i)
+                        .ok()
+                        .and_then(|i| self.bash_source().into_iter().nth(i))
+                        .map(|s| vec![s]),
+                    ("BASH_LINENO", Key::Index(i)) => usize::try_from(*i)
+                        .ok()
+                        .and_then(|i| self.bash_lineno().into_iter().nth(i))
                         .map(|s| vec![s]),
                     _ => self.shell_mut().element(name, &key).map(|v| vec![v]),
                 }
@@ -88,10 +98,36 @@ pub trait Parameters: Frame {
         names
     }
 
+    /// `BASH_SOURCE`, innermost first: the file each running function was defined in, then
+    /// the files being read (a sourced one above the script).
+    fn bash_source(&self) -> Vec<String> {
+        let shell = self.shell();
+        let functions = shell.funcname.iter().rev().map(|f| {
+            shell
+                .function_files
+                .get(f)
+                .cloned()
+                .unwrap_or_else(|| shell.current_file())
+        });
+        let files = shell.files.iter().rev().map(|(f, _)| f.clone());
+        functions.chain(files).collect()
+    }
+
+    /// `BASH_LINENO`, innermost first: the line each running function was called from, then
+    /// the line of each `source`, and 0 for the script.
+    fn bash_lineno(&self) -> Vec<String> {
+        let shell = self.shell();
+        let calls = shell.call_lines.iter().rev();
+        let files = shell.files.iter().rev().map(|(_, l)| l);
+        calls.chain(files).map(usize::to_string).collect()
+    }
+
     fn all_values(&self, name: &str) -> Option<Vec<String>> {
         match name {
             "PIPESTATUS" => Some(self.shell().pipestatus.iter().map(i32::to_string).collect()),
             "FUNCNAME" => Some(self.funcnames()),
+            "BASH_SOURCE" => Some(self.bash_source()),
+            "BASH_LINENO" => Some(self.bash_lineno()),
             "BASH_REMATCH" if self.shell().var(name).is_none() => None,
             _ => self.shell().values(name),
         }

@@ -32,6 +32,7 @@ impl Interp<'_> {
         self.shell.call_depth += 1;
         self.shell.push_locals();
         self.shell.funcname.push(name.to_string());
+        self.shell.call_lines.push(self.line);
         let traps_set = self.shell.return_traps_set;
         // What the function does not inherit is out of sight while it runs, and back after,
         // unless it set its own.
@@ -68,6 +69,7 @@ impl Interp<'_> {
             result = Err(f);
         }
         self.shell.funcname.pop();
+        self.shell.call_lines.pop();
         self.shell.pop_locals();
         self.shell.call_depth -= 1;
         self.shell.positional = saved_args;

@@ -93,7 +93,7 @@ pub async fn sh(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
     };
     let mut child = child_of(sh.shell, name, positional);
     child.options.noexec = check_only;
-    child.origin = origin;
+    child.set_origin(origin);
     let mut interp = Interp::new(&mut child, sh.io.clone(), sh.builtins);
     if !set_args.is_empty() {
         let mut args = vec!["set".to_string()];
