@@ -127,8 +127,8 @@ pub const UTILITIES: &[Utility] = &[
     Utility::new(
         "column",
         native!(column::column),
-        "column [-t] [-s SEP] [-o SEP] [FILE]...",
-        "columnate lists and tables",
+        "column [-t] [-s SEP] [-o SEP] [-N NAMES] [-R COLS] [-H COLS] [-d] [-J [-n NAME]] [FILE]...",
+        "columnate lists and tables (-N: named columns, -J: as JSON)",
     ),
     Utility::new(
         "comm",
