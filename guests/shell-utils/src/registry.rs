@@ -601,7 +601,7 @@ pub const UTILITIES: &[Utility] = &[
     Utility::new(
         "tar",
         native!(tar::tar),
-        "tar -c|-x|-t [-zJjvfOC DIR] [--zstd] [--strip-components=N] [-f ARCHIVE] [FILE]...",
+        "tar -c|-x|-t [-zJjvfOC DIR] [--zstd] [--strip-components=N] [--exclude=PATTERN]... [-f ARCHIVE] [FILE]...",
         "create, extract or list tar archives (gzip -z, xz -J, bzip2 -j, zstd --zstd; recognised when reading)",
     ),
     Utility::new(

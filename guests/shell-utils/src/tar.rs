@@ -1,5 +1,6 @@
 //! `tar`: `c x t`, `z`/`J`/`j`/`--zstd` (and any of them recognised when reading), `f`, `C`,
-//! `--strip-components`, `v` for names, over the `tar` crate.
+//! `--strip-components`, `--exclude`, `v` (names, and with `t` GNU's long listing), over
+//! the `tar` crate.
 
 use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
 use crate::codec::Codec;
@@ -7,55 +8,130 @@ use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{number, parser, string, value, wording};
 use shell_base::errno::io_message;
+use shell_base::pattern::{MatchOptions, Pattern};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Adds `rel` (and, for a directory, everything under it, in name order) to the archive.
-fn add(
-    builder: &mut tar::Builder<Vec<u8>>,
-    base: &Path,
-    rel: &str,
-    names: &mut Vec<String>,
-) -> std::io::Result<()> {
+/// `--exclude` patterns, as GNU tar matches them by default: against the whole name or any
+/// part of it after a `/`, a match on a leading directory excluding what is under it, and
+/// `*` matching `/` too.
+struct Excludes(Vec<Pattern>);
+
+impl Excludes {
+    fn excludes(&self, name: &str) -> bool {
+        let name = name.trim_end_matches('/');
+        let mut tails = vec![name];
+        tails.extend(name.match_indices('/').map(|(i, _)| &name[i + 1..]));
+        self.0.iter().any(|p| {
+            tails.iter().any(|tail| {
+                p.matches(tail) || tail.match_indices('/').any(|(i, _)| p.matches(&tail[..i]))
+            })
+        })
+    }
+}
+
+/// What `tar c` adds files with.
+struct Adding<'a> {
+    builder: tar::Builder<Vec<u8>>,
+    base: &'a Path,
+    /// The names added, for `v`.
+    names: Vec<String>,
+    excludes: &'a Excludes,
+    /// The shell's user, the name of uid 1000.
+    user: &'a str,
+}
+
+/// Adds `rel` (and, for a directory, everything under it, in name order) to the archive,
+/// unless it is excluded.
+fn add(a: &mut Adding, rel: &str) -> std::io::Result<()> {
+    if a.excludes.excludes(rel) {
+        return Ok(());
+    }
+    let base = a.base;
     let full = base.join(rel);
     let meta = std::fs::symlink_metadata(&full)?;
     if meta.is_dir() {
         let shown = format!("{}/", rel.trim_end_matches('/'));
         let mut header = tar::Header::new_gnu();
         header.set_entry_type(tar::EntryType::Directory);
+        owner(&mut header, &full, a.user);
         header.set_mode(permissions(&full, 0o755));
         header.set_size(0);
         header.set_mtime(mtime(&meta));
-        builder.append_data(&mut header, &shown, std::io::empty())?;
-        names.push(shown);
+        a.builder
+            .append_data(&mut header, &shown, std::io::empty())?;
+        a.names.push(shown);
         for c in super::stream::sorted_names(&full)? {
-            add(
-                builder,
-                base,
-                &format!("{}/{c}", rel.trim_end_matches('/')),
-                names,
-            )?;
+            add(a, &format!("{}/{c}", rel.trim_end_matches('/')))?;
         }
     } else if meta.file_type().is_symlink() {
         let target = std::fs::read_link(&full)?;
         let mut header = tar::Header::new_gnu();
         header.set_entry_type(tar::EntryType::Symlink);
+        owner(&mut header, &full, a.user);
         header.set_size(0);
         header.set_mode(0o777);
         header.set_mtime(mtime(&meta));
-        builder.append_link(&mut header, rel, target)?;
-        names.push(rel.to_string());
+        a.builder.append_link(&mut header, rel, target)?;
+        a.names.push(rel.to_string());
     } else {
         let data = std::fs::read(&full)?;
         let mut header = tar::Header::new_gnu();
         header.set_entry_type(tar::EntryType::Regular);
+        owner(&mut header, &full, a.user);
         header.set_mode(permissions(&full, 0o644));
         header.set_size(data.len() as u64);
         header.set_mtime(mtime(&meta));
-        builder.append_data(&mut header, rel, &data[..])?;
-        names.push(rel.to_string());
+        a.builder.append_data(&mut header, rel, &data[..])?;
+        a.names.push(rel.to_string());
     }
     Ok(())
+}
+
+/// The owner and group of `path` as the workspace records them, by number and by name (as
+/// `ls -l` names them).
+fn owner(header: &mut tar::Header, path: &Path, user: &str) {
+    let Ok(i) = crate::fileinfo::info(path, false) else {
+        return;
+    };
+    header.set_uid(u64::from(i.uid));
+    header.set_gid(u64::from(i.gid));
+    let _ = header.set_username(&crate::fileinfo::owner_name(i.uid, user));
+    let _ = header.set_groupname(&crate::fileinfo::owner_name(i.gid, user));
+}
+
+/// `tar tv`'s line for an entry, GNU's: mode, owner/group and size (in a field that only
+/// grows, from 19 wide), time, name, and a link's target.
+fn long_listing(entry: &tar::Entry<&[u8]>, shown: &str, width: &mut usize) -> String {
+    let h = entry.header();
+    let kind = h.entry_type();
+    let type_bits = if kind.is_dir() {
+        0o040000
+    } else if kind.is_symlink() {
+        0o120000
+    } else {
+        0o100000
+    };
+    let mode = crate::fileinfo::mode_string(type_bits | (h.mode().unwrap_or(0) & 0o7777));
+    let name_or = |name: Option<&str>, id: u64| match name {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => id.to_string(),
+    };
+    let user = name_or(h.username().ok().flatten(), h.uid().unwrap_or(0));
+    let group = name_or(h.groupname().ok().flatten(), h.gid().unwrap_or(0));
+    let owners = format!("{user}/{group}");
+    let size = h.size().unwrap_or(0).to_string();
+    *width = (*width).max(owners.len() + 1 + size.len());
+    let pad = *width - owners.len() - size.len();
+    let secs = h.mtime().unwrap_or(0) as i64;
+    let time = shell_base::clock::format(secs, 0, "%Y-%m-%d %H:%M");
+    let mut line = format!("{mode} {owners}{}{size} {time} {shown}", " ".repeat(pad));
+    if let Ok(Some(target)) = entry.link_name() {
+        let how = if kind.is_symlink() { "->" } else { "link to" };
+        line.push_str(&format!(" {how} {}", target.to_string_lossy()));
+    }
+    line.push('\n');
+    line
 }
 
 /// The permission bits of `path` (`fallback` when the workspace cannot say).
@@ -81,6 +157,7 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut file: Option<String> = None;
     let mut dir: Option<String> = None;
     let mut strip = 0usize;
+    let mut excludes = Vec::new();
     let mut paths = Vec::new();
     let mut args: Vec<String> = argv.to_vec();
     // The old form: a first word of letters without a dash.
@@ -111,6 +188,7 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 Long("strip-components") => {
                     strip = number(&value(&mut p)?, "number of components")?
                 }
+                Long("exclude") => excludes.push(value(&mut p)?),
                 Value(v) => paths.push(string(v)),
                 _ => return Err(arg.unexpected()),
             }
@@ -125,6 +203,12 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let Some(mode) = mode else {
         return complain(sh, "tar: You must specify one of the '-Acdtrux', '--delete' or '--test-label' options\nTry 'tar --help' or 'tar --usage' for more information.").await + 1;
     };
+    let excludes = Excludes(
+        excludes
+            .iter()
+            .map(|e| Pattern::new(e, MatchOptions::default()))
+            .collect(),
+    );
     let base: PathBuf = match &dir {
         Some(d) => sh.path(d),
         None => sh.path("."),
@@ -134,11 +218,17 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
         if paths.is_empty() {
             return complain(sh, "tar: Cowardly refusing to create an empty archive\nTry 'tar --help' or 'tar --usage' for more information.").await + 1;
         }
-        let mut builder = tar::Builder::new(Vec::new());
-        let mut names = Vec::new();
+        let user = sh.var("USER").unwrap_or("user").to_string();
+        let mut adding = Adding {
+            builder: tar::Builder::new(Vec::new()),
+            base: &base,
+            names: Vec::new(),
+            excludes: &excludes,
+            user: &user,
+        };
         let mut status = 0;
         for p in &paths {
-            if let Err(e) = add(&mut builder, &base, p, &mut names) {
+            if let Err(e) = add(&mut adding, p) {
                 status = 2;
                 complain(sh, &format!("tar: {p}: Cannot stat: {}", io_message(&e))).await;
             }
@@ -150,6 +240,7 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             )
             .await;
         }
+        let Adding { builder, names, .. } = adding;
         let data = match builder.into_inner() {
             Ok(d) => d,
             Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
@@ -234,6 +325,7 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
     };
     let mut status = 0;
+    let mut width = 19;
     for entry in entries {
         let mut entry = match entry {
             Ok(e) => e,
@@ -252,17 +344,21 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
         } else {
             name.clone()
         };
-        if !paths.is_empty()
-            && !paths.iter().any(|p| {
-                name.trim_end_matches('/') == p.trim_end_matches('/')
-                    || name.starts_with(&format!("{}/", p.trim_end_matches('/')))
-            })
+        if excludes.excludes(&name)
+            || (!paths.is_empty()
+                && !paths.iter().any(|p| {
+                    name.trim_end_matches('/') == p.trim_end_matches('/')
+                        || name.starts_with(&format!("{}/", p.trim_end_matches('/')))
+                }))
         {
             continue;
         }
-        if (mode == 't' || verbose)
-            && let Err(Stop(s)) = out.write_str(&format!("{shown}\n")).await
-        {
+        let line = match (mode, verbose) {
+            ('t', true) => long_listing(&entry, &shown, &mut width),
+            ('t', false) | (_, true) => format!("{shown}\n"),
+            _ => String::new(),
+        };
+        if let Err(Stop(s)) = out.write_str(&line).await {
             return s;
         }
         if mode != 'x' {
@@ -326,6 +422,25 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
 
 #[cfg(all(test, unix))]
 mod tests {
+    #[test]
+    fn excludes_match_any_tail_and_leading_directories() {
+        use shell_base::pattern::{MatchOptions, Pattern};
+        let ex = |p: &[&str]| {
+            super::Excludes(
+                p.iter()
+                    .map(|p| Pattern::new(p, MatchOptions::default()))
+                    .collect(),
+            )
+        };
+        let nm = ex(&["node_modules"]);
+        assert!(nm.excludes("p/node_modules/"));
+        assert!(nm.excludes("p/node_modules/m/g"));
+        assert!(!nm.excludes("p/node_modules_x"));
+        let logs = ex(&["*.log"]);
+        assert!(logs.excludes("a/b/x.log") && !logs.excludes("a/b/x.txt"));
+        assert!(ex(&["p/a/*"]).excludes("p/a/f") && !ex(&["p/a/*"]).excludes("p/a/"));
+    }
+
     use crate::testing::Native;
 
     #[test]

@@ -74,11 +74,17 @@ pub async fn touch(sh: &mut dyn Context, argv: &[String]) -> i32 {
         if no_create && std::fs::symlink_metadata(&path).is_err() {
             continue;
         }
-        let result = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|file| file.set_modified(when.unwrap_or(now)));
+        // A directory is opened to read (it cannot be for appending); anything else is made
+        // when missing.
+        let opened = if path.is_dir() {
+            std::fs::File::open(&path)
+        } else {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+        };
+        let result = opened.and_then(|file| file.set_modified(when.unwrap_or(now)));
         if let Err(e) = result {
             status = complain(
                 sh,
