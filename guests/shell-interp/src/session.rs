@@ -16,6 +16,10 @@ const NOT_SAVED: &[&str] = &[
     "FUNCNAME",
     "BASH_SOURCE",
     "BASH_LINENO",
+    "UID",
+    "EUID",
+    "PPID",
+    "GROUPS",
     "BASH_REMATCH",
 ];
 

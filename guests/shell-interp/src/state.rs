@@ -379,6 +379,20 @@ impl Shell {
         set_default("SHELL", "/bin/bash", false);
         // Scripts test this to know they run in bash; ours follows bash 5.2.
         set_default("BASH_VERSION", "5.2.15(1)-release", false);
+        // Who the shell runs as (`id`'s user), whatever the environment says, read-only
+        // integers as in bash: scripts test `$EUID` before they do anything.
+        for (name, value) in [("UID", "1000"), ("EUID", "1000"), ("PPID", "0")] {
+            let mut var = Var::scalar(value, false);
+            (var.attrs.readonly, var.attrs.integer) = (true, true);
+            vars.insert(name.into(), var);
+        }
+        vars.insert(
+            "GROUPS".into(),
+            Var {
+                value: Value::Array([(0, "1000".to_string())].into_iter().collect()),
+                attrs: Default::default(),
+            },
+        );
         vars.insert("PWD".into(), Var::scalar(cwd.clone(), true));
         Shell {
             vars,

@@ -4,6 +4,16 @@
 use super::*;
 use crate::state::Origin;
 
+/// The names of the options that are on, joined by `:`.
+fn on_names(options: &[(&str, bool)]) -> String {
+    let on: Vec<&str> = options
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| *n)
+        .collect();
+    on.join(":")
+}
+
 #[allow(async_fn_in_trait)]
 pub trait Parameters: Frame {
     /// The values of a parameter: several for `$@`, `$*` and `${a[@]}`, one otherwise, none
@@ -26,6 +36,10 @@ pub trait Parameters: Frame {
                 "BASH_SOURCE" => self.bash_source().into_iter().next().map(|f| vec![f]),
                 "BASH_LINENO" => self.bash_lineno().into_iter().next().map(|f| vec![f]),
                 "BASH_COMMAND" => Some(vec![self.shell().bash_command.clone()]),
+                "BASHPID" => Some(vec!["1".into()]),
+                // The options that are on, as `set -o` and `shopt` name them.
+                "SHELLOPTS" => Some(vec![on_names(&self.shell().options.listed())]),
+                "BASHOPTS" => Some(vec![on_names(&self.shell().shopt.all())]),
                 "PIPESTATUS" => self
                     .shell_mut()
                     .pipestatus
