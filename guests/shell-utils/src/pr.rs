@@ -359,6 +359,13 @@ fn parse(argv: &[String]) -> Result<(Options, Vec<String>), Problem> {
             )));
         }
     }
+    for (flag, width) in [('w', o.width), ('W', o.page_width)] {
+        if width == Some(0) {
+            return Err(Problem::Plain(format!(
+                "'-{flag} PAGE_WIDTH' invalid number of characters: '0'"
+            )));
+        }
+    }
     if o.columns == 0 || o.page_len == 0 {
         let what = if o.columns == 0 {
             "invalid number of columns: '0'"
@@ -392,11 +399,12 @@ fn numbering(text: &str) -> Result<Numbering, Problem> {
         digits: 5,
     };
     let mut rest = text;
-    if let Some(c) = rest.bytes().next()
+    // The separator is one byte, as GNU's: of a wider character, its first.
+    if let Some(c) = rest.chars().next()
         && !c.is_ascii_digit()
     {
-        n.sep = c;
-        rest = &rest[1..];
+        n.sep = rest.as_bytes()[0];
+        rest = &rest[c.len_utf8()..];
     }
     if !rest.is_empty() {
         n.digits = rest
@@ -431,9 +439,10 @@ fn layout(o: &Options, files: usize) -> Result<Layout, String> {
     } else {
         0
     };
-    let gaps = (columns - 1) * sep.len();
+    // A separator as long as a hostile `-S` can make it must not overflow the sum.
+    let gaps = (columns - 1).saturating_mul(sep.len());
     let column_width = if tabify {
-        width.saturating_sub(prefix + gaps) / columns
+        width.saturating_sub(prefix.saturating_add(gaps)) / columns
     } else {
         width
     };
@@ -762,9 +771,10 @@ fn render(out: &mut Vec<u8>, o: &Options, l: &Layout, row: &Row, line_number: u6
     }
     let number_in_column = if o.merge { None } else { o.number };
     let cell = Cell {
-        limit: l
-            .truncate
-            .then(|| l.column_width - number_in_column.map_or(0, |n| n.width())),
+        limit: l.truncate.then(|| {
+            l.column_width
+                .saturating_sub(number_in_column.map_or(0, |n| n.width()))
+        }),
         expand_tabs: l.sep != b"\t",
     };
     // GNU stores the lines of columns printed down the page, and after each column takes the
@@ -802,6 +812,22 @@ fn render(out: &mut Vec<u8>, o: &Options, l: &Layout, row: &Row, line_number: u6
 #[cfg(all(test, unix))]
 mod tests {
     use crate::testing::stdout_of;
+
+    #[test]
+    fn hostile_separators_are_refused_or_taken_whole() {
+        let wide = "x".repeat(1 << 20);
+        let ran =
+            crate::testing::Native::new().run(&["pr", "-t", "-4096", &format!("-S{wide}")], "1\n");
+        assert_eq!(ran.status, 1);
+        assert!(
+            ran.stderr.contains("page width too narrow"),
+            "{}",
+            ran.stderr
+        );
+        let ran = crate::testing::Native::new().run(&["pr", "-t", "-n\u{e4}3"], "a\n");
+        // The separator is the character's first byte (shown here as U+FFFD).
+        assert_eq!((ran.status, ran.stdout.as_str()), (0, "  1\u{fffd}a\n"));
+    }
 
     #[test]
     fn columns_down_across_and_merged() {
