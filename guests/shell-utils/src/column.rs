@@ -175,24 +175,8 @@ fn json(rows: &[Vec<String>], names: &[String], table: Option<&str>) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let quote = |s: &str| {
-        let mut q = String::from('"');
-        for c in s.chars() {
-            match c {
-                '"' => q.push_str("\\\""),
-                '\\' => q.push_str("\\\\"),
-                '\n' => q.push_str("\\n"),
-                '\t' => q.push_str("\\t"),
-                '\r' => q.push_str("\\r"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    q.push_str(&format!("\\u{:04x}", c as u32))
-                }
-                c => q.push(c),
-            }
-        }
-        q.push('"');
-        q
-    };
+    // JSON strings as util-linux writes them: `"`, `\` and control characters escaped.
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let objects: Vec<String> = rows
         .iter()
         .map(|row| {

@@ -32,19 +32,14 @@ pub trait Parameters: Frame {
                 "SECONDS" => Some(vec![
                     self.shell_mut().started.elapsed().as_secs().to_string(),
                 ]),
-                "FUNCNAME" => self.funcnames().into_iter().next().map(|f| vec![f]),
-                "BASH_SOURCE" => self.bash_source().into_iter().next().map(|f| vec![f]),
-                "BASH_LINENO" => self.bash_lineno().into_iter().next().map(|f| vec![f]),
+                _ if let Some(all) = self.computed_array(name) => {
+                    all.into_iter().next().map(|v| vec![v])
+                }
                 "BASH_COMMAND" => Some(vec![self.shell().bash_command.clone()]),
                 "BASHPID" => Some(vec!["1".into()]),
                 // The options that are on, as `set -o` and `shopt` name them.
                 "SHELLOPTS" => Some(vec![on_names(&self.shell().options.listed())]),
                 "BASHOPTS" => Some(vec![on_names(&self.shell().shopt.all())]),
-                "PIPESTATUS" => self
-                    .shell_mut()
-                    .pipestatus
-                    .first()
-                    .map(|s| vec![s.to_string()]),
                 _ => self.shell_mut().get(name).map(|v| vec![v.to_string()]),
             },
             Parameter::NamedWithIndex { name, index } if index == "@" || index == "*" => {
@@ -52,22 +47,10 @@ pub trait Parameters: Frame {
             }
             Parameter::NamedWithIndex { name, index } => {
                 let key = self.subscript(name, index).await?;
-                match (name.as_str(), &key) {
-                    ("PIPESTATUS", Key::Index(i)) => usize::try_from(*i)
+                match (self.computed_array(name), &key) {
+                    (Some(all), Key::Index(i)) => usize::try_from(*i)
                         .ok()
-                        .and_then(|i| self.shell_mut().pipestatus.get(i))
-                        .map(|s| vec![s.to_string()]),
-                    ("FUNCNAME", Key::Index(i)) => usize::try_from(*i)
-                        .ok()
-                        .and_then(|i| self.funcnames().into_iter().nth(i))
-                        .map(|s| vec![s]),
-                    ("BASH_SOURCE", Key::Index(i)) => usize::try_from(*i)
-                        .ok()
-                        .and_then(|i| self.bash_source().into_iter().nth(i))
-                        .map(|s| vec![s]),
-                    ("BASH_LINENO", Key::Index(i)) => usize::try_from(*i)
-                        .ok()
-                        .and_then(|i| self.bash_lineno().into_iter().nth(i))
+                        .and_then(|i| all.into_iter().nth(i))
                         .map(|s| vec![s]),
                     _ => self.shell_mut().element(name, &key).map(|v| vec![v]),
                 }
@@ -136,12 +119,23 @@ pub trait Parameters: Frame {
         calls.chain(files).map(usize::to_string).collect()
     }
 
+    /// The arrays the shell computes from its state rather than stores: `PIPESTATUS` and the
+    /// call stack's.
+    fn computed_array(&self, name: &str) -> Option<Vec<String>> {
+        Some(match name {
+            "PIPESTATUS" => self.shell().pipestatus.iter().map(i32::to_string).collect(),
+            "FUNCNAME" => self.funcnames(),
+            "BASH_SOURCE" => self.bash_source(),
+            "BASH_LINENO" => self.bash_lineno(),
+            _ => return None,
+        })
+    }
+
     fn all_values(&self, name: &str) -> Option<Vec<String>> {
+        if let Some(all) = self.computed_array(name) {
+            return Some(all);
+        }
         match name {
-            "PIPESTATUS" => Some(self.shell().pipestatus.iter().map(i32::to_string).collect()),
-            "FUNCNAME" => Some(self.funcnames()),
-            "BASH_SOURCE" => Some(self.bash_source()),
-            "BASH_LINENO" => Some(self.bash_lineno()),
             "BASH_REMATCH" if self.shell().var(name).is_none() => None,
             _ => self.shell().values(name),
         }
