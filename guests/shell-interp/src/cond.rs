@@ -7,12 +7,18 @@ use brush_parser::ast::{self, BinaryPredicate as B, UnaryPredicate as U};
 use crate::expand::{Expand, ExpandError, Frame};
 use shell_base::pattern::{MatchOptions, Pattern};
 
-/// A failed test: its message; the status is 2.
-pub struct TestError(pub String);
+/// A failed test: its message and status (2, or 1 for an arithmetic error in `[[ ]]`).
+pub struct TestError(pub String, pub i32);
+
+impl TestError {
+    fn new(message: String) -> TestError {
+        TestError(message, 2)
+    }
+}
 
 impl From<ExpandError> for TestError {
     fn from(e: ExpandError) -> TestError {
-        TestError(e.message)
+        TestError::new(e.message)
     }
 }
 
@@ -71,7 +77,7 @@ pub trait Conditions: Expand {
         } else {
             re.to_string()
         };
-        let regex = regex::Regex::new(&pattern).map_err(|_| TestError(String::new()))?;
+        let regex = regex::Regex::new(&pattern).map_err(|_| TestError::new(String::new()))?;
         match regex.captures(left) {
             Some(c) => {
                 let groups: Vec<(Option<crate::vars::Key>, String)> = c
@@ -95,7 +101,7 @@ pub trait Conditions: Expand {
     /// `test ARGS` / `[ ARGS ]`.
     async fn test_command(&mut self, args: &[String]) -> Result<bool, TestError> {
         let expr = brush_parser::test_command::parse(args).map_err(|_| {
-            TestError(match args {
+            TestError::new(match args {
                 [_, op, ..] if args.len() == 3 => format!("{op}: binary operator expected"),
                 [op, _] => format!("{op}: unary operator expected"),
                 _ => "too many arguments".into(),
@@ -265,11 +271,18 @@ pub trait Conditions: Expand {
     /// An integer operand: an arithmetic expression in `[[ ]]`, a plain number in `test`.
     fn number(&mut self, s: &str, arithmetic: bool) -> Result<i64, TestError> {
         if arithmetic {
-            return crate::arith::eval_text(self.shell_mut(), s).map_err(TestError);
+            // bash names `[[` in an arithmetic error, which fails the test with status 1.
+            return crate::arith::eval_text(self.shell_mut(), s).map_err(|e| {
+                if crate::arith::is_unbound(&e) {
+                    TestError::new(e)
+                } else {
+                    TestError(format!("[[: {e}"), 1)
+                }
+            });
         }
         s.trim()
             .parse::<i64>()
-            .map_err(|_| TestError(format!("{s}: integer expression expected")))
+            .map_err(|_| TestError::new(format!("{s}: integer expression expected")))
     }
 }
 

@@ -124,6 +124,61 @@ impl ExpandError {
     }
 }
 
+/// Arithmetic text as a word to expand: bash expands it as if in double quotes, where `'`
+/// and `~` are plain characters, but drops double quotes. Those two are escaped outside
+/// `"..."` and outside nested expansions (`$(...)`, `${...}`, backquotes), which keep
+/// their own quoting.
+fn arith_word(raw: &str) -> std::borrow::Cow<'_, str> {
+    if !raw.contains(['\'', '~']) {
+        return raw.into();
+    }
+    let mut out = String::with_capacity(raw.len() + 4);
+    let mut closers: Vec<char> = Vec::new();
+    let mut double = false;
+    let mut backquote = false;
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        let nested = !closers.is_empty() || backquote;
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+                continue;
+            }
+            '$' if matches!(chars.peek(), Some('(' | '{')) => {
+                let open = chars.next().unwrap_or('(');
+                out.push(c);
+                out.push(open);
+                closers.push(if open == '(' { ')' } else { '}' });
+                continue;
+            }
+            '`' => backquote = !backquote,
+            '\'' if nested && !double => {
+                // A quoted string inside a nested expansion: copied whole.
+                out.push(c);
+                for next in chars.by_ref() {
+                    out.push(next);
+                    if next == '\'' {
+                        break;
+                    }
+                }
+                continue;
+            }
+            '(' if !closers.is_empty() => closers.push(')'),
+            ')' | '}' if closers.last() == Some(&c) => {
+                closers.pop();
+            }
+            '"' if !nested => double = !double,
+            '\'' | '~' if !nested && !double => out.push('\\'),
+            _ => {}
+        }
+        out.push(c);
+    }
+    out.into()
+}
+
 /// What expansion needs from the interpreter that runs it: its state, a way to report
 /// errors, and running the commands of a `$(...)`. The interpreter implements it; expansion
 /// never sees how commands run (the tests below give it a frame of their own).
@@ -451,16 +506,12 @@ pub trait Expand: Frame + Parameters {
 
     /// Evaluates arithmetic text (itself expanded first, as bash does).
     async fn arith_text(&mut self, text: &str) -> Result<i64, ExpandError> {
-        let text = self.expand_string(text).await?;
+        let text = self.expand_string(&arith_word(text)).await?;
         crate::arith::eval_text(self.shell_mut(), &text).map_err(|e| {
             if crate::arith::is_unbound(&e) {
                 return ExpandError::new(e);
             }
-            ExpandError::arith(if e.starts_with(text.trim()) {
-                e
-            } else {
-                format!("{text}: {e}")
-            })
+            ExpandError::arith(e)
         })
     }
 
