@@ -37,6 +37,9 @@ pub use assign::{DeclArg, Pending};
 pub use lookup::{Builtin, Builtins, Program};
 use redirect::Redirect;
 
+/// A syntax error was reached and reported: what follows it does not run.
+struct SyntaxErrorReached;
+
 /// Runs code on a shell state with given streams.
 pub struct Interp<'s> {
     pub shell: &'s mut Shell,
@@ -48,6 +51,11 @@ pub struct Interp<'s> {
     pub last_substitution: Option<i32>,
     /// Line of the command being run (for messages).
     pub line: usize,
+    /// What the lines of the text being run are counted from: `eval`'s text goes on from
+    /// the line its command ends on, as bash counts it.
+    pub line_base: usize,
+    /// The line the running simple command ends on.
+    pub command_end: usize,
     /// Depth of `source` (where `return` is allowed outside functions).
     pub sourcing: u32,
     /// Set by `exec` without a command: this command's redirections stay.
@@ -72,6 +80,8 @@ impl<'s> Interp<'s> {
             condition: 0,
             last_substitution: None,
             line: 1,
+            line_base: 0,
+            command_end: 1,
             sourcing: 0,
             keep_redirections: false,
             alias_stack: Vec::new(),
@@ -102,19 +112,52 @@ impl<'s> Interp<'s> {
             .await;
     }
 
-    /// Parses and runs a script. A syntax error is reported and runs nothing (status 2).
+    /// Parses and runs a script. On a syntax error, the complete commands before the one
+    /// it is in run first, as bash reads and runs a script command by command; then the
+    /// error is reported (status 2) and the script ends.
     pub async fn run_source(&mut self, src: &str) -> Option<Flow> {
         let origin = (self.shell.origin == Origin::Command).then_some("-c");
-        let Some(program) = self.parse(src, origin).await else {
-            return Some(Flow::Exit);
-        };
-        self.run_text(&program).await
+        self.run_parsed(src, origin)
+            .await
+            .unwrap_or(Some(Flow::Exit))
     }
 
     /// `eval`'s text: a syntax error there fails the command (status 2), not the shell.
+    /// Its lines go on from the line the `eval` command ends on.
     pub async fn run_eval(&mut self, src: &str) -> Option<Flow> {
-        let program = self.parse(src, Some("eval")).await?;
-        self.run_text(&program).await
+        let base = std::mem::replace(&mut self.line_base, self.command_end.saturating_sub(1));
+        let flow = self.run_parsed(src, Some("eval")).await.unwrap_or(None);
+        self.line_base = base;
+        flow
+    }
+
+    /// Runs `src`; on a syntax error, what precedes it, then the report (`Err`: the error
+    /// was reached and reported).
+    async fn run_parsed(
+        &mut self,
+        src: &str,
+        origin: Option<&str>,
+    ) -> Result<Option<Flow>, SyntaxErrorReached> {
+        let error = match self.parse_text(src) {
+            Ok(program) => return Ok(self.run_text(&program).await),
+            Err(e) => e,
+        };
+        if let Some((closed, line, warning)) = crate::syntax::closed_here_document(src, &error)
+            && let Ok(program) = self.parse_text(&closed)
+        {
+            let name = self.shell.name.clone();
+            let line = line + self.line_base;
+            self.raw_error(&format!("{name}: line {line}: {warning}"))
+                .await;
+            return Ok(self.run_text(&program).await);
+        }
+        if let Some(program) = crate::syntax::complete_prefix(src, &error, |t| self.parse_text(t))
+            && let Some(flow) = self.run_text(&program).await
+        {
+            return Ok(Some(flow));
+        }
+        self.report_syntax_error(src, &error, origin).await;
+        Err(SyntaxErrorReached)
     }
 
     /// Runs a parsed source text as a source of its own (its lines are its own, for aliases).
@@ -126,36 +169,38 @@ impl<'s> Interp<'s> {
         flow
     }
 
-    /// Parses a script; a syntax error is reported (naming `origin`, as `-c` or `eval`)
-    /// and gives `None` with status 2.
-    pub(crate) async fn parse(&mut self, src: &str, origin: Option<&str>) -> Option<ast::Program> {
+    /// Parses a script (as brush-parser reads it, with one repair).
+    fn parse_text(&self, src: &str) -> Result<ast::Program, brush_parser::ParseError> {
         let parse = |text: &str| {
             brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &self.shell.parser)
                 .parse_program()
         };
-        let parsed = parse(src).or_else(|e| {
+        parse(src).or_else(|e| {
             // brush-parser reads the `;;` of `for ((;;))` as `case`'s terminator: retry with
             // the header spaced out, and report the first error if that fails too.
             crate::syntax::spaced_arithmetic_for(src)
                 .and_then(|spaced| parse(&spaced).ok())
                 .ok_or(e)
-        });
-        match parsed {
-            Ok(p) => Some(p),
-            Err(e) => {
-                let origin = match origin {
-                    Some(o) => format!("{}: {o}", self.shell.name),
-                    None => self.shell.name.clone(),
-                };
-                let text: String = crate::syntax::messages(src, &e)
-                    .into_iter()
-                    .map(|(line, msg)| format!("{origin}: line {line}: {msg}\n"))
-                    .collect();
-                let _ = self.io.stderr.write_all(text.as_bytes()).await;
-                self.shell.status = 2;
-                None
-            }
-        }
+        })
+    }
+
+    /// Reports a syntax error as bash words it; the status is 2.
+    async fn report_syntax_error(
+        &mut self,
+        src: &str,
+        e: &brush_parser::ParseError,
+        origin: Option<&str>,
+    ) {
+        let origin = match origin {
+            Some(o) => format!("{}: {o}", self.shell.name),
+            None => self.shell.name.clone(),
+        };
+        let text: String = crate::syntax::messages(src, e)
+            .into_iter()
+            .map(|(line, msg)| format!("{origin}: line {}: {msg}\n", line + self.line_base))
+            .collect();
+        let _ = self.io.stderr.write_all(text.as_bytes()).await;
+        self.shell.status = 2;
     }
 
     pub(crate) async fn run_program(&mut self, program: &ast::Program) -> Option<Flow> {
@@ -218,7 +263,7 @@ impl<'s> Interp<'s> {
                 }
                 Command::ExtendedTest(test, _) => {
                     if let Some(line) = test_line(&test.expr) {
-                        self.line = line;
+                        self.line = line + self.line_base;
                     }
                     self.count_command().await?;
                     self.before_command(|| format!("[[ {} ]]", test.expr))
@@ -233,7 +278,7 @@ impl<'s> Interp<'s> {
                             if !e.0.is_empty() {
                                 self.error(&e.0).await;
                             }
-                            2
+                            e.1
                         }
                     };
                     Ok(())
@@ -277,6 +322,7 @@ impl Interp<'_> {
         let mut sub = subshell_of(self.shell);
         let mut interp = Interp::new(&mut sub, io, self.builtins);
         interp.line = self.line;
+        interp.line_base = self.line_base;
         interp.run_source(src).await;
         interp.run_exit_trap().await;
         interp.shell.status

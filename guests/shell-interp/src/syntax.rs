@@ -1,6 +1,7 @@
 //! Syntax errors worded as bash words them: `syntax error near unexpected token `fi'` with
 //! the offending line, `syntax error: unexpected end of file`, `unexpected EOF while looking
-//! for matching `"'`. And one repair brush-parser needs: `for ((;;))`.
+//! for matching `"'`. Which complete commands precede a syntax error (bash runs those).
+//! And one repair brush-parser needs: `for ((;;))`.
 
 use brush_parser::ParseError;
 use brush_parser::TokenizerError as T;
@@ -50,6 +51,75 @@ pub fn messages(src: &str, err: &ParseError) -> Vec<(usize, String)> {
             )]
         }
     }
+}
+
+/// bash ends a here-document left open at the end of the script there, with a warning:
+/// `src` with its delimiter line added, and the warning (its line number and text).
+pub fn closed_here_document(src: &str, err: &ParseError) -> Option<(String, usize, String)> {
+    let ParseError::Tokenizing {
+        inner: T::UnterminatedHereDocuments(tag, at),
+        ..
+    } = err
+    else {
+        return None;
+    };
+    if tag.contains(", ") {
+        return None;
+    }
+    let delimiter: String = tag.chars().filter(|c| !"'\"\\".contains(*c)).collect();
+    let at = at.split(',').next().unwrap_or("1");
+    let newline = if src.ends_with('\n') { "" } else { "\n" };
+    Some((
+        format!("{src}{newline}{delimiter}\n"),
+        src.lines().count(),
+        format!(
+            "warning: here-document at line {at} delimited by end-of-file (wanted `{delimiter}')"
+        ),
+    ))
+}
+
+/// How many bytes of prefixes [`complete_prefix`] may parse looking for the last complete
+/// command: past it (a construct left open thousands of lines before the error), nothing
+/// before the error runs.
+const PREFIX_PARSE_BUDGET: usize = 8 << 20;
+
+/// The complete commands of `src` before the syntax error `err`: the longest run of whole
+/// lines before the error's line that parses (bash reads and runs a script command by
+/// command, so those ran before it met the error). `None` when there are none.
+pub fn complete_prefix<P>(
+    src: &str,
+    err: &ParseError,
+    parse: impl Fn(&str) -> Result<P, ParseError>,
+) -> Option<P> {
+    let error_line = match err {
+        ParseError::ParsingNear(pos) => pos.line,
+        ParseError::Tokenizing {
+            position: Some(pos),
+            ..
+        } => pos.line,
+        _ => usize::MAX,
+    };
+    // The byte offset just past each line's newline.
+    let ends: Vec<usize> = src
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .take(error_line.saturating_sub(1))
+        .collect();
+    let mut budget = PREFIX_PARSE_BUDGET;
+    for &end in ends.iter().rev() {
+        let line = &src[..end - 1];
+        // A line continued by a backslash is not the end of a command.
+        let backslashes = line.len() - line.trim_end_matches('\\').len();
+        let last = line.rsplit('\n').next().unwrap_or("");
+        if backslashes % 2 == 1 || last.trim().is_empty() {
+            continue;
+        }
+        budget = budget.checked_sub(end)?;
+        if let Ok(program) = parse(&src[..end]) {
+            return Some(program);
+        }
+    }
+    None
 }
 
 /// The token starting at char `column` of `line`: an operator, or a word.

@@ -47,7 +47,10 @@ pub async fn source(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<(
     let line = sh.line;
     sh.sourcing += 1;
     sh.shell.files.push((file.clone(), line));
+    // A sourced file counts its own lines, even when `eval` sources it.
+    let base = std::mem::take(&mut sh.line_base);
     let mut flow = sh.run_source(&text).await;
+    sh.line_base = base;
     sh.shell.files.pop();
     if flow != Some(Flow::Exit)
         && let Err(f) = sh.run_return_trap().await

@@ -278,6 +278,7 @@ impl Interp<'_> {
         let mut sub = crate::interp::subshell_of(self.shell);
         let mut interp = Interp::new(&mut sub, io, self.builtins);
         interp.line = self.line;
+        interp.line_base = self.line_base;
         let _ = interp.run_list(list).await;
         interp.run_exit_trap().await;
         interp.shell.status

@@ -86,7 +86,13 @@ impl Interp<'_> {
             .and_then(|w| w.loc.as_ref())
             .map(|l| l.start.line)
         {
-            self.line = line;
+            self.line = line + self.line_base;
+            let last = suffix.iter().rev().find_map(|item| match item {
+                ast::CommandPrefixOrSuffixItem::Word(w)
+                | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => w.loc.as_ref(),
+                _ => None,
+            });
+            self.command_end = last.map_or(line, |l| l.end.line.max(line)) + self.line_base;
         }
         self.count_command().await?;
         if let Some(text) = self.alias_for(sc) {
