@@ -1,5 +1,5 @@
-//! `diff [-u|-U N] [-q] [-s] [-r] [-N] [-a] [-i -b -w -B] FILE1 FILE2`: GNU diff's normal and
-//! unified formats over `imara-diff`'s Myers diff; status 0 same, 1 different, 2
+//! `diff [-u|-U N|-c|-C N] [-q] [-s] [-r] [-N] [-a] [-i -b -w -B] FILE1 FILE2`: GNU diff's
+//! normal, unified and context formats over `imara-diff`'s Myers diff; status 0 same, 1 different, 2
 //! trouble. `-i -b -w -B` decide whether files count as the same; when they differ anyway,
 //! the diff shown is of the files as they are.
 
@@ -12,8 +12,32 @@ use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::errno::io_message;
 
+/// How differences are written.
+#[derive(Clone, Copy)]
+enum Format {
+    Normal,
+    /// `-u`, `-U N`: with N lines of context.
+    Unified(usize),
+    /// `-c`, `-C N`.
+    Context(usize),
+    /// `-y`: two columns.
+    SideBySide(Columns),
+}
+
+/// `-y`'s layout: `-W` columns in all, `--left-column`, `--suppress-common-lines`, `-t`.
+#[derive(Clone, Copy)]
+struct Columns {
+    width: usize,
+    left_column: bool,
+    suppress_common: bool,
+    expand_tabs: bool,
+}
+
+/// What `-W` may ask for, so a line of spaces stays a sane size.
+const WIDTH_LIMIT: usize = 4096;
+
 struct Options {
-    unified: Option<usize>,
+    format: Format,
     brief: bool,
     recursive: bool,
     new_file: bool,
@@ -24,6 +48,8 @@ struct Options {
     ignore_space_change: bool,
     ignore_all_space: bool,
     ignore_blank_lines: bool,
+    /// `-t`: tabs in the lines shown become spaces.
+    expand_tabs: bool,
     /// The options as given (` -ru`), repeated in the `diff` lines of a recursive diff.
     given: String,
 }
@@ -100,35 +126,94 @@ fn range(r: &Range<usize>) -> String {
     }
 }
 
-/// `lines`, each after `prefix`, with GNU's note after a last line without a newline.
-fn push_lines(out: &mut Vec<u8>, prefix: &str, lines: &[&[u8]]) {
-    for l in lines {
-        out.extend_from_slice(prefix.as_bytes());
-        out.extend_from_slice(l);
-        if !l.ends_with(b"\n") {
-            out.extend_from_slice(b"\n\\ No newline at end of file\n");
+/// Where the normal, unified and context formats write: their lines, tabs expanded with
+/// `-t` as GNU does (stops every 8 columns, counted after the line's mark).
+struct Out {
+    buf: Vec<u8>,
+    expand_tabs: bool,
+    /// With `-t`, the normal and context formats mark the text after a carriage return
+    /// again; the unified format does not.
+    mark_after_return: bool,
+}
+
+impl Out {
+    fn new(expand_tabs: bool, mark_after_return: bool) -> Self {
+        Out {
+            buf: Vec::new(),
+            expand_tabs,
+            mark_after_return,
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        self.buf.extend_from_slice(text.as_bytes());
+    }
+
+    /// `lines`, each after `prefix`, with GNU's note after a last line without a newline.
+    fn lines(&mut self, prefix: &str, lines: &[&[u8]]) {
+        for l in lines {
+            self.text(prefix);
+            if self.expand_tabs {
+                self.expanded(prefix, l);
+            } else {
+                self.buf.extend_from_slice(l);
+            }
+            if !l.ends_with(b"\n") {
+                self.text("\n\\ No newline at end of file\n");
+            }
+        }
+    }
+
+    /// A line with its tabs as spaces; a carriage return starts the columns (and the mark)
+    /// again, a backspace steps back one.
+    fn expanded(&mut self, prefix: &str, line: &[u8]) {
+        let mut column = 0;
+        for (i, &c) in line.iter().enumerate() {
+            match c {
+                b'\t' => {
+                    let spaces = 8 - column % 8;
+                    column += spaces;
+                    self.buf.resize(self.buf.len() + spaces, b' ');
+                }
+                b'\r' => {
+                    self.buf.push(c);
+                    if self.mark_after_return && line.get(i + 1).is_some_and(|&n| n != b'\n') {
+                        self.text(prefix);
+                    }
+                    column = 0;
+                }
+                b'\x08' if column == 0 => {}
+                b'\x08' => {
+                    column -= 1;
+                    self.buf.push(c);
+                }
+                _ => {
+                    column += usize::from(c.is_ascii_graphic() || c == b' ');
+                    self.buf.push(c);
+                }
+            }
         }
     }
 }
 
 /// GNU's normal format.
-fn normal(a: &[u8], b: &[u8]) -> Vec<u8> {
+fn normal(a: &[u8], b: &[u8], expand_tabs: bool) -> Vec<u8> {
     let (old, new) = (lines_of(a), lines_of(b));
-    let mut out = Vec::new();
+    let mut out = Out::new(expand_tabs, true);
     for c in changes(&old, &new) {
         let kind = match (c.old.is_empty(), c.new.is_empty()) {
             (true, _) => 'a',
             (_, true) => 'd',
             _ => 'c',
         };
-        out.extend_from_slice(format!("{}{kind}{}\n", range(&c.old), range(&c.new)).as_bytes());
-        push_lines(&mut out, "< ", &old[c.old.clone()]);
+        out.text(&format!("{}{kind}{}\n", range(&c.old), range(&c.new)));
+        out.lines("< ", &old[c.old.clone()]);
         if kind == 'c' {
-            out.extend_from_slice(b"---\n");
+            out.text("---\n");
         }
-        push_lines(&mut out, "> ", &new[c.new.clone()]);
+        out.lines("> ", &new[c.new.clone()]);
     }
-    out
+    out.buf
 }
 
 /// A unified hunk's range: `START,LEN`, `START` alone when it is one line, and the line
@@ -141,10 +226,16 @@ fn unified_range(r: &Range<usize>) -> String {
     }
 }
 
-/// The unified format's hunks: changes closer than twice `context` lines share one.
-fn unified_hunks(old: &[&[u8]], new: &[&[u8]], context: usize) -> Vec<u8> {
-    let mut out = Vec::new();
-    let all = changes(old, new);
+/// A hunk of the unified and context formats: changes closer than twice `context` lines
+/// share one, shown with up to `context` lines around them.
+struct Hunk<'c> {
+    changes: &'c [Change],
+    old: Range<usize>,
+    new: Range<usize>,
+}
+
+fn hunks(all: &[Change], old_len: usize, context: usize) -> Vec<Hunk<'_>> {
+    let mut hunks = Vec::new();
     let mut i = 0;
     while i < all.len() {
         let mut j = i + 1;
@@ -153,28 +244,253 @@ fn unified_hunks(old: &[&[u8]], new: &[&[u8]], context: usize) -> Vec<u8> {
         }
         let (first, last) = (&all[i], &all[j - 1]);
         let before = first.old.start.min(context);
-        let after = (old.len() - last.old.end).min(context);
-        let span_old = first.old.start - before..last.old.end + after;
-        let span_new = first.new.start - before..last.new.end + after;
-        out.extend_from_slice(
-            format!(
-                "@@ -{} +{} @@\n",
-                unified_range(&span_old),
-                unified_range(&span_new)
-            )
-            .as_bytes(),
-        );
-        let mut at = span_old.start;
-        for c in &all[i..j] {
-            push_lines(&mut out, " ", &old[at..c.old.start]);
-            push_lines(&mut out, "-", &old[c.old.clone()]);
-            push_lines(&mut out, "+", &new[c.new.clone()]);
-            at = c.old.end;
-        }
-        push_lines(&mut out, " ", &old[at..span_old.end]);
+        let after = (old_len - last.old.end).min(context);
+        hunks.push(Hunk {
+            changes: &all[i..j],
+            old: first.old.start - before..last.old.end + after,
+            new: first.new.start - before..last.new.end + after,
+        });
         i = j;
     }
+    hunks
+}
+
+fn unified_hunks(out: &mut Out, old: &[&[u8]], new: &[&[u8]], context: usize) {
+    let all = changes(old, new);
+    for hunk in hunks(&all, old.len(), context) {
+        out.text(&format!(
+            "@@ -{} +{} @@\n",
+            unified_range(&hunk.old),
+            unified_range(&hunk.new)
+        ));
+        let mut at = hunk.old.start;
+        for c in hunk.changes {
+            out.lines(" ", &old[at..c.old.start]);
+            out.lines("-", &old[c.old.clone()]);
+            out.lines("+", &new[c.new.clone()]);
+            at = c.old.end;
+        }
+        out.lines(" ", &old[at..hunk.old.end]);
+    }
+}
+
+/// A context hunk's range: `FIRST,LAST`, one number for one line, and the line before it
+/// when it is empty.
+fn context_range(r: &Range<usize>) -> String {
+    if r.end <= r.start + 1 {
+        r.end.to_string()
+    } else {
+        format!("{},{}", r.start + 1, r.end)
+    }
+}
+
+/// One side of a context hunk: its lines marked `! ` (changed), `mark` (only on this side)
+/// or blank (context), or nothing when no change touches this side.
+fn context_side(
+    out: &mut Out,
+    lines: &[&[u8]],
+    span: &Range<usize>,
+    changes: impl Iterator<Item = (Range<usize>, bool)> + Clone,
+    mark: &str,
+) {
+    if changes.clone().all(|(r, _)| r.is_empty()) {
+        return;
+    }
+    let mut at = span.start;
+    for (r, both) in changes {
+        out.lines("  ", &lines[at..r.start]);
+        out.lines(if both { "! " } else { mark }, &lines[r.clone()]);
+        at = r.end;
+    }
+    out.lines("  ", &lines[at..span.end]);
+}
+
+fn context_hunks(out: &mut Out, old: &[&[u8]], new: &[&[u8]], context: usize) {
+    let all = changes(old, new);
+    for hunk in hunks(&all, old.len(), context) {
+        out.text(&format!(
+            "***************\n*** {} ****\n",
+            context_range(&hunk.old)
+        ));
+        let both = |c: &Change| !c.old.is_empty() && !c.new.is_empty();
+        let olds = hunk.changes.iter().map(|c| (c.old.clone(), both(c)));
+        context_side(out, old, &hunk.old, olds, "- ");
+        out.text(&format!("--- {} ----\n", context_range(&hunk.new)));
+        let news = hunk.changes.iter().map(|c| (c.new.clone(), both(c)));
+        context_side(out, new, &hunk.new, news, "+ ");
+    }
+}
+
+/// GNU diff's side-by-side format (`-y`): each line of the first file left, of the second
+/// right, with `|` (changed), `<` (only left), `>` (only right) or nothing between.
+fn side_by_side(old: &[&[u8]], new: &[&[u8]], cols: Columns) -> Vec<u8> {
+    const GUTTER: usize = 3;
+    let tab = if cols.expand_tabs { 1 } else { 8 };
+    let w = cols.width;
+    let aligned = (w >> 1) + ((tab + GUTTER) >> 1) + (w & (tab + GUTTER) & 1);
+    let off = aligned - aligned % tab;
+    let half = if off <= GUTTER || w <= off {
+        0
+    } else {
+        (off - GUTTER).min(w - off)
+    };
+    let layout = Layout {
+        half,
+        column2: if half > 0 { off } else { w },
+        expand_tabs: cols.expand_tabs,
+    };
+    let mut out = Vec::new();
+    let common = |out: &mut Vec<u8>, o: Range<usize>, n: Range<usize>| {
+        if cols.suppress_common {
+            return;
+        }
+        if cols.left_column {
+            for i in o {
+                layout.line(out, Some(old[i]), b'(', None);
+            }
+        } else {
+            for (i, j) in o.zip(n) {
+                layout.line(out, Some(old[i]), b' ', Some(new[j]));
+            }
+        }
+    };
+    let (mut next_old, mut next_new) = (0, 0);
+    for c in changes(old, new) {
+        common(&mut out, next_old..c.old.start, next_new..c.new.start);
+        let paired = c.old.len().min(c.new.len());
+        for k in 0..paired {
+            layout.line(
+                &mut out,
+                Some(old[c.old.start + k]),
+                b'|',
+                Some(new[c.new.start + k]),
+            );
+        }
+        for line in &new[c.new.start + paired..c.new.end] {
+            layout.line(&mut out, None, b'>', Some(line));
+        }
+        for line in &old[c.old.start + paired..c.old.end] {
+            layout.line(&mut out, Some(line), b'<', None);
+        }
+        (next_old, next_new) = (c.old.end, c.new.end);
+    }
+    common(&mut out, next_old..old.len(), next_new..new.len());
     out
+}
+
+/// Where `-y`'s columns are.
+struct Layout {
+    half: usize,
+    column2: usize,
+    expand_tabs: bool,
+}
+
+impl Layout {
+    /// Tabs (or spaces with `-t`) from column `from` to `to`; gives `to`.
+    fn tab_to(&self, out: &mut Vec<u8>, mut from: usize, to: usize) -> usize {
+        if !self.expand_tabs {
+            let mut stop = from + 8 - from % 8;
+            while stop <= to {
+                out.push(b'\t');
+                from = stop;
+                stop += 8;
+            }
+        }
+        while from < to {
+            out.push(b' ');
+            from += 1;
+        }
+        to
+    }
+
+    /// Half a line, cut at `bound` columns; the last column written.
+    fn half_line(&self, out: &mut Vec<u8>, line: &[u8], indent: usize, bound: usize) -> usize {
+        let (mut input, mut output) = (0usize, 0usize);
+        let text = String::from_utf8_lossy(line);
+        for c in text.chars() {
+            match c {
+                '\n' => break,
+                '\t' => {
+                    let spaces = 8 - input % 8;
+                    if input == output {
+                        let stop = output + spaces;
+                        if self.expand_tabs {
+                            while output < stop.min(bound) {
+                                out.push(b' ');
+                                output += 1;
+                            }
+                        } else if stop < bound {
+                            output = stop;
+                            out.push(b'\t');
+                        }
+                    }
+                    input += spaces;
+                }
+                '\r' => {
+                    out.push(b'\r');
+                    self.tab_to(out, 0, indent);
+                    (input, output) = (0, 0);
+                }
+                '\x08' => {
+                    if input != 0 {
+                        input -= 1;
+                        if input < bound {
+                            if output <= input {
+                                while output < input {
+                                    out.push(b' ');
+                                    output += 1;
+                                }
+                            } else {
+                                output = input;
+                                out.push(b'\x08');
+                            }
+                        }
+                    }
+                }
+                c if c.is_control() => {
+                    if input < bound {
+                        out.extend_from_slice(c.to_string().as_bytes());
+                    }
+                }
+                c => {
+                    if input < bound {
+                        output = input + 1;
+                        let mut buf = [0; 4];
+                        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
+                    input += 1;
+                }
+            }
+        }
+        output
+    }
+
+    /// One output line: `left`, the separator, `right`.
+    fn line(&self, out: &mut Vec<u8>, left: Option<&[u8]>, mut sep: u8, right: Option<&[u8]>) {
+        let mut col = 0;
+        let mut newline = false;
+        if let Some(l) = left {
+            newline |= l.ends_with(b"\n");
+            col = self.half_line(out, l, 0, self.half);
+        }
+        if sep != b' ' {
+            col = self.tab_to(out, col, (self.half + self.column2 - 1) / 2) + 1;
+            if sep == b'|' && right.is_some_and(|r| newline != r.ends_with(b"\n")) {
+                sep = if newline { b'/' } else { b'\\' };
+            }
+            out.push(sep);
+        }
+        if let Some(r) = right {
+            newline |= r.ends_with(b"\n");
+            if r.first() != Some(&b'\n') {
+                col = self.tab_to(out, col, self.column2);
+                self.half_line(out, r, col, self.half);
+            }
+        }
+        if newline {
+            out.push(b'\n');
+        }
+    }
 }
 
 /// `--- NAME\tTIME` as GNU writes it.
@@ -197,10 +513,31 @@ fn header(sh: &dyn Context, mark: &str, name: &str) -> String {
     )
 }
 
-fn unified(sh: &dyn Context, a: &[u8], b: &[u8], names: (&str, &str), context: usize) -> Vec<u8> {
-    let mut out = (header(sh, "---", names.0) + &header(sh, "+++", names.1)).into_bytes();
-    out.extend(unified_hunks(&lines_of(a), &lines_of(b), context));
-    out
+/// The differences of two texts in the format asked for (the unified and context formats
+/// after their two header lines).
+fn with_context(
+    sh: &dyn Context,
+    (a, b): (&[u8], &[u8]),
+    names: (&str, &str),
+    o: &Options,
+) -> Vec<u8> {
+    let (old, new) = (lines_of(a), lines_of(b));
+    let unified = matches!(o.format, Format::Unified(_));
+    let mut out = Out::new(o.expand_tabs, !unified);
+    let marks = match o.format {
+        Format::Unified(_) => ("---", "+++"),
+        Format::Context(_) => ("***", "---"),
+        Format::Normal => return normal(a, b, o.expand_tabs),
+        Format::SideBySide(cols) => return side_by_side(&old, &new, cols),
+    };
+    out.text(&header(sh, marks.0, names.0));
+    out.text(&header(sh, marks.1, names.1));
+    match o.format {
+        Format::Unified(n) => unified_hunks(&mut out, &old, &new, n),
+        Format::Context(n) => context_hunks(&mut out, &old, &new, n),
+        _ => {}
+    }
+    out.buf
 }
 
 /// Compares two files; the status (0 same, 1 different).
@@ -243,6 +580,11 @@ async fn files(
             && o.normalized(&String::from_utf8_lossy(&da))
                 == o.normalized(&String::from_utf8_lossy(&db)));
     if same {
+        if let Format::SideBySide(cols) = o.format {
+            // Side by side shows the common lines too.
+            out.write(&side_by_side(&lines_of(&da), &lines_of(&db), cols))
+                .await?;
+        }
         if o.report_same {
             out.write_str(&format!("Files {a} and {b} are identical\n"))
                 .await?;
@@ -262,10 +604,7 @@ async fn files(
             .await?;
         return Ok(1);
     }
-    let text = match o.unified {
-        Some(n) => unified(sh, &da, &db, (a, b), n),
-        None => normal(&da, &db),
-    };
+    let text = with_context(sh, (&da, &db), (a, b), o);
     out.write(&text).await?;
     Ok(1)
 }
@@ -326,10 +665,18 @@ fn dirs<'a>(
     })
 }
 
+/// The context length of `--unified[=N]` and `--context[=N]`: 3 when not given.
+fn optional_length(p: &mut lexopt::Parser) -> Result<usize, lexopt::Error> {
+    match p.optional_value() {
+        Some(v) => number(&string(v), "context length"),
+        None => Ok(3),
+    }
+}
+
 /// `diff [OPTIONS] FILE1 FILE2`.
 pub async fn diff(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut o = Options {
-        unified: None,
+        format: Format::Normal,
         brief: false,
         recursive: false,
         new_file: false,
@@ -338,6 +685,7 @@ pub async fn diff(sh: &mut dyn Context, argv: &[String]) -> i32 {
         ignore_space_change: false,
         ignore_all_space: false,
         ignore_blank_lines: false,
+        expand_tabs: false,
         given: String::new(),
     };
     let mut operands = Vec::new();
@@ -351,20 +699,48 @@ pub async fn diff(sh: &mut dyn Context, argv: &[String]) -> i32 {
         if a.starts_with('-') && a.len() > 1 {
             o.given.push(' ');
             o.given.push_str(a);
-            if a == "-U" {
+            if a == "-U" || a == "-C" {
                 o.given.push(' ');
                 o.given.push_str(argv.get(k + 1).map_or("", String::as_str));
             }
         }
     }
+    let mut columns = Columns {
+        width: 130,
+        left_column: false,
+        suppress_common: false,
+        expand_tabs: false,
+    };
     let mut p = parser(argv);
     let parsed: Result<(), lexopt::Error> = (|| {
         while let Some(arg) = p.next()? {
             match arg {
-                Short('u') => o.unified = Some(3),
-                Short('U') | Long("unified") => {
-                    o.unified = Some(number(&value(&mut p)?, "context length")?)
+                Short('u') => o.format = Format::Unified(3),
+                Short('U') => {
+                    o.format = Format::Unified(number(&value(&mut p)?, "context length")?)
                 }
+                Long("unified") => o.format = Format::Unified(optional_length(&mut p)?),
+                Short('c') => o.format = Format::Context(3),
+                Short('y') | Long("side-by-side") => {
+                    o.format = Format::SideBySide(columns);
+                }
+                Short('W') | Long("width") => {
+                    columns.width = number(&value(&mut p)?, "width")?;
+                    if columns.width == 0 || columns.width > WIDTH_LIMIT {
+                        return Err(format!(
+                            "invalid width '{}' (from 1 to {WIDTH_LIMIT})",
+                            columns.width
+                        )
+                        .into());
+                    }
+                }
+                Long("left-column") => columns.left_column = true,
+                Long("suppress-common-lines") => columns.suppress_common = true,
+                Short('t') | Long("expand-tabs") => columns.expand_tabs = true,
+                Short('C') => {
+                    o.format = Format::Context(number(&value(&mut p)?, "context length")?)
+                }
+                Long("context") => o.format = Format::Context(optional_length(&mut p)?),
                 Short('q') | Long("brief") => o.brief = true,
                 Short('r') | Long("recursive") => o.recursive = true,
                 Short('N') | Long("new-file") => o.new_file = true,
@@ -383,6 +759,11 @@ pub async fn diff(sh: &mut dyn Context, argv: &[String]) -> i32 {
     if let Err(e) = parsed {
         return bad_usage(sh, "diff", e, 2).await;
     }
+    // `-W` and the column options may come after `-y`.
+    if let Format::SideBySide(_) = o.format {
+        o.format = Format::SideBySide(columns);
+    }
+    o.expand_tabs = columns.expand_tabs;
     if operands.len() != 2 {
         let msg = match operands.len() {
             0 => "diff: missing operand after 'diff'".to_string(),
