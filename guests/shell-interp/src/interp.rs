@@ -256,6 +256,9 @@ impl<'s> Interp<'s> {
                         .function_files
                         .insert(def.fname.value.clone(), file);
                     self.shell
+                        .function_line_bases
+                        .insert(def.fname.value.clone(), self.line_base);
+                    self.shell
                         .functions
                         .insert(def.fname.value.clone(), Rc::new(def.body.clone()));
                     self.shell.status = 0;

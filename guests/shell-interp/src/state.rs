@@ -280,6 +280,8 @@ pub struct Shell {
     pub call_lines: Vec<usize>,
     /// The file each function was defined in (`$BASH_SOURCE`).
     pub function_files: HashMap<String, String>,
+    /// What each function's lines count from: 0, or more for one `eval` defined.
+    pub function_line_bases: HashMap<String, usize>,
     /// The files being read, outermost first, each with the line of the `source` that read
     /// it (0 for the script itself).
     pub files: Vec<(String, usize)>,
@@ -436,6 +438,7 @@ impl Shell {
             funcname: Vec::new(),
             call_lines: Vec::new(),
             function_files: HashMap::new(),
+            function_line_bases: HashMap::new(),
             files: Vec::new(),
             started: std::time::Instant::now(),
             random_state: std::time::SystemTime::now()

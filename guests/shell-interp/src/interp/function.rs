@@ -33,6 +33,9 @@ impl Interp<'_> {
         self.shell.push_locals();
         self.shell.funcname.push(name.to_string());
         self.shell.call_lines.push(self.line);
+        // Its lines are counted as where it was defined (on from an `eval`'s line, or not).
+        let base = self.shell.function_line_bases.get(name).copied();
+        let caller_base = std::mem::replace(&mut self.line_base, base.unwrap_or(0));
         let traps_set = self.shell.return_traps_set;
         // What the function does not inherit is out of sight while it runs, and back after,
         // unless it set its own.
@@ -68,6 +71,7 @@ impl Interp<'_> {
         {
             result = Err(f);
         }
+        self.line_base = caller_base;
         self.shell.funcname.pop();
         self.shell.call_lines.pop();
         self.shell.pop_locals();
