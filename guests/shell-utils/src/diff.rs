@@ -197,10 +197,8 @@ impl Out {
 }
 
 /// GNU's normal format.
-fn normal(a: &[u8], b: &[u8], expand_tabs: bool) -> Vec<u8> {
-    let (old, new) = (lines_of(a), lines_of(b));
-    let mut out = Out::new(expand_tabs, true);
-    for c in changes(&old, &new) {
+fn normal(out: &mut Out, old: &[&[u8]], new: &[&[u8]]) {
+    for c in changes(old, new) {
         let kind = match (c.old.is_empty(), c.new.is_empty()) {
             (true, _) => 'a',
             (_, true) => 'd',
@@ -213,7 +211,6 @@ fn normal(a: &[u8], b: &[u8], expand_tabs: bool) -> Vec<u8> {
         }
         out.lines("> ", &new[c.new.clone()]);
     }
-    out.buf
 }
 
 /// A unified hunk's range: `START,LEN`, `START` alone when it is one line, and the line
@@ -522,20 +519,19 @@ fn with_context(
     o: &Options,
 ) -> Vec<u8> {
     let (old, new) = (lines_of(a), lines_of(b));
-    let unified = matches!(o.format, Format::Unified(_));
-    let mut out = Out::new(o.expand_tabs, !unified);
-    let marks = match o.format {
-        Format::Unified(_) => ("---", "+++"),
-        Format::Context(_) => ("***", "---"),
-        Format::Normal => return normal(a, b, o.expand_tabs),
-        Format::SideBySide(cols) => return side_by_side(&old, &new, cols),
-    };
-    out.text(&header(sh, marks.0, names.0));
-    out.text(&header(sh, marks.1, names.1));
+    // With `-t`, the unified format alone does not mark a line again after a `\r`.
+    let mut out = Out::new(o.expand_tabs, !matches!(o.format, Format::Unified(_)));
     match o.format {
-        Format::Unified(n) => unified_hunks(&mut out, &old, &new, n),
-        Format::Context(n) => context_hunks(&mut out, &old, &new, n),
-        _ => {}
+        Format::Normal => normal(&mut out, &old, &new),
+        Format::SideBySide(cols) => return side_by_side(&old, &new, cols),
+        Format::Unified(n) => {
+            out.text(&(header(sh, "---", names.0) + &header(sh, "+++", names.1)));
+            unified_hunks(&mut out, &old, &new, n);
+        }
+        Format::Context(n) => {
+            out.text(&(header(sh, "***", names.0) + &header(sh, "---", names.1)));
+            context_hunks(&mut out, &old, &new, n);
+        }
     }
     out.buf
 }
