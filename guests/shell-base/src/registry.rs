@@ -127,9 +127,12 @@ impl Registry {
     }
 }
 
-/// Whether `argv` asks for help (`NAME --help`).
+/// Commands whose `--help` is their own text, as the tool prints it.
+const OWN_HELP: &[&str] = &["jq"];
+
+/// Whether `argv` asks for the registry's help (`NAME --help`).
 pub fn asks_help(argv: &[String]) -> bool {
-    argv.len() == 2 && argv[1] == "--help"
+    argv.len() == 2 && argv[1] == "--help" && !OWN_HELP.contains(&argv[0].as_str())
 }
 
 /// The directories whose entries stand for the built-in commands.

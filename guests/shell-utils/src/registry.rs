@@ -337,8 +337,8 @@ pub const UTILITIES: &[Utility] = &[
     Utility::new(
         "jq",
         native!(jq::jq),
-        "jq [-rjcnseS] [--tab] [--indent N] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE]...",
-        "command-line JSON processor (jq 1.6's language and output, on jaq)",
+        "jq [OPTIONS] FILTER [FILE]...",
+        "command-line JSON processor (jq 1.7.1's language, options and output, on jaq)",
     ),
     Utility::new(
         "install",

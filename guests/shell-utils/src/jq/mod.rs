@@ -1,44 +1,40 @@
-//! `jq` over jaq (jaq-core, jaq-std, jaq-json): filters, paths and the standard library,
-//! with jq's options `-r -j -c -n -s -R -e -S --tab --indent N --arg --argjson --args
-//! --jsonargs` (and `$ARGS`), and jq 1.6's
-//! output layout. `yq` and `tomlq` (the jq wrappers Debian ships as `yq`) run the same
-//! filters over YAML and TOML documents (see `yaml.rs`).
+//! `jq` over jaq (jaq-core, jaq-std, jaq-json), as jq 1.7.1 behaves: its command line
+//! (`args.rs`), its inputs and where it says they are (`input.rs`), its output and numbers
+//! (`print.rs`), its messages and exit statuses (`message.rs`), and the jq definitions
+//! jaq lacks. `yq` and `tomlq` (the jq wrappers Debian ships as `yq`) run the same filters
+//! over YAML and TOML documents (see `yaml.rs`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Vars, data};
 use jaq_json::Val;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
-use shell_base::args::{parser, plain, string, value};
+use shell_base::Context;
 
-use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, files_or_stdin, open, read_all_limited};
+use crate::stream::{MEMORY_LIMIT, Stop, Writer, open, read_all_limited};
+
+mod args;
+mod input;
+mod message;
+mod print;
 mod yaml;
 
-use lexopt::prelude::*;
-use shell_base::Context;
-use shell_base::errno::io_message;
+use args::{Args, Named, Refused};
+use input::{Event, Reading};
+use print::{Colors, Layout};
 use yaml::{Format, parse_documents, write_document};
 
-struct Options {
-    raw: bool,
-    join: bool,
-    compact: bool,
-    null_input: bool,
-    slurp: bool,
-    /// `-R`: each line of input is a string (with `-s`, all of it is one).
-    raw_input: bool,
-    exit_status: bool,
-    sort_keys: bool,
-    indent: String,
-    vars: Vec<(String, Val)>,
-    /// What the inputs are, and what the results are written as.
-    input: Format,
-    output: Format,
-    /// `yq -i`: each file is replaced by the results of its own documents.
-    in_place: bool,
-}
+/// jq's advice after a refused command line.
+const ADVICE: &str = "Use jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://jqlang.github.io/jq";
 
-/// jq 1.6 filters that jaq lacks, defined in jq itself.
+/// What `--build-configuration` prints.
+const BUILD_CONFIGURATION: &str = "computer (jq 1.7.1's language on jaq-core 3)";
+
+/// jq 1.7.1 filters that jaq lacks or has otherwise, defined in jq itself.
 const JQ_COMPAT: &str = r#"
+def _desc: "\(type) (\(tojson | if length > 14 then .[:11] + "..." else . end))";
 def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be")
   else map(if type == "string" then "\"" + gsub("\""; "\"\"") + "\""
     elif type == "number" or type == "boolean" then tostring
@@ -47,7 +43,69 @@ def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-forma
 def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be")
   else map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r")
     elif . == null then "" else tostring end) | join("\t") end;
-def input: label $out | (inputs | ., break $out), error("No more inputs");
+def _sh: if type == "string" then "'" + gsub("'"; "'\\''") + "'"
+  elif type == "object" or type == "array" then error("\(_desc) can not be escaped for shell")
+  else tostring end;
+def @sh: if type == "array" then map(_sh) | join(" ") else _sh end;
+def input: label $out | (inputs | ., break $out), error("break");
+def join($x): reduce .[] as $i (null; (if . == null then "" else . + $x end)
+  + ($i | if type == "boolean" or type == "number" then tostring else . // "" end)) // "";
+def flatten($x): if $x < 0 then error("flatten depth must not be negative")
+  else reduce .[] as $i ([]; if $i | type == "array" and $x != 0 then . + ($i | flatten($x - 1)) else . + [$i] end) end;
+def flatten: flatten(1e9);
+def from_entries: map({(.key // .Key // .name // .Name
+    | if type == "string" then . else error("Cannot use \(_desc) as object key") end):
+  (if has("value") then .value else .Value end)}) | add | . //= {};
+def with_entries(f): to_entries | map(f) | from_entries;
+def nth($n; g): if $n < 0 then error("nth doesn't support negative indices")
+  else label $out | foreach g as $item ($n + 1; . - 1; if . <= 0 then $item, break $out else empty end) end;
+def limit($n; g): if $n > 0 then label $out | foreach g as $item ($n; . - 1; $item, if . <= 0 then break $out else empty end)
+  elif $n == 0 then empty else g end;
+def walk(f): def w: if type == "object" then map_values(w) elif type == "array" then map(w) else . end | f; w;
+def INDEX(stream; idx_expr): reduce stream as $row ({}; .[$row | idx_expr | tostring] = $row);
+def INDEX(idx_expr): INDEX(.[]; idx_expr);
+def JOIN($idx; idx_expr): [.[] | [., $idx[idx_expr]]];
+def JOIN($idx; stream; idx_expr): stream | [., $idx[idx_expr]];
+def JOIN($idx; stream; idx_expr; join_expr): stream | [., $idx[idx_expr]] | join_expr;
+def IN(s): any(s == .; .);
+def IN(src; s): any(src == s; .);
+def ltrimstr($x): if type == "string" and ($x | type) == "string" and startswith($x) then .[($x | length):] else . end;
+def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($x) and ($x | length) > 0
+  then .[:length - ($x | length)] else . end;
+def _delpath($p):
+  if ($p | length) == 0 then null
+  elif type == "null" then null
+  else $p[0] as $k
+    | if type == "object" and ($k | type) == "string" and (has($k) | not) then .
+      elif type == "array" and ($k | type) == "number" and ($k >= length or $k < -length) then .
+      elif ($p | length) == 1 then
+        if type == "array" and ($k | type) == "object" then del(.[$k.start:$k.end]) else del(.[$k]) end
+      else .[$k] |= _delpath($p[1:]) end
+  end;
+def delpaths($ps): reduce ($ps | sort | reverse[]) as $p (.; _delpath($p));
+def del(f): delpaths([path(f)]);
+def env: $ENV;
+def tostring: if type == "string" then . else tojson end;
+def @text: tostring;
+def @json: tojson;
+def keys: if type == "object" then keys_unsorted | sort elif type == "array" then [range(length)]
+  else error("\(_desc) has no keys") end;
+def splits($re; flags): if type != "string" then error("\(_desc) cannot be matched, as it is not a string")
+  else split($re; flags // "")[] end;
+def splits($re): splits($re; null);
+def setpath($p; $v):
+  if ($p | length) == 0 then $v
+  else $p[0] as $k
+    | (if . == null then (if ($k | type) == "string" then {} else [] end) else . end)
+    | if type == "array" and ($k | type) == "number" and $k >= length
+      then . + [range($k - length) | null] + [null | setpath($p[1:]; $v)]
+      elif type == "array" and ($k | type) == "number" and $k < -length
+      then error("Out of bounds negative array index")
+      else .[$k] |= setpath($p[1:]; $v) end
+  end;
+def pick(pathexps): . as $top | reduce path(pathexps) as $p (null; setpath($p; $top | getpath($p)));
+def input_filename: input_position | if . == null then null else .[0] end;
+def input_line_number: input_position | if . == null then 0 else .[1] end;
 def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
 def fromstream(f): {x: null, e: false} as $init
   | foreach f as $i ($init;
@@ -57,6 +115,11 @@ def fromstream(f): {x: null, e: false} as $init
         else setpath(["e"]; $i[0] | length == 1) end;
       if .e then .x else empty end);
 def truncate_stream(stream): . as $n | null | stream | . as $input | if (.[0] | length) > $n then setpath([0]; .[0][$n:]) else empty end;
+def halt_error($exit_code): halt_error_message, halt($exit_code);
+def halt_error: halt_error(5);
+def have_literal_numbers: true;
+def have_decnum: false;
+def get_search_list: [];
 "#;
 
 fn jq_compat_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static str>> {
@@ -65,153 +128,124 @@ fn jq_compat_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static 
         .into_iter()
 }
 
+/// jq's exit statuses (its `main.c`): a result null or false, a system error (bad command
+/// line, unreadable file), a compile error, no result, and an uncaught error.
+const OK_NULL_KIND: i32 = -1;
+const ERROR_SYSTEM: i32 = 2;
+const ERROR_COMPILE: i32 = 3;
+const OK_NO_OUTPUT: i32 = -4;
+const ERROR_UNKNOWN: i32 = 5;
+
 /// `jq [OPTIONS] FILTER [FILE...]`; as `yq` YAML in (`-y` YAML out, `-i` in place), as
 /// `tomlq` TOML in (`-t` TOML out).
 pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let tool = argv[0].as_str();
     let wrapper = tool != "jq";
-    let input = match tool {
-        "yq" => Format::Yaml,
-        "tomlq" => Format::Toml,
-        _ => Format::Json,
+    let a = match args::parse(argv, wrapper) {
+        Ok(a) => a,
+        Err(Refused(m)) => {
+            say(sh, &format!("{m}\n{ADVICE}\n")).await;
+            return ERROR_SYSTEM;
+        }
     };
-    let mut o = Options {
-        raw: false,
-        join: false,
-        compact: false,
-        null_input: false,
-        slurp: false,
-        raw_input: false,
-        exit_status: false,
-        sort_keys: false,
-        indent: "  ".into(),
-        vars: Vec::new(),
-        input,
-        output: Format::Json,
-        in_place: false,
+    if a.help {
+        return emit(sh, &message::usage(false)).await;
+    }
+    if a.version {
+        return emit(sh, "jq-1.7.1\n").await;
+    }
+    if a.build_configuration {
+        return emit(sh, &format!("{BUILD_CONFIGURATION}\n")).await;
+    }
+    let colors = match sh.var("JQ_COLORS").map(Colors::parse) {
+        Some(Some(c)) => c,
+        Some(None) => {
+            say(sh, "Failed to set $JQ_COLORS\n").await;
+            Colors::default()
+        }
+        None => Colors::default(),
     };
-    let mut filter: Option<String> = None;
-    let mut files = Vec::new();
-    let usage = "Use jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://stedolan.github.io/jq";
-    // `--arg NAME VALUE` and `--argjson NAME JSON`, in order.
-    let mut args: Vec<(bool, String, String)> = Vec::new();
-    // After `--args` (strings) or `--jsonargs` (JSON texts), operands past the filter are
-    // `$ARGS.positional`, not files.
-    let mut positional_kind: Option<bool> = None;
-    let mut positional: Vec<String> = Vec::new();
-    let mut p = parser(argv);
-    let parsed: Result<(), lexopt::Error> = (|| {
-        while let Some(arg) = p.next()? {
-            match arg {
-                Short('r') | Long("raw-output") => o.raw = true,
-                Short('j') | Long("join-output") => (o.raw, o.join) = (true, true),
-                Short('c') | Long("compact-output") => o.compact = true,
-                Short('n') | Long("null-input") => o.null_input = true,
-                Short('s') | Long("slurp") => o.slurp = true,
-                Short('R') | Long("raw-input") => o.raw_input = true,
-                Long("args") => positional_kind = Some(false),
-                Long("jsonargs") => positional_kind = Some(true),
-                Short('e') | Long("exit-status") => o.exit_status = true,
-                Short('S') | Long("sort-keys") => o.sort_keys = true,
-                // Never a terminal, so never colours; output is UTF-8 either way.
-                Short('M' | 'C' | 'a')
-                | Long("monochrome-output" | "color-output" | "ascii-output") => {}
-                Short('y' | 'Y') | Long("yaml-output" | "yaml-roundtrip") if wrapper => {
-                    o.output = Format::Yaml
-                }
-                Short('t') | Long("toml-output") if wrapper => o.output = Format::Toml,
-                Short('i') | Long("in-place") if wrapper => o.in_place = true,
-                Long("indentless-lists" | "indentless") if wrapper => {}
-                Short('w') | Long("width") if wrapper => {
-                    p.value()?;
-                }
-                Long("tab") => o.indent = "\t".into(),
-                Long("indent") => {
-                    let n: usize = value(&mut p)?.parse().unwrap_or(2);
-                    o.indent = " ".repeat(n.min(7));
-                }
-                Long(name @ ("arg" | "argjson")) => {
-                    let json = name == "argjson";
-                    let (Ok(name), Ok(v)) = (value(&mut p), value(&mut p)) else {
-                        let a = if json { "--argjson" } else { "--arg" };
-                        return Err(plain(format!(
-                            "error: {a} takes two parameters (e.g. {a} varname value)"
-                        )));
-                    };
-                    args.push((json, name, v));
-                }
-                Value(v) if filter.is_none() => filter = Some(string(v)),
-                Value(v) if positional_kind.is_some() => positional.push(string(v)),
-                Value(v) => files.push(string(v)),
-                Short(c) => return Err(plain(format!("Unknown option: -{c}"))),
-                Long(l) => return Err(plain(format!("Unknown option: --{l}"))),
+    let layout = Layout {
+        indent: a.indent.clone(),
+        sort_keys: a.sort_keys,
+        ascii: a.ascii,
+        colors: (a.color && !a.no_color).then_some(colors),
+    };
+    // Standard output is never a terminal here, so no filter means `.`, as jq has it then.
+    let mut code = a.filter.clone().unwrap_or_else(|| ".".into());
+    if a.from_file {
+        match read_whole(sh, &code).await {
+            Ok(text) => code = skip_shebang(&String::from_utf8_lossy(&text)).to_string(),
+            Err(m) => {
+                say(sh, &format!("jq: Could not open {code}: {m}\n")).await;
+                return ERROR_SYSTEM;
             }
         }
-        Ok(())
-    })();
-    if let Err(e) = parsed {
-        return complain(sh, &format!("jq: {e}\n{usage}")).await + 1;
     }
-    let json_arg = |text: &str| jaq_json::read::parse_single(text.as_bytes()).ok();
-    let mut named = jaq_json::Map::default();
-    let mut listed = Vec::new();
-    for text in positional {
-        if positional_kind == Some(true) {
-            let Some(v) = json_arg(&text) else {
-                return complain(
-                    sh,
-                    &format!("jq: Invalid JSON text passed to --jsonargs\n{usage}"),
-                )
-                .await
-                    + 1;
-            };
-            listed.push(v);
-        } else {
-            listed.push(Val::from(text));
-        }
-    }
-    for (json, name, value) in args {
-        let v = if !json {
-            Val::from(value)
-        } else {
-            match jaq_json::read::parse_single(value.as_bytes()) {
-                Ok(v) => v,
-                Err(_) => {
-                    return complain(
-                        sh,
-                        &format!("jq: Invalid JSON text passed to --argjson\n{usage}"),
-                    )
-                    .await
-                        + 1;
+    // `$name`s: the named arguments, then `$ARGS`.
+    let mut vars: Vec<(String, Val)> = Vec::new();
+    for (name, value) in &a.named {
+        let v = match value {
+            Named::Value(v) => v.clone(),
+            Named::RawFile(f) | Named::SlurpFile(f) => {
+                let raw = matches!(value, Named::RawFile(_));
+                let which = if raw { "rawfile" } else { "slurpfile" };
+                let loaded = match read_whole(sh, f).await {
+                    Err(m) => Err(format!("Could not open {f}: {m}")),
+                    Ok(text) if raw => Ok(Val::TStr(Box::new(text.into()))),
+                    Ok(text) => slurp_file(&text),
+                };
+                match loaded {
+                    Ok(v) => v,
+                    Err(m) => {
+                        say(sh, &format!("jq: Bad JSON in --{which} {name} {f}: {m}\n")).await;
+                        return ERROR_SYSTEM;
+                    }
                 }
             }
         };
-        named.insert(Val::from(name.clone()), v.clone());
-        o.vars.push((name, v));
+        vars.push((name.clone(), v));
+    }
+    let mut named = jaq_json::Map::default();
+    for (n, v) in &vars {
+        named.insert(Val::from(n.clone()), v.clone());
     }
     let mut all = jaq_json::Map::default();
     all.insert(
         Val::from("positional".to_string()),
-        Val::Arr(std::rc::Rc::new(listed)),
+        Val::Arr(Rc::new(a.positional.clone())),
     );
     all.insert(Val::from("named".to_string()), Val::obj(named));
-    o.vars.push(("ARGS".into(), Val::obj(all)));
-    let Some(code) = filter else {
-        return complain(
-            sh,
-            &format!("Usage:\tjq [OPTIONS] FILTER [FILES...]\n{usage}"),
-        )
-        .await
-            + 1;
-    };
+    vars.push(("ARGS".into(), Val::obj(all)));
+    vars.push((
+        "__loc__".into(),
+        Val::obj(
+            [
+                (
+                    Val::from("file".to_string()),
+                    Val::from("<top-level>".to_string()),
+                ),
+                (Val::from("line".to_string()), Val::from(1isize)),
+            ]
+            .into_iter()
+            .collect(),
+        ),
+    ));
+    let mut env = jaq_json::Map::default();
+    for (k, v) in sh.environment() {
+        env.insert(Val::from(k), Val::from(v));
+    }
+    vars.push(("ENV".into(), Val::obj(env)));
     // Parse and compile.
-    let names: Vec<String> = o.vars.iter().map(|(n, _)| format!("${n}")).collect();
+    let names: Vec<String> = vars.iter().map(|(n, _)| format!("${n}")).collect();
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
         .chain(jaq_json::defs())
         .chain(jq_compat_defs());
     let funs = jaq_core::funs()
-        .chain(jaq_std::funs())
+        .chain(
+            jaq_std::funs().filter(|(name, ..)| !matches!(*name, "stderr_empty" | "debug_empty")),
+        )
         // jaq's `input` gives nothing at the end of the inputs, where jq's is an error: only
         // `inputs` is jaq's (JQ_COMPAT defines `input` on it).
         .chain(
@@ -221,7 +255,8 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 .filter(|(name, ..)| *name == "inputs")
                 .map(jaq_core::native::run),
         )
-        .chain(jaq_json::funs());
+        .chain(jaq_json::funs().filter(|(name, ..)| *name != "tojson"))
+        .chain(log_funs());
     let loader = Loader::new(defs);
     let arena = Arena::default();
     let program = File {
@@ -230,13 +265,10 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     };
     let modules = match loader.load(&arena, program) {
         Ok(m) => m,
-        Err(_) => {
-            return complain(
-                sh,
-                &format!("jq: error: syntax error in the filter: {code}\njq: 1 compile error"),
-            )
-            .await
-                + 2;
+        Err(errors) => {
+            let text = message::syntax_errors(&code, &errors);
+            say(sh, &text).await;
+            return ERROR_COMPILE;
         }
     };
     let filter = match Compiler::default()
@@ -245,70 +277,228 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
         .compile(modules)
     {
         Ok(f) => f,
-        Err(_) => {
-            return complain(
-                sh,
-                &format!("jq: error: cannot compile the filter: {code}\njq: 1 compile error"),
-            )
-            .await
-                + 2;
+        Err(errors) => {
+            let text = message::undefined(&code, &errors);
+            say(sh, &text).await;
+            return ERROR_COMPILE;
         }
     };
+    let run = Run {
+        a: &a,
+        layout: &layout,
+        vars: vars.into_iter().map(|(_, v)| v).collect(),
+        output: if a.toml_output {
+            Format::Toml
+        } else if a.yaml_output {
+            Format::Yaml
+        } else {
+            Format::Json
+        },
+        position: RefCell::new(None),
+        tail: RefCell::new(None),
+        over_reads: std::cell::Cell::new(0),
+        written: std::cell::Cell::new(0),
+        log: Log {
+            text: RefCell::new(Vec::new()),
+            layout: Layout {
+                indent: None,
+                ..layout.clone()
+            },
+        },
+    };
+    let input_format = match tool {
+        "yq" => Format::Yaml,
+        "tomlq" => Format::Toml,
+        _ => Format::Json,
+    };
+    let mut files = a.files.clone();
+    if files.is_empty() {
+        files.push("-".into());
+    }
+    if a.in_place {
+        return in_place(sh, &run, &filter, &files, input_format).await;
+    }
     // With -n the inputs are read only for `input` and `inputs`, so that `jq -n 1` does not
     // wait on a standard input no one closes.
-    let files = if o.null_input && !o.slurp && !code.contains("input") {
-        Vec::new()
+    let (events, tail) = if a.null_input && !code.contains("input") {
+        (Vec::new(), None)
     } else {
-        files_or_stdin(files)
+        match read_events(sh, &files, &a, input_format, tool).await {
+            Ok(e) => e,
+            Err(status) => return status,
+        }
     };
+    run.tail.replace(tail);
     let mut out = Writer::new(&sh.io().stdout);
-    if o.in_place {
-        if files.iter().any(|f| f == "-") {
-            return complain(
-                sh,
-                &format!("{tool}: -i/--in-place can only be used with filenames"),
-            )
-            .await
-                + 1;
-        }
-        let mut status = 0;
-        for f in &files {
-            let docs = match read_documents(sh, f, &o, tool).await {
-                Ok(d) => d,
-                Err(m) => return complain(sh, &m).await + 1,
-            };
-            let mut text = Vec::new();
-            let s = run_filter(sh, &filter, &o, docs, &mut Sink::Buffer(&mut text)).await;
-            if let Err(e) = std::fs::write(sh.path(f), &text) {
-                return complain(sh, &format!("{tool}: {f}: {}", io_message(&e))).await + 1;
-            }
-            status = status.max(s);
-        }
-        return status;
-    }
-    let mut docs = Vec::new();
-    for f in &files {
-        match read_documents(sh, f, &o, tool).await {
-            Ok(d) => docs.extend(d),
-            // jq says 2 for unreadable input; the wrappers 1.
-            Err(m) => return complain(sh, &m).await + i32::from(!wrapper),
-        }
-    }
-    if o.raw_input && o.slurp {
-        // `-Rs`: every input's text as one string.
-        let mut text = Vec::new();
-        for d in &docs {
-            if let Val::TStr(b) = d {
-                text.extend_from_slice(b);
-            }
-        }
-        docs = vec![Val::TStr(Box::new(text.into()))];
-    }
-    let status = run_filter(sh, &filter, &o, docs, &mut Sink::Out(&mut out)).await;
+    let status = run
+        .main_loop(sh, &filter, events, &mut Sink::Out(&mut out))
+        .await;
     if let Err(Stop(s)) = out.flush().await {
         return s;
     }
     status
+}
+
+/// Writes to standard output; its status.
+async fn emit(sh: &dyn Context, text: &str) -> i32 {
+    let mut out = Writer::new(&sh.io().stdout);
+    match out.write(text.as_bytes()).await.and(out.flush().await) {
+        Ok(()) => 0,
+        Err(Stop(s)) => s,
+    }
+}
+
+/// Writes to standard error as it is.
+async fn say(sh: &dyn Context, text: &str) {
+    let _ = sh.io().stderr.write_all(text.as_bytes()).await;
+}
+
+/// A whole file (`-` is standard input); the error is the system's message.
+async fn read_whole(sh: &dyn Context, name: &str) -> Result<Vec<u8>, String> {
+    let input = open(sh, name).map_err(|m| {
+        m.strip_prefix(&format!("{name}: "))
+            .map_or(m.clone(), str::to_string)
+    })?;
+    read_all_limited(&input, MEMORY_LIMIT, "jq").await
+}
+
+/// `--slurpfile`'s array of the file's JSON texts.
+fn slurp_file(text: &[u8]) -> Result<Val, String> {
+    let mut events = Vec::new();
+    let how = Reading {
+        raw: false,
+        stream: false,
+    };
+    input::read_text("", text, &how, &mut events);
+    let mut values = Vec::new();
+    for e in events {
+        match e {
+            Event::Value(v, _) => values.push(v),
+            Event::OpenFailed(m) | Event::ParseError(m) => return Err(m),
+        }
+    }
+    Ok(Val::Arr(Rc::new(values)))
+}
+
+/// jq's `skip_shebang`: a `#!` line (continued by a `\` line) before a `-f` program.
+fn skip_shebang(p: &str) -> &str {
+    if !p.starts_with("#!") {
+        return p;
+    }
+    let Some(n) = p.find('\n') else { return p };
+    if !p[n + 1..].starts_with('#') {
+        return p;
+    }
+    let Some(m) = p[n + 1..].find('\n').map(|i| n + 1 + i) else {
+        return p;
+    };
+    let next = p[m + 1..].chars().next();
+    if matches!(next, Some('#') | None) || !p[..m].ends_with('\\') || p[..m].ends_with("\\\\") {
+        return p;
+    }
+    match p[m + 1..].find('\n') {
+        Some(k) => &p[m + 1 + k + 1..],
+        None => p,
+    }
+}
+
+/// Every input file's events, read as the options ask; `-s` makes them one.
+async fn read_events(
+    sh: &dyn Context,
+    files: &[String],
+    a: &Args,
+    format: Format,
+    tool: &str,
+) -> Result<(Vec<Event>, Option<Tail>), i32> {
+    let how = Reading {
+        raw: a.raw_input,
+        stream: a.stream,
+    };
+    let mut events = Vec::new();
+    // `-Rs`: all the text is one string.
+    let mut text = Vec::new();
+    let mut last_position: Rc<str> = "<unknown>".into();
+    let mut tail = None;
+    for f in files {
+        let data = match open(sh, f) {
+            Ok(input) => match read_all_limited(&input, MEMORY_LIMIT, tool).await {
+                Ok(d) => d,
+                Err(m) => {
+                    say(sh, &format!("{m}\n")).await;
+                    return Err(ERROR_SYSTEM);
+                }
+            },
+            Err(m) => {
+                let m = m.strip_prefix(&format!("{f}: ")).unwrap_or(&m).to_string();
+                events.push(Event::OpenFailed(format!(
+                    "{tool}: error: Could not open file {f}: {m}"
+                )));
+                continue;
+            }
+        };
+        let name = if f == "-" { "<stdin>" } else { f.as_str() };
+        last_position = format!("{name}:{}", data.iter().filter(|&&b| b == b'\n').count()).into();
+        tail = Some(Tail {
+            position: last_position.clone(),
+            keeps: data.is_empty() || data.ends_with(b"\n"),
+        });
+        if format != Format::Json {
+            match parse_documents(&data, format) {
+                Ok(docs) => events.extend(
+                    docs.into_iter()
+                        .map(|d| Event::Value(d, "<stdin>:0".into())),
+                ),
+                Err(e) => {
+                    say(sh, &format!("{tool}: Error running jq: {e}\n")).await;
+                    return Err(1);
+                }
+            }
+            continue;
+        }
+        if a.raw_input && a.slurp {
+            text.extend_from_slice(&data);
+            continue;
+        }
+        if !input::read_text(f, &data, &how, &mut events) {
+            break;
+        }
+    }
+    if a.raw_input && a.slurp {
+        events.push(Event::Value(
+            Val::TStr(Box::new(text.into())),
+            last_position,
+        ));
+    } else if a.slurp {
+        // The values make one array; the first parse error (or a file that did not open)
+        // stays where it was.
+        let mut values = Vec::new();
+        let mut rest = Vec::new();
+        let mut broken = false;
+        for e in events {
+            match e {
+                Event::Value(v, _) if !broken => values.push(v),
+                Event::Value(..) => {}
+                Event::ParseError(m) => {
+                    broken = true;
+                    rest.push(Event::ParseError(m));
+                }
+                e => rest.push(e),
+            }
+        }
+        if !broken {
+            rest.push(Event::Value(Val::Arr(Rc::new(values)), last_position));
+        }
+        events = rest;
+    }
+    Ok((events, tail))
+}
+
+/// Where jq says it is once the inputs are used up: reading on past the end closes the last
+/// file (`<unknown>`), except the first time when the text ended with a newline (or was
+/// empty), as jq's line reader meets the end one read later.
+struct Tail {
+    position: Rc<str>,
+    keeps: bool,
 }
 
 /// Where results go: standard output, or a buffer (`yq -i`).
@@ -329,35 +519,67 @@ impl Sink<'_> {
     }
 }
 
-/// The documents of one input, read as the tool reads them.
-async fn read_documents(
+/// `yq -i`: each file replaced by the results of its own documents.
+async fn in_place(
     sh: &dyn Context,
-    f: &str,
-    o: &Options,
-    tool: &str,
-) -> Result<Vec<Val>, String> {
-    let input = open(sh, f).map_err(|m| format!("{tool}: error: Could not open file {m}"))?;
-    let data = read_all_limited(&input, MEMORY_LIMIT, tool).await?;
-    if o.raw_input {
-        if o.slurp {
-            return Ok(vec![Val::TStr(Box::new(data.into()))]);
-        }
-        let mut lines: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
-        if data.ends_with(b"\n") || data.is_empty() {
-            lines.pop();
-        }
-        return Ok(lines
+    run: &Run<'_>,
+    filter: &Compiled,
+    files: &[String],
+    format: Format,
+) -> i32 {
+    let tool = if format == Format::Toml {
+        "tomlq"
+    } else {
+        "yq"
+    };
+    if files.iter().any(|f| f == "-") {
+        say(
+            sh,
+            &format!("{tool}: -i/--in-place can only be used with filenames\n"),
+        )
+        .await;
+        return 1;
+    }
+    let mut status = 0;
+    for f in files {
+        run.written.set(0);
+        let data = match read_whole(sh, f).await {
+            Ok(d) => d,
+            Err(m) => {
+                say(
+                    sh,
+                    &format!("{tool}: error: Could not open file {f}: {m}\n"),
+                )
+                .await;
+                return 1;
+            }
+        };
+        let docs = match parse_documents(&data, format) {
+            Ok(d) => d,
+            Err(e) => {
+                say(sh, &format!("{tool}: Error running jq: {e}\n")).await;
+                return 1;
+            }
+        };
+        let events = docs
             .into_iter()
-            .map(|l| Val::TStr(Box::new(l.to_vec().into())))
-            .collect());
+            .map(|d| Event::Value(d, "<stdin>:0".into()))
+            .collect();
+        let mut text = Vec::new();
+        let s = run
+            .main_loop(sh, filter, events, &mut Sink::Buffer(&mut text))
+            .await;
+        if let Err(e) = std::fs::write(sh.path(f), &text) {
+            say(
+                sh,
+                &format!("{tool}: {f}: {}\n", shell_base::errno::io_message(&e)),
+            )
+            .await;
+            return 1;
+        }
+        status = status.max(s);
     }
-    if o.input != Format::Json {
-        return parse_documents(&data, o.input)
-            .map_err(|e| format!("{tool}: Error running jq: {e}"));
-    }
-    jaq_json::read::parse_many(&data)
-        .map(|v| v.map_err(|e| format!("jq: error (at {f}): cannot parse JSON: {e}")))
-        .collect()
+    status
 }
 
 /// The data jq's filters run with: their definitions, and the documents that `input` and
@@ -373,6 +595,74 @@ impl data::DataT for WithInputs {
 struct Data<'a> {
     lut: &'a jaq_core::Lut<WithInputs>,
     inputs: Inputs<'a, Val>,
+    /// What `stderr`, `debug` and `halt_error` write, passed on after each result.
+    log: &'a Log,
+    /// Where the last input taken came from (`data.json:3`), for `input_filename`.
+    position: &'a RefCell<Option<Rc<str>>>,
+}
+
+/// Standard error's text from the filter, and how `debug` lays out its values.
+struct Log {
+    text: RefCell<Vec<u8>>,
+    layout: Layout,
+}
+
+/// `stderr`, `debug` and `halt_error`'s message, written as jq writes them.
+fn log_funs() -> impl Iterator<Item = jaq_core::native::Fun<WithInputs>> {
+    fn log<'a>(
+        cv: jaq_core::Cv<'a, WithInputs>,
+        f: fn(&Log, &Val, &mut Vec<u8>),
+    ) -> jaq_core::ValXs<'a, Val> {
+        let (ctx, v) = cv;
+        let log = ctx.data().log;
+        f(log, &v, &mut log.text.borrow_mut());
+        Box::new(std::iter::empty())
+    }
+    let funs: [jaq_core::native::Filter<jaq_core::RunPtr<WithInputs>>; 5] = [
+        // jq's text of a value: its numbers as jq prints them (`1E+1000`, `1.0`).
+        ("tojson", jaq_core::native::v(0), |cv| {
+            let mut out = Vec::new();
+            print::dump(&mut out, &print::Layout::compact(), &cv.1);
+            let text = Val::TStr(Box::new(out.into()));
+            Box::new(std::iter::once(Ok(text)))
+        }),
+        ("input_position", jaq_core::native::v(0), |cv| {
+            let position = cv.0.data().position.borrow().clone();
+            let v = match position.as_deref().and_then(|p| p.rsplit_once(':')) {
+                None => Val::Null,
+                Some((name, line)) => {
+                    let name = Val::from(name.to_string());
+                    let line = Val::from(line.parse::<isize>().unwrap_or(0));
+                    Val::Arr(Rc::new(vec![name, line]))
+                }
+            };
+            Box::new(std::iter::once(Ok(v)))
+        }),
+        ("stderr_empty", jaq_core::native::v(0), |cv| {
+            log(cv, |_, v, out| match v {
+                Val::TStr(s) | Val::BStr(s) => out.extend_from_slice(s),
+                v => print::dump(out, &print::Layout::compact(), v),
+            })
+        }),
+        ("debug_empty", jaq_core::native::v(0), |cv| {
+            log(cv, |log, v, out| {
+                let line = Val::Arr(Rc::new(vec![Val::from("DEBUG:".to_string()), v.clone()]));
+                print::dump(out, &log.layout, &line);
+                out.push(b'\n');
+            })
+        }),
+        ("halt_error_message", jaq_core::native::v(0), |cv| {
+            log(cv, |_, v, out| match v {
+                Val::TStr(s) | Val::BStr(s) => out.extend_from_slice(s),
+                Val::Null => {}
+                v => {
+                    print::dump(out, &print::Layout::compact(), v);
+                    out.push(b'\n');
+                }
+            })
+        }),
+    ];
+    funs.into_iter().map(jaq_core::native::run::<WithInputs>)
 }
 
 impl<'a> data::HasLut<'a, WithInputs> for Data<'a> {
@@ -387,121 +677,270 @@ impl<'a> HasInputs<'a, Val> for Data<'a> {
     }
 }
 
-/// Runs the compiled filter over the documents, writing each result; the status.
-async fn run_filter(
-    sh: &dyn Context,
-    filter: &jaq_core::compile::Filter<jaq_core::Native<WithInputs>>,
-    o: &Options,
-    docs: Vec<Val>,
-    sink: &mut Sink<'_>,
-) -> i32 {
-    // With -n the filter runs once, on null, and `inputs` has every document; otherwise each
-    // document the filter has not taken with `input` is the next run's.
-    let (first, docs): (Option<Val>, Vec<Val>) = if o.slurp && !o.raw_input {
-        (Some(Val::Arr(std::rc::Rc::new(docs))), Vec::new())
-    } else if o.null_input && !o.slurp {
-        (Some(Val::Null), docs)
-    } else if o.null_input {
-        (Some(Val::Null), Vec::new())
-    } else {
-        (None, docs)
-    };
-    let once = first.is_some();
-    let stream = RcIter::new(docs.into_iter().map(Ok));
-    let stream: Inputs<'_, Val> = &stream;
-    let mut next = first;
-    let mut last: Option<Val> = None;
-    let mut status = 0;
-    let mut count = 0;
-    let pp = jaq_json::write::Pp {
-        indent: if o.compact {
-            None
-        } else {
-            Some(o.indent.clone())
-        },
-        sort_keys: o.sort_keys,
-        // jq puts a space after `:` when it indents.
-        sep_space: !o.compact,
-        ..Default::default()
-    };
-    let mut runs = 0;
-    while let Some(input) = next.take().or_else(|| stream.into_iter().next()?.ok()) {
-        runs += 1;
-        if once && runs > 1 {
-            break;
+type Compiled = jaq_core::compile::Filter<jaq_core::Native<WithInputs>>;
+
+/// One run of the filter over the inputs, as jq's `main` and `process` run it.
+struct Run<'r> {
+    a: &'r Args,
+    layout: &'r Layout,
+    vars: Vec<Val>,
+    output: Format,
+    /// Where the last input taken came from (`data.json:3`); `None` before the first.
+    position: RefCell<Option<Rc<str>>>,
+    tail: RefCell<Option<Tail>>,
+    /// Results written so far (YAML puts `---` between documents).
+    written: std::cell::Cell<usize>,
+    /// How often the inputs were asked for past their end.
+    over_reads: std::cell::Cell<u32>,
+    log: Log,
+}
+
+/// How one input's run ended: jq's `ret`, and whether `halt` stopped everything.
+struct Processed {
+    ret: i32,
+    halted: bool,
+}
+
+impl Run<'_> {
+    /// Writes what the filter sent to standard error so far.
+    async fn pass_log(&self, sh: &dyn Context) {
+        let text = std::mem::take(&mut *self.log.text.borrow_mut());
+        if !text.is_empty() {
+            let _ = sh.io().stderr.write_all(&text).await;
         }
-        let data = Data {
-            lut: &filter.lut,
-            inputs: stream,
-        };
-        let ctx = Ctx::<WithInputs>::new(data, Vars::new(o.vars.iter().map(|(_, v)| v.clone())));
-        for result in filter.id.run((ctx, input)) {
-            match result {
-                Ok(v) => {
-                    let mut text = Vec::new();
-                    match (&v, o.output) {
-                        (_, Format::Yaml | Format::Toml) => {
-                            match write_document(&v, o.output, count == 0) {
-                                Ok(t) => text = t.into_bytes(),
-                                Err(e) => {
-                                    let _ = sink.put(b"").await;
-                                    complain(sh, &format!("{}: Error running jq: {e}", "yq")).await;
-                                    status = 1;
-                                    continue;
-                                }
-                            }
-                        }
-                        (Val::TStr(s), _) if o.raw => text.extend_from_slice(s),
-                        _ => {
-                            let _ = jaq_json::write::write(&mut text, &pp, 0, &v);
-                        }
+    }
+
+    /// Runs the filter on each input (once on null with `-n`); jq's exit status.
+    async fn main_loop(
+        &self,
+        sh: &dyn Context,
+        filter: &Compiled,
+        events: Vec<Event>,
+        sink: &mut Sink<'_>,
+    ) -> i32 {
+        // Open failures are reported when reading reaches them; a parse error ends the
+        // inputs, whether the main loop or `input` meets it.
+        let failures = std::cell::Cell::new(0);
+        let parse_error: RefCell<Option<String>> = RefCell::new(None);
+        let pending: RefCell<Vec<String>> = RefCell::new(Vec::new());
+        let events = RefCell::new(events.into_iter());
+        let next_value = || -> Option<Val> {
+            loop {
+                let Some(event) = events.borrow_mut().next() else {
+                    self.over_reads.set(self.over_reads.get() + 1);
+                    if let Some(t) = &*self.tail.borrow() {
+                        let keep = t.keeps && self.over_reads.get() == 1;
+                        *self.position.borrow_mut() = Some(if keep {
+                            t.position.clone()
+                        } else {
+                            "<unknown>".into()
+                        });
                     }
-                    if !o.join && o.output == Format::Json {
-                        text.push(b'\n');
+                    return None;
+                };
+                match event {
+                    Event::Value(v, pos) => {
+                        *self.position.borrow_mut() = Some(pos);
+                        return Some(v);
                     }
-                    count += 1;
-                    if let Err(Stop(s)) = sink.put(&text).await {
-                        return s;
+                    Event::OpenFailed(m) => {
+                        failures.set(failures.get() + 1);
+                        pending.borrow_mut().push(m);
                     }
-                    last = Some(v);
+                    Event::ParseError(m) => {
+                        *parse_error.borrow_mut() = Some(m);
+                        return None;
+                    }
                 }
-                Err(e) => {
-                    let e = match e.get_halt() {
-                        Ok(code) => return code,
-                        Err(e) => e,
-                    };
-                    let msg = match e.get_err() {
-                        Ok(err) => format!("{err}"),
-                        Err(_) => "error".to_string(),
-                    };
-                    if let Sink::Out(w) = sink
-                        && let Err(Stop(s)) = w.flush().await
-                    {
-                        return s;
+            }
+        };
+        let stream: Box<dyn Iterator<Item = Result<Val, String>> + '_> =
+            Box::new(std::iter::from_fn(|| next_value().map(Ok)));
+        let stream = RcIter::new(stream);
+        let stream: Inputs<'_, Val> = &stream;
+        let mut ret = OK_NO_OUTPUT;
+        // -1: no result yet; 0: the last was null or false; 1: another.
+        let mut last_result = -1;
+        if self.a.null_input {
+            let p = self.process(sh, filter, Val::Null, stream, sink).await;
+            ret = p.ret;
+        } else {
+            loop {
+                if failures.get() > 0 {
+                    break;
+                }
+                let next = stream.into_iter().next();
+                let messages: Vec<String> = pending.borrow_mut().drain(..).collect();
+                for m in messages {
+                    say(sh, &format!("{m}\n")).await;
+                }
+                let Some(Ok(v)) = next else {
+                    let parse_error = parse_error.borrow_mut().take();
+                    if let Some(m) = parse_error {
+                        say(sh, &format!("jq: parse error: {m}\n")).await;
+                        ret = ERROR_UNKNOWN;
                     }
-                    complain(sh, &format!("jq: error (at <stdin>:0): {msg}")).await;
-                    status = 5;
+                    break;
+                };
+                let p = self.process(sh, filter, v, stream, sink).await;
+                ret = p.ret;
+                if ret == i32::MIN {
+                    return 141;
+                }
+                if ret <= 0 && ret != OK_NO_OUTPUT {
+                    last_result = i32::from(ret != OK_NULL_KIND);
+                }
+                if p.halted {
+                    break;
                 }
             }
         }
+        let messages: Vec<String> = pending.borrow_mut().drain(..).collect();
+        for m in messages {
+            say(sh, &format!("{m}\n")).await;
+        }
+        if ret == i32::MIN {
+            return 141;
+        }
+        if failures.get() > 0 {
+            ret = ERROR_SYSTEM;
+        }
+        if self.a.exit_status {
+            if ret != OK_NO_OUTPUT {
+                return ret.abs();
+            }
+            return match last_result {
+                -1 => 4,
+                0 => 1,
+                _ => 0,
+            };
+        }
+        ret.max(0)
     }
-    if status != 0 {
-        return status;
-    }
-    if o.exit_status {
-        return match last {
-            None => 4,
-            Some(Val::Null) | Some(Val::Bool(false)) => 1,
-            Some(_) => 0,
+
+    /// jq's `process`: the filter's results on one input, written; the error that ended
+    /// it reported. `ret` is `i32::MIN` when the output's reader has gone.
+    async fn process(
+        &self,
+        sh: &dyn Context,
+        filter: &Compiled,
+        input: Val,
+        stream: Inputs<'_, Val>,
+        sink: &mut Sink<'_>,
+    ) -> Processed {
+        let a = self.a;
+        let mut ret = OK_NO_OUTPUT;
+        let data = Data {
+            lut: &filter.lut,
+            inputs: stream,
+            log: &self.log,
+            position: &self.position,
         };
+        let ctx = Ctx::<WithInputs>::new(data, Vars::new(self.vars.iter().cloned()));
+        for result in filter.id.run((ctx, input)) {
+            self.pass_log(sh).await;
+            let v = match result {
+                Ok(v) => v,
+                Err(e) => {
+                    // Standard error is not buffered and standard output is, as jq's: an
+                    // error comes before the results that preceded it, unless 64 KiB of
+                    // them had been written.
+                    self.pass_log(sh).await;
+                    let e = match e.get_halt() {
+                        Ok(code) => {
+                            return Processed {
+                                ret: code,
+                                halted: true,
+                            };
+                        }
+                        Err(e) => e,
+                    };
+                    let position = self
+                        .position
+                        .borrow()
+                        .clone()
+                        .unwrap_or_else(|| "<unknown>".into());
+                    say(sh, &message::uncaught(&e, &position)).await;
+                    return Processed {
+                        ret: ERROR_UNKNOWN,
+                        halted: false,
+                    };
+                }
+            };
+            let mut text = Vec::new();
+            match (&v, self.output) {
+                (_, Format::Yaml | Format::Toml) => {
+                    match write_document(&v, self.output, self.written.get() == 0) {
+                        Ok(t) => text = t.into_bytes(),
+                        Err(e) => {
+                            say(sh, &format!("yq: Error running jq: {e}\n")).await;
+                            ret = 1;
+                            continue;
+                        }
+                    }
+                }
+                (Val::TStr(s), _) if a.raw => {
+                    if a.ascii {
+                        print::string(&mut text, s, true);
+                    } else if a.nul && s.contains(&0) {
+                        let position = self
+                            .position
+                            .borrow()
+                            .clone()
+                            .unwrap_or_else(|| "<unknown>".into());
+                        say(
+                            sh,
+                            &format!("jq: error (at {position}): Cannot dump a string containing NUL with --raw-output0 option\n"),
+                        )
+                        .await;
+                        return Processed {
+                            ret: ERROR_UNKNOWN,
+                            halted: false,
+                        };
+                    } else {
+                        text.extend_from_slice(s);
+                    }
+                }
+                _ => {
+                    if a.seq {
+                        text.push(0x1e);
+                    }
+                    print::dump(&mut text, self.layout, &v);
+                }
+            }
+            ret = match (&v, a.raw) {
+                (Val::TStr(_), true) => 0,
+                (Val::Null | Val::Bool(false), _) => OK_NULL_KIND,
+                _ => 0,
+            };
+            if !a.no_newline && self.output == Format::Json {
+                text.push(b'\n');
+            }
+            if a.nul {
+                text.push(0);
+            }
+            self.written.set(self.written.get() + 1);
+            if sink.put(&text).await.is_err() {
+                return Processed {
+                    ret: i32::MIN,
+                    halted: true,
+                };
+            }
+        }
+        self.pass_log(sh).await;
+        Processed { ret, halted: false }
     }
-    0
 }
 
 #[cfg(all(test, unix))]
 mod tests {
 
     use crate::testing::stdout_of;
+
+    #[test]
+    fn compat_definitions_parse() {
+        assert!(jaq_core::load::parse(super::JQ_COMPAT, |p| p.defs()).is_some());
+    }
 
     #[test]
     fn filters_json() {
@@ -523,7 +962,7 @@ mod tests {
         assert_eq!(stdout_of(&["jq", "-n", "input"], "5 6"), "5\n");
         let none = crate::testing::Native::new().run(&["jq", "-n", "input"], "");
         assert_eq!(none.status, 5);
-        assert!(none.stderr.contains("No more inputs"), "{}", none.stderr);
+        assert!(none.stderr.contains("): break"), "{}", none.stderr);
         assert_eq!(
             stdout_of(&["jq", "-nc", "reduce inputs as $x (0; . + $x)"], "1 2 3"),
             "6\n"

@@ -59,12 +59,10 @@ fn yaml_json(y: &Yaml, out: &mut String) -> Result<(), String> {
         Yaml::Null | Yaml::BadValue => out.push_str("null"),
         Yaml::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
         Yaml::Integer(n) => out.push_str(&n.to_string()),
-        // As PyYAML reads a float and jq prints it: `1.5e3` is 1500.
+        // As PyYAML reads a float and json.dumps writes it (`1.5e3` is `1500.0`), the text jq
+        // then reads.
         Yaml::Real(r) => match r.replace('_', "").parse::<f64>() {
-            Ok(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e17 => {
-                out.push_str(&format!("{f:.0}"))
-            }
-            Ok(f) if f.is_finite() => out.push_str(&f.to_string()),
+            Ok(f) if f.is_finite() => out.push_str(&python_float(f)),
             _ => quote(r, out),
         },
         Yaml::String(s) => quote(s, out),
@@ -103,11 +101,33 @@ fn yaml_json(y: &Yaml, out: &mut String) -> Result<(), String> {
     Ok(())
 }
 
+/// Python's `repr` of a float, which `json.dumps` writes: the shortest digits that read
+/// back, `1500.0` with a point, and `1e+16` or `1e-05` past 16 digits or below 1e-4.
+fn python_float(f: f64) -> String {
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..16).contains(&exp) {
+        let fixed = format!("{f}");
+        if fixed.contains('.') {
+            fixed
+        } else {
+            format!("{fixed}.0")
+        }
+    } else {
+        format!(
+            "{mantissa}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        )
+    }
+}
+
 fn toml_json(v: &toml::Value, out: &mut String) {
     match v {
         toml::Value::String(s) => quote(s, out),
         toml::Value::Integer(n) => out.push_str(&n.to_string()),
-        toml::Value::Float(f) if f.is_finite() => out.push_str(&f.to_string()),
+        toml::Value::Float(f) if f.is_finite() => out.push_str(&python_float(*f)),
         toml::Value::Float(f) => quote(&f.to_string(), out),
         toml::Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
         toml::Value::Datetime(d) => quote(&d.to_string(), out),
