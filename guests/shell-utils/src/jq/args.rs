@@ -99,9 +99,9 @@ pub fn parse(argv: &[String], wrapper: bool) -> Result<Args, Refused> {
             } else if positional_kind == 1 {
                 a.positional.push(Val::from(arg.to_string()));
             } else if positional_kind == 2 {
-                match jaq_json::read::parse_single(arg.as_bytes()) {
-                    Ok(v) => a.positional.push(v),
-                    Err(_) => return refuse("jq: invalid JSON text passed to --jsonargs".into()),
+                match super::input::parse_json(arg.as_bytes()) {
+                    Some(v) => a.positional.push(v),
+                    None => return refuse("jq: invalid JSON text passed to --jsonargs".into()),
                 }
             } else {
                 a.files.push(arg.to_string());
@@ -161,9 +161,9 @@ pub fn parse(argv: &[String], wrapper: bool) -> Result<Args, Refused> {
                     }
                     let named = match long {
                         "arg" => Named::Value(Val::from(value)),
-                        "argjson" => match jaq_json::read::parse_single(value.as_bytes()) {
-                            Ok(v) => Named::Value(v),
-                            Err(_) => {
+                        "argjson" => match super::input::parse_json(value.as_bytes()) {
+                            Some(v) => Named::Value(v),
+                            None => {
                                 return refuse("jq: invalid JSON text passed to --argjson".into());
                             }
                         },

@@ -16,6 +16,77 @@ pub enum Event {
     ParseError(String),
 }
 
+/// jq's limit on nesting while it parses (its `MAX_PARSING_DEPTH`): deeper text is a parse
+/// error, so the reader, which recurses, never sees it.
+pub const MAX_PARSING_DEPTH: usize = 256;
+
+/// Whether `data` nests arrays and objects deeper than jq parses.
+fn too_deep(data: &[u8]) -> bool {
+    let (mut depth, mut in_string, mut escape) = (0usize, false, false);
+    for &b in data {
+        if in_string {
+            match (escape, b) {
+                (true, _) => escape = false,
+                (false, b'\\') => escape = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_PARSING_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// One JSON text as jq reads it: `None` when it is not one, or nests deeper than jq parses.
+pub fn parse_json(data: &[u8]) -> Option<Val> {
+    if too_deep(data) {
+        return None;
+    }
+    jaq_json::read::parse_single(data).ok()
+}
+
+/// `fromjson`: the one JSON text of `text`, or jq's message with `(while parsing '…')`.
+pub fn from_json(text: &[u8]) -> Result<Val, String> {
+    let shown = String::from_utf8_lossy(text);
+    let mut events = Vec::new();
+    read_text(
+        "",
+        text,
+        &Reading {
+            raw: false,
+            stream: false,
+        },
+        &mut events,
+    );
+    let mut values = Vec::new();
+    for e in events {
+        match e {
+            Event::Value(v, _) => values.push(v),
+            Event::OpenFailed(m) | Event::ParseError(m) => {
+                return Err(format!("{m} (while parsing '{shown}')"));
+            }
+        }
+    }
+    match values.len() {
+        1 => Ok(values.remove(0)),
+        0 => Err(format!("Expected JSON value (while parsing '{shown}')")),
+        _ => Err(format!(
+            "Unexpected extra JSON values (while parsing '{shown}')"
+        )),
+    }
+}
+
 /// How the inputs are read.
 pub struct Reading {
     pub raw: bool,
@@ -59,7 +130,7 @@ pub fn read_text(name: &str, data: &[u8], how: &Reading, events: &mut Vec<Event>
             .position(|&b| b == b'\n')
             .map_or(data.len(), |i| end + i + 1);
         let line = data[..line_end].iter().filter(|&&b| b == b'\n').count();
-        match jaq_json::read::parse_single(&data[start..end]) {
+        match parse_json(&data[start..end]).ok_or(()) {
             Ok(v) if how.stream => {
                 let pos = position(name, line);
                 let mut out = Vec::new();
@@ -177,6 +248,9 @@ pub fn parse_error(data: &[u8], start: usize) -> String {
             b'"' => {
                 in_string = true;
                 Ok(())
+            }
+            b'[' | b'{' if stack.len() >= MAX_PARSING_DEPTH => {
+                Err("Exceeds depth limit for parsing")
             }
             b'[' | b'{' if next.is_some() && !stack.is_empty() => {
                 Err("Expected separator between values")
@@ -425,6 +499,10 @@ mod tests {
             ),
             ("\"a\\x\"", "Invalid escape at line 1, column 5"),
             ("{\"a\":[1,{\"b\":2]}", "Unmatched ']' at line 1, column 15"),
+            (
+                &"[".repeat(300),
+                "Exceeds depth limit for parsing at line 1, column 257",
+            ),
         ] {
             let got = values(text, &how);
             assert_eq!(got.last().map(String::as_str), Some(message), "{text:?}");

@@ -268,7 +268,7 @@ fn described(v: &Val) -> String {
 /// The first JSON value of `text` and what follows it.
 fn value_then(text: &str) -> Option<(Val, &str)> {
     let (start, end) = super::input::next_span(text.as_bytes(), 0)?;
-    let v = jaq_json::read::parse_single(&text.as_bytes()[start..end]).ok()?;
+    let v = super::input::parse_json(&text.as_bytes()[start..end])?;
     Some((v, &text[end..]))
 }
 
@@ -277,7 +277,7 @@ fn jq_words(text: &str) -> String {
     let parse_two = |rest: &str, sep: &str| -> Option<(Val, Val)> {
         let (l, after) = value_then(rest)?;
         let r = after.strip_prefix(sep)?;
-        let r = jaq_json::read::parse_single(r.as_bytes()).ok()?;
+        let r = super::input::parse_json(r.as_bytes())?;
         Some((l, r))
     };
     if let Some(rest) = text.strip_prefix("cannot index ")
@@ -300,7 +300,7 @@ fn jq_words(text: &str) -> String {
         return format!("Cannot iterate over {}", described(&v));
     }
     if let Some(head) = text.strip_suffix(" has no length")
-        && let Ok(v) = jaq_json::read::parse_single(head.as_bytes())
+        && let Some(v) = super::input::parse_json(head.as_bytes())
     {
         return format!("{} has no length", described(&v));
     }

@@ -255,7 +255,7 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 .filter(|(name, ..)| *name == "inputs")
                 .map(jaq_core::native::run),
         )
-        .chain(jaq_json::funs().filter(|(name, ..)| *name != "tojson"))
+        .chain(jaq_json::funs().filter(|(name, ..)| !matches!(*name, "tojson" | "fromjson")))
         .chain(log_funs());
     let loader = Loader::new(defs);
     let arena = Arena::default();
@@ -618,7 +618,20 @@ fn log_funs() -> impl Iterator<Item = jaq_core::native::Fun<WithInputs>> {
         f(log, &v, &mut log.text.borrow_mut());
         Box::new(std::iter::empty())
     }
-    let funs: [jaq_core::native::Filter<jaq_core::RunPtr<WithInputs>>; 5] = [
+    let funs: [jaq_core::native::Filter<jaq_core::RunPtr<WithInputs>>; 6] = [
+        // jq's reader, with its depth limit and its messages.
+        ("fromjson", jaq_core::native::v(0), |cv| {
+            let result = match &cv.1 {
+                Val::TStr(s) | Val::BStr(s) => {
+                    input::from_json(s).map_err(|m| jaq_core::Exn::from(jaq_core::Error::str(m)))
+                }
+                v => Err(jaq_core::Exn::from(jaq_core::Error::typ(
+                    v.clone(),
+                    "string",
+                ))),
+            };
+            Box::new(std::iter::once(result))
+        }),
         // jq's text of a value: its numbers as jq prints them (`1E+1000`, `1.0`).
         ("tojson", jaq_core::native::v(0), |cv| {
             let mut out = Vec::new();
@@ -940,6 +953,27 @@ mod tests {
     #[test]
     fn compat_definitions_parse() {
         assert!(jaq_core::load::parse(super::JQ_COMPAT, |p| p.defs()).is_some());
+    }
+
+    #[test]
+    fn deep_and_bad_json_are_jq_errors() {
+        use crate::testing::Native;
+        let deep = "[".repeat(100_000);
+        let ran = Native::new().run(&["jq", "."], &deep);
+        assert_eq!(ran.status, 5);
+        assert_eq!(
+            ran.stderr,
+            "jq: parse error: Exceeds depth limit for parsing at line 1, column 257\n"
+        );
+        let ran = Native::new().run(&["jq", "-n", "--argjson", "v", &deep, "$v"], "");
+        assert_eq!(ran.status, 2, "{}", ran.stderr);
+        let ran = Native::new().run(&["jq", "-n", "\"x\" | fromjson"], "");
+        assert_eq!(
+            ran.stderr,
+            "jq: error (at <unknown>): Invalid numeric literal at EOF at line 1, column 1 (while parsing 'x')\n"
+        );
+        let ran = Native::new().run(&["jq", "-c", "fromjson"], &format!("{:?}", deep));
+        assert_eq!(ran.status, 5, "{}", ran.stderr);
     }
 
     #[test]

@@ -34,7 +34,10 @@ pub fn parse_documents(data: &[u8], format: Format) -> Result<Vec<Val>, String> 
         }
     }
     json.iter()
-        .map(|s| jaq_json::read::parse_single(s.as_bytes()).map_err(|e| e.to_string()))
+        .map(|s| {
+            super::input::parse_json(s.as_bytes())
+                .ok_or_else(|| format!("nested deeper than {}", super::input::MAX_PARSING_DEPTH))
+        })
         .collect()
 }
 
