@@ -16,6 +16,7 @@ use shell_base::Context;
 use crate::stream::{MEMORY_LIMIT, Stop, Writer, open, read_all_limited};
 
 mod args;
+mod assign;
 mod input;
 mod message;
 mod print;
@@ -104,6 +105,20 @@ def setpath($p; $v):
       else .[$k] |= setpath($p[1:]; $v) end
   end;
 def pick(pathexps): . as $top | reduce path(pathexps) as $p (null; setpath($p; $top | getpath($p)));
+def _jq_null_update: type == "string" and (. == "cannot use null as iterable (array or object)"
+  or (startswith("index ") and endswith(" out of bounds")));
+def _jq_assign(paths; $v): . as $in
+  | try (paths = $v)
+    catch (if _jq_null_update then $in | reduce path(paths) as $p (.; setpath($p; $v)) else error end);
+def _jq_modify(paths; f): . as $in
+  | try (paths |= f)
+    catch (if _jq_null_update | not then error
+      else $in
+      | reduce path(paths) as $p ([., []];
+          . as [$x, $del]
+          | [label $out | ($x | getpath($p) | f) | ., break $out] as $r
+          | if $r == [] then [$x, $del + [$p]] else [($x | setpath($p; $r[0])), $del] end)
+      | . as [$x, $del] | $x | delpaths($del) end);
 def input_filename: input_position | if . == null then null else .[0] end;
 def input_line_number: input_position | if . == null then 0 else .[1] end;
 def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
@@ -126,6 +141,34 @@ fn jq_compat_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static 
     jaq_core::load::parse(JQ_COMPAT, |p| p.defs())
         .unwrap_or_default()
         .into_iter()
+}
+
+/// jaq's definitions, then jq's where they differ.
+fn jq_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static str>> {
+    jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs())
+        .chain(jq_compat_defs())
+}
+
+/// jaq's native filters, with ours in place of those jq words or behaves otherwise.
+fn jq_funs() -> Vec<jaq_core::native::Fun<WithInputs>> {
+    jaq_core::funs()
+        .chain(
+            jaq_std::funs().filter(|(name, ..)| !matches!(*name, "stderr_empty" | "debug_empty")),
+        )
+        // jaq's `input` gives nothing at the end of the inputs, where jq's is an error: only
+        // `inputs` is jaq's (JQ_COMPAT defines `input` on it).
+        .chain(
+            jaq_std::input::funs()
+                .into_vec()
+                .into_iter()
+                .filter(|(name, ..)| *name == "inputs")
+                .map(jaq_core::native::run),
+        )
+        .chain(jaq_json::funs().filter(|(name, ..)| !matches!(*name, "tojson" | "fromjson")))
+        .chain(log_funs())
+        .collect()
 }
 
 /// jq's exit statuses (its `main.c`): a result null or false, a system error (bad command
@@ -238,32 +281,15 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     vars.push(("ENV".into(), Val::obj(env)));
     // Parse and compile.
     let names: Vec<String> = vars.iter().map(|(n, _)| format!("${n}")).collect();
-    let defs = jaq_core::defs()
-        .chain(jaq_std::defs())
-        .chain(jaq_json::defs())
-        .chain(jq_compat_defs());
-    let funs = jaq_core::funs()
-        .chain(
-            jaq_std::funs().filter(|(name, ..)| !matches!(*name, "stderr_empty" | "debug_empty")),
-        )
-        // jaq's `input` gives nothing at the end of the inputs, where jq's is an error: only
-        // `inputs` is jaq's (JQ_COMPAT defines `input` on it).
-        .chain(
-            jaq_std::input::funs()
-                .into_vec()
-                .into_iter()
-                .filter(|(name, ..)| *name == "inputs")
-                .map(jaq_core::native::run),
-        )
-        .chain(jaq_json::funs().filter(|(name, ..)| !matches!(*name, "tojson" | "fromjson")))
-        .chain(log_funs());
-    let loader = Loader::new(defs);
     let arena = Arena::default();
     let program = File {
         code: code.as_str(),
         path: (),
     };
-    let modules = match loader.load(&arena, program) {
+    // Updates through null are jq's (see assign.rs); the program as written is loaded first,
+    // for its own errors, and kept when the rewritten one does not compile.
+    let rewritten = assign::rewrite(&code);
+    let modules = match Loader::new(jq_defs()).load(&arena, program) {
         Ok(m) => m,
         Err(errors) => {
             let text = message::syntax_errors(&code, &errors);
@@ -271,8 +297,8 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
             return ERROR_COMPILE;
         }
     };
-    let filter = match Compiler::default()
-        .with_funs(funs)
+    let mut filter = match Compiler::default()
+        .with_funs(jq_funs())
         .with_global_vars(names.iter().map(String::as_str))
         .compile(modules)
     {
@@ -283,6 +309,21 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
             return ERROR_COMPILE;
         }
     };
+    if let Some(text) = &rewritten {
+        let file = File {
+            code: text.as_str(),
+            path: (),
+        };
+        let compiled = Loader::new(jq_defs()).load(&arena, file).map(|m| {
+            Compiler::default()
+                .with_funs(jq_funs())
+                .with_global_vars(names.iter().map(String::as_str))
+                .compile(m)
+        });
+        if let Ok(Ok(f)) = compiled {
+            filter = f;
+        }
+    }
     let run = Run {
         a: &a,
         layout: &layout,
