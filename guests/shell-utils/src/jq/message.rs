@@ -198,7 +198,11 @@ pub fn undefined<P>(code: &str, errors: &jaq_core::compile::Errors<&str, P>) -> 
                 Undefined::Var if name.starts_with('$') => (at, name.to_string()),
                 Undefined::Var => (at.saturating_sub(1), format!("${name}")),
                 Undefined::Filter(arity) => (at, format!("{name}/{arity}")),
-                Undefined::Label => (at, format!("$*label-{name}")),
+                // jq points at the `break`.
+                Undefined::Label => (
+                    code[..at].rfind("break").unwrap_or(at),
+                    format!("$*label-{}", name.trim_start_matches('$')),
+                ),
                 _ => (at, name.to_string()),
             };
             found.push((at, shown));
@@ -273,7 +277,7 @@ fn value_then(text: &str) -> Option<(Val, &str)> {
 }
 
 /// jaq's message for a type, index or arithmetic error in jq's words; anything else as is.
-fn jq_words(text: &str) -> String {
+pub fn jq_words(text: &str) -> String {
     let parse_two = |rest: &str, sep: &str| -> Option<(Val, Val)> {
         let (l, after) = value_then(rest)?;
         let r = after.strip_prefix(sep)?;

@@ -16,10 +16,11 @@ use shell_base::Context;
 use crate::stream::{MEMORY_LIMIT, Stop, Writer, open, read_all_limited};
 
 mod args;
-mod assign;
+mod destructure;
 mod input;
 mod message;
 mod print;
+mod rewrite;
 mod yaml;
 
 use args::{Args, Named, Refused};
@@ -83,7 +84,8 @@ def _delpath($p):
         if type == "array" and ($k | type) == "object" then del(.[$k.start:$k.end]) else del(.[$k]) end
       else .[$k] |= _delpath($p[1:]) end
   end;
-def delpaths($ps): reduce ($ps | sort | reverse[]) as $p (.; _delpath($p));
+def delpaths($ps): if ($ps | type) != "array" then error("Paths must be specified as an array")
+  else reduce ($ps | sort | reverse[]) as $p (.; _delpath($p)) end;
 def del(f): delpaths([path(f)]);
 def env: $ENV;
 def tostring: if type == "string" then . else tojson end;
@@ -132,6 +134,23 @@ def fromstream(f): {x: null, e: false} as $init
 def truncate_stream(stream): . as $n | null | stream | . as $input | if (.[0] | length) > $n then setpath([0]; .[0][$n:]) else empty end;
 def halt_error($exit_code): halt_error_message, halt($exit_code);
 def halt_error: halt_error(5);
+def _jq_divide($n; $d; quotient): if $d == 0 and ($n | type) == "number" and ($d | type) == "number"
+  then error("cannot calculate \($n | tojson) / \($d | tojson)") else quotient end;
+def _jaq_implode: implode;
+def implode: if type != "array" then error("implode input must be an array")
+  else map(if type != "number" or isnan
+      then error("\(_desc) can't be imploded, unicode codepoint needs to be numeric")
+      else floor | if . < 0 or . > 1114111 or (. >= 55296 and . <= 57343) then 65533 else . end end)
+    | _jaq_implode end;
+def _jq_datetime($name): if type == "number" or (type == "array" and all(.[]; type == "number")) then .
+  else error("\($name) requires parsed datetime inputs") end;
+def _jaq_strftime($f): strftime($f);
+def _jaq_strflocaltime($f): strflocaltime($f);
+def _jaq_mktime: mktime;
+def strftime($f): _jq_datetime("strftime/1") | _jaq_strftime($f);
+def strflocaltime($f): _jq_datetime("strflocaltime/1") | _jaq_strflocaltime($f);
+def mktime: if type != "array" then error("mktime requires array inputs")
+  else _jq_datetime("mktime") | _jaq_mktime end;
 def have_literal_numbers: true;
 def have_decnum: false;
 def get_search_list: [];
@@ -282,13 +301,17 @@ pub async fn jq(sh: &mut dyn Context, argv: &[String]) -> i32 {
     // Parse and compile.
     let names: Vec<String> = vars.iter().map(|(n, _)| format!("${n}")).collect();
     let arena = Arena::default();
+    // Destructuring alternatives (`?//`) in a form jaq parses (see destructure.rs).
+    if let Some(text) = destructure::rewrite(&code) {
+        code = text;
+    }
     let program = File {
         code: code.as_str(),
         path: (),
     };
-    // Updates through null are jq's (see assign.rs); the program as written is loaded first,
+    // Updates through null are jq's (see rewrite.rs); the program as written is loaded first,
     // for its own errors, and kept when the rewritten one does not compile.
-    let rewritten = assign::rewrite(&code);
+    let rewritten = rewrite::program(&code);
     let modules = match Loader::new(jq_defs()).load(&arena, program) {
         Ok(m) => m,
         Err(errors) => {
@@ -659,7 +682,39 @@ fn log_funs() -> impl Iterator<Item = jaq_core::native::Fun<WithInputs>> {
         f(log, &v, &mut log.text.borrow_mut());
         Box::new(std::iter::empty())
     }
-    let funs: [jaq_core::native::Filter<jaq_core::RunPtr<WithInputs>>; 6] = [
+    let funs: [jaq_core::native::Filter<jaq_core::RunPtr<WithInputs>>; 8] = [
+        // What a `catch` is given: jaq's words for its errors made jq's.
+        ("_jq_caught", jaq_core::native::v(0), |cv| {
+            let v = match &cv.1 {
+                Val::TStr(s) | Val::BStr(s) => {
+                    let text = String::from_utf8_lossy(s);
+                    let words = message::jq_words(&text);
+                    if words == text {
+                        cv.1.clone()
+                    } else {
+                        Val::from(words)
+                    }
+                }
+                v => v.clone(),
+            };
+            Box::new(std::iter::once(Ok(v)))
+        }),
+        // jq's `builtins`: `name/arity` of every filter a program can call.
+        ("builtins", jaq_core::native::v(0), |_| {
+            let defs = jq_defs().map(|d| (d.name, d.args.len()));
+            let funs = jq_funs()
+                .into_iter()
+                .map(|(name, args, _)| (name, args.len()));
+            let mut names: Vec<String> = defs
+                .chain(funs)
+                .filter(|(name, _)| !name.starts_with(['_', '@']) && !name.ends_with("_empty"))
+                .map(|(name, arity)| format!("{name}/{arity}"))
+                .collect();
+            names.sort();
+            names.dedup();
+            let list = names.into_iter().map(Val::from).collect();
+            Box::new(std::iter::once(Ok(Val::Arr(Rc::new(list)))))
+        }),
         // jq's reader, with its depth limit and its messages.
         ("fromjson", jaq_core::native::v(0), |cv| {
             let result = match &cv.1 {

@@ -1,17 +1,23 @@
-//! Updates through null, as jq makes them: jaq refuses `{} | .a.b = 1` (it will not update
-//! null, by design) and does not grow arrays (`.[3] = 1` on `[]`), where jq creates the
-//! objects and arrays on the way. The program's parsed tree has each `=`, `|=`, `op=` and
-//! `//=` replaced by a call that runs jaq's own update first and, only when that fails for
-//! one of these two reasons, jq's definition over `setpath` (`_jq_assign`, `_jq_modify` in
-//! the compatibility definitions); the tree is then written back as jq text, fully
-//! parenthesized, and loaded instead of the original.
+//! Where jq's meaning is not jaq's, the program's parsed tree is changed and written back as
+//! jq text, fully parenthesized, and loaded instead of the original:
+//! - updates through null: jaq refuses `{} | .a.b = 1` (it will not update null, by design)
+//!   and does not grow arrays (`.[3] = 1` on `[]`), where jq creates the objects and arrays
+//!   on the way. Each `=`, `|=`, `op=` and `//=` becomes a call that runs jaq's own update
+//!   first and, only when that fails for one of these two reasons, jq's definition over
+//!   `setpath` (`_jq_assign`, `_jq_modify` in the compatibility definitions);
+//! - what a `catch` is given goes through `_jq_caught` (jq's words for jaq's errors);
+//! - a division whose divisor may be zero refuses it, as jq does (jaq gives infinity);
+//! - destructuring alternatives (`?//`, marked by destructure.rs) are expanded.
 
 use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{BinaryOp, Def, Pattern, Term};
+use jaq_core::ops::Math;
 use jaq_core::path::{Opt, Part, Path};
 
+use super::destructure;
+
 /// The program with its updates made jq's, or `None` when it has none (or does not parse).
-pub fn rewrite(code: &str) -> Option<String> {
+pub fn program(code: &str) -> Option<String> {
     let term: Term<&str> = jaq_core::load::parse(code, |p| p.term())?;
     let mut found = false;
     let term = transform(term, &mut found);
@@ -32,6 +38,18 @@ fn call<'s>(name: &'s str, args: Vec<T<'s>>) -> T<'s> {
 fn transform<'s>(t: T<'s>, found: &mut bool) -> T<'s> {
     let mut go = |t: T<'s>| transform(t, found);
     match t {
+        Term::BinOp(l, BinaryOp::Pipe(Some(p)), r) if destructure::alternatives(&p).is_some() => {
+            let alternatives = destructure::alternatives(&p).unwrap_or_default().to_vec();
+            let (l, r) = (go(*l), go(*r));
+            *found = true;
+            destructure::pipe(l, &alternatives, r)
+        }
+        Term::Fold(kw, xs, p, args) if destructure::alternatives(&p).is_some() => {
+            let alternatives = destructure::alternatives(&p).unwrap_or_default().to_vec();
+            let (xs, args) = (go(*xs), args.into_iter().map(&mut go).collect());
+            *found = true;
+            destructure::fold(kw, xs, &alternatives, args)
+        }
         Term::BinOp(l, op, r) => {
             let (l, r) = (go(*l), go(*r));
             match op {
@@ -54,6 +72,10 @@ fn transform<'s>(t: T<'s>, found: &mut bool) -> T<'s> {
                     let x = Term::Var("$__jq_x");
                     let f = Term::BinOp(Box::new(Term::Id), BinaryOp::Alt, Box::new(x));
                     bind_then_modify(l, r, f)
+                }
+                BinaryOp::Math(Math::Div) if !plain_divisor(&r) => {
+                    *found = true;
+                    checked_division(l, r)
                 }
                 op => Term::BinOp(Box::new(l), op, Box::new(r)),
             }
@@ -82,7 +104,16 @@ fn transform<'s>(t: T<'s>, found: &mut bool) -> T<'s> {
             pat,
             args.into_iter().map(&mut go).collect(),
         ),
-        Term::TryCatch(t, c) => Term::TryCatch(Box::new(go(*t)), c.map(|c| Box::new(go(*c)))),
+        // What a `catch` gets is in jq's words (`_jq_caught`), as an uncaught error's is.
+        Term::TryCatch(t, c) => {
+            let (t, c) = (go(*t), c.map(|c| go(*c)));
+            let c = c.map(|c| {
+                *found = true;
+                let caught = Box::new(call("_jq_caught", Vec::new()));
+                Box::new(Term::BinOp(caught, BinaryOp::Pipe(None), Box::new(c)))
+            });
+            Term::TryCatch(Box::new(t), c)
+        }
         Term::IfThenElse(branches, e) => Term::IfThenElse(
             branches.into_iter().map(|(c, t)| (go(c), go(t))).collect(),
             e.map(|e| Box::new(go(*e))),
@@ -115,6 +146,37 @@ fn transform<'s>(t: T<'s>, found: &mut bool) -> T<'s> {
         ),
         t => t,
     }
+}
+
+/// A divisor that cannot be zero: a literal string or a number other than 0.
+fn plain_divisor(r: &T) -> bool {
+    match r {
+        Term::Str(..) => true,
+        Term::Num(n) => n.parse::<f64>().is_ok_and(|n| n != 0.0),
+        _ => false,
+    }
+}
+
+/// `l / r` refusing a zero divisor as jq does (jaq gives infinity or NaN): `r` is evaluated
+/// first, as jq's operators do.
+fn checked_division<'s>(l: T<'s>, r: T<'s>) -> T<'s> {
+    let (n, d) = (Term::Var("$__jq_n"), Term::Var("$__jq_d"));
+    let divide = Term::BinOp(
+        Box::new(n.clone()),
+        BinaryOp::Math(Math::Div),
+        Box::new(d.clone()),
+    );
+    let body = call("_jq_divide", vec![n, d, divide]);
+    let body = Term::BinOp(
+        Box::new(l),
+        BinaryOp::Pipe(Some(Pattern::Var("$__jq_n"))),
+        Box::new(body),
+    );
+    Term::BinOp(
+        Box::new(r),
+        BinaryOp::Pipe(Some(Pattern::Var("$__jq_d"))),
+        Box::new(body),
+    )
 }
 
 /// `r as $__jq_x | _jq_modify(l; f)`: the right side is evaluated on the input, as jq does.
@@ -350,7 +412,7 @@ fn write(t: &T, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use super::rewrite;
+    use super::program as rewrite;
 
     #[test]
     fn updates_become_calls_and_the_rest_is_kept() {
