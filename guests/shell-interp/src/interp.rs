@@ -37,6 +37,9 @@ pub use assign::{DeclArg, Pending};
 pub use lookup::{Builtin, Builtins, Program};
 use redirect::Redirect;
 
+/// How many `for ((;;))` headers one parse may space out (each is a parse of its own).
+const MAX_FOR_REPAIRS: usize = 64;
+
 /// A syntax error was reached and reported: what follows it does not run.
 struct SyntaxErrorReached;
 
@@ -175,13 +178,29 @@ impl<'s> Interp<'s> {
             brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &self.shell.parser)
                 .parse_program()
         };
-        parse(src).or_else(|e| {
-            // brush-parser reads the `;;` of `for ((;;))` as `case`'s terminator: retry with
-            // the header spaced out, and report the first error if that fails too.
-            crate::syntax::spaced_arithmetic_for(src)
-                .and_then(|spaced| parse(&spaced).ok())
-                .ok_or(e)
-        })
+        let first = match parse(src) {
+            Ok(program) => return Ok(program),
+            Err(e) => e,
+        };
+        // brush-parser reads the `;;` of `for ((;;))` as `case`'s terminator: space out the
+        // header it stopped in and parse again (for each such header, within a bound), and
+        // report the first error if that does not make the script parse.
+        let mut text = src.to_string();
+        let mut later: Option<brush_parser::ParseError> = None;
+        for _ in 0..MAX_FOR_REPAIRS {
+            let brush_parser::ParseError::ParsingNear(at) = later.as_ref().unwrap_or(&first) else {
+                break;
+            };
+            let Some(spaced) = crate::syntax::spaced_arithmetic_for(&text, at) else {
+                break;
+            };
+            text = spaced;
+            match parse(&text) {
+                Ok(program) => return Ok(program),
+                Err(e) => later = Some(e),
+            }
+        }
+        Err(first)
     }
 
     /// Reports a syntax error as bash words it; the status is 2.

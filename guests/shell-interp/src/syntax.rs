@@ -1,7 +1,7 @@
 //! Syntax errors worded as bash words them: `syntax error near unexpected token `fi'` with
 //! the offending line, `syntax error: unexpected end of file`, `unexpected EOF while looking
 //! for matching `"'`. Which complete commands precede a syntax error (bash runs those).
-//! And one repair brush-parser needs: `for ((;;))`.
+//! And one repair brush-parser needs: `for ((;;))`, made only where it stopped.
 
 use brush_parser::ParseError;
 use brush_parser::TokenizerError as T;
@@ -139,51 +139,41 @@ fn token_at(line: &str, column: usize) -> String {
         .collect()
 }
 
-/// `src` with `;;` spaced out to `; ;` in each `for (( ... ))` header (brush-parser reads
-/// `;;` there as `case`'s terminator), or `None` when there is none to space. Quoted text is
-/// left alone.
-pub fn spaced_arithmetic_for(src: &str) -> Option<String> {
-    let bytes = src.as_bytes();
-    let mut out = String::with_capacity(src.len() + 8);
-    let mut changed = false;
-    let (mut single, mut double) = (false, false);
-    let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match b {
-            b'\\' if !single => {
-                i += 2;
-                continue;
-            }
-            b'\'' if !double => single = !single,
-            b'"' if !single => double = !double,
-            b'f' if !single
-                && !double
-                && src[i..].starts_with("for")
-                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
-            {
-                let open = src.len() - src[i + 3..].trim_start().len();
-                if src[open..].starts_with("((")
-                    && let Some(end) = closing(&src[open..])
-                {
-                    let header = &src[open..open + end];
-                    if header.contains(";;") {
-                        out.push_str(&src[copied..open]);
-                        out.push_str(&header.replace(";;", "; ;"));
-                        copied = open + end;
-                        changed = true;
-                    }
-                    i = open + end;
-                    continue;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
+/// `src` with the `;;` of the `for (( ... ))` header that brush-parser stopped in (`at`)
+/// spaced out to `; ;` (it reads `;;` there as `case`'s terminator), or `None` when the
+/// error is not in such a header. Only the header the parser refused is touched, so text
+/// that merely looks like one (in a here-document, a string, a comment) is left as written;
+/// in arithmetic `; ;` means what `;;` does.
+pub fn spaced_arithmetic_for(src: &str, at: &brush_parser::SourcePosition) -> Option<String> {
+    let line_start: usize = src
+        .split_inclusive('\n')
+        .take(at.line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let column = at.column.saturating_sub(1);
+    let error = line_start
+        + src[line_start.min(src.len())..]
+            .char_indices()
+            .nth(column)
+            .map_or(src.len() - line_start.min(src.len()), |(i, _)| i);
+    let head = src.get(..error.min(src.len()))?;
+    let open = head.rmatch_indices("((").map(|(i, _)| i).find(|&i| {
+        let before = src[..i].trim_end();
+        before.ends_with("for")
+            && !before[..before.len() - 3]
+                .ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })?;
+    let end = open + closing(&src[open..])?;
+    let header = &src[open..end];
+    if end < error || !header.contains(";;") {
+        return None;
     }
-    out.push_str(&src[copied.min(src.len())..]);
-    changed.then_some(out)
+    Some(format!(
+        "{}{}{}",
+        &src[..open],
+        header.replace(";;", "; ;"),
+        &src[end..]
+    ))
 }
 
 /// The length of `text` up to the `)` that closes its first `(`.
@@ -202,4 +192,30 @@ fn closing(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod for_tests {
+    use super::spaced_arithmetic_for;
+
+    fn error_of(src: &str) -> brush_parser::SourcePosition {
+        let parsed =
+            brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &Default::default())
+                .parse_program();
+        match parsed {
+            Err(brush_parser::ParseError::ParsingNear(at)) => at,
+            other => panic!("{src:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn only_the_refused_header_is_spaced() {
+        let src = "cat <<E\nfor ((;;))\nE\nfor ((i=0;;i++)); do break; done";
+        assert_eq!(
+            spaced_arithmetic_for(src, &error_of(src)).as_deref(),
+            Some("cat <<E\nfor ((;;))\nE\nfor ((i=0; ;i++)); do break; done")
+        );
+        let src = "echo 'for ((;;))'; echo )";
+        assert_eq!(spaced_arithmetic_for(src, &error_of(src)), None);
+    }
 }
