@@ -16,7 +16,8 @@ use jaq_core::path::{Opt, Part, Path};
 
 use super::destructure;
 
-/// The program with its updates made jq's, or `None` when it has none (or does not parse).
+/// The program with jq's meaning where jaq's differs (see above), or `None` when nothing
+/// needed changing (or it does not parse).
 pub fn program(code: &str) -> Option<String> {
     let term: Term<&str> = jaq_core::load::parse(code, |p| p.term())?;
     let mut found = false;
