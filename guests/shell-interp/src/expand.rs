@@ -494,7 +494,8 @@ pub trait Expand: Frame + Parameters {
         if let Some(pieces) = self.shell_mut().word_cache.borrow().get(raw) {
             return Ok(pieces.as_ref().clone());
         }
-        let pieces = word::parse(raw, &self.shell_mut().parser)
+        let repaired = crate::repair::parenthesized_case_in_word(raw, false);
+        let pieces = word::parse(repaired.as_deref().unwrap_or(raw), &self.shell_mut().parser)
             .map_err(|e| ExpandError::new(format!("bad substitution: {e}")))?;
         let mut cache = self.shell_mut().word_cache.borrow_mut();
         if cache.len() >= WORD_CACHE_ENTRIES {
@@ -564,6 +565,8 @@ pub trait Expand: Frame + Parameters {
 
     /// A here-document's body, expanded as inside double quotes (quotes stay literal).
     async fn expand_heredoc(&mut self, body: &str) -> Result<String, ExpandError> {
+        let repaired = crate::repair::parenthesized_case_in_word(body, true);
+        let body = repaired.as_deref().unwrap_or(body);
         let pieces = brush_parser::word::parse_heredoc(body, &self.shell().parser)
             .map_err(|e| ExpandError::new(format!("bad substitution: {e}")))?;
         let mut out = String::new();

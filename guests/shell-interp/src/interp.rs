@@ -37,8 +37,8 @@ pub use assign::{DeclArg, Pending};
 pub use lookup::{Builtin, Builtins, Program};
 use redirect::Redirect;
 
-/// How many `for ((;;))` headers one parse may space out (each is a parse of its own).
-const MAX_FOR_REPAIRS: usize = 64;
+/// How many repairs one parse may make (each is a parse of its own): see [`crate::repair`].
+const MAX_REPAIRS: usize = 64;
 
 /// A syntax error was reached and reported: what follows it does not run.
 struct SyntaxErrorReached;
@@ -172,7 +172,7 @@ impl<'s> Interp<'s> {
         flow
     }
 
-    /// Parses a script (as brush-parser reads it, with one repair).
+    /// Parses a script (as brush-parser reads it, with the repairs of [`crate::repair`]).
     fn parse_text(&self, src: &str) -> Result<ast::Program, brush_parser::ParseError> {
         let parse = |text: &str| {
             brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &self.shell.parser)
@@ -182,19 +182,19 @@ impl<'s> Interp<'s> {
             Ok(program) => return Ok(program),
             Err(e) => e,
         };
-        // brush-parser reads the `;;` of `for ((;;))` as `case`'s terminator: space out the
-        // header it stopped in and parse again (for each such header, within a bound), and
-        // report the first error if that does not make the script parse.
+        // Repair what bash parses and brush-parser does not where it stopped, and parse again
+        // (for each such place, within a bound); report the first error if that does not
+        // make the script parse.
         let mut text = src.to_string();
         let mut later: Option<brush_parser::ParseError> = None;
-        for _ in 0..MAX_FOR_REPAIRS {
+        for _ in 0..MAX_REPAIRS {
             let brush_parser::ParseError::ParsingNear(at) = later.as_ref().unwrap_or(&first) else {
                 break;
             };
-            let Some(spaced) = crate::syntax::spaced_arithmetic_for(&text, at) else {
+            let Some(repaired) = crate::repair::repaired(&text, at) else {
                 break;
             };
-            text = spaced;
+            text = repaired;
             match parse(&text) {
                 Ok(program) => return Ok(program),
                 Err(e) => later = Some(e),

@@ -28,6 +28,7 @@ pub mod expand;
 pub mod interp;
 mod programs;
 mod quote;
+mod repair;
 pub mod session;
 pub mod state;
 mod syntax;

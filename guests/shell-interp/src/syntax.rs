@@ -1,7 +1,6 @@
 //! Syntax errors worded as bash words them: `syntax error near unexpected token `fi'` with
 //! the offending line, `syntax error: unexpected end of file`, `unexpected EOF while looking
 //! for matching `"'`. Which complete commands precede a syntax error (bash runs those).
-//! And one repair brush-parser needs: `for ((;;))`, made only where it stopped.
 
 use brush_parser::ParseError;
 use brush_parser::TokenizerError as T;
@@ -137,85 +136,4 @@ fn token_at(line: &str, column: usize) -> String {
     rest.chars()
         .take_while(|c| !c.is_whitespace() && !";&|()<>".contains(*c))
         .collect()
-}
-
-/// `src` with the `;;` of the `for (( ... ))` header that brush-parser stopped in (`at`)
-/// spaced out to `; ;` (it reads `;;` there as `case`'s terminator), or `None` when the
-/// error is not in such a header. Only the header the parser refused is touched, so text
-/// that merely looks like one (in a here-document, a string, a comment) is left as written;
-/// in arithmetic `; ;` means what `;;` does.
-pub fn spaced_arithmetic_for(src: &str, at: &brush_parser::SourcePosition) -> Option<String> {
-    let line_start: usize = src
-        .split_inclusive('\n')
-        .take(at.line.saturating_sub(1))
-        .map(str::len)
-        .sum();
-    let column = at.column.saturating_sub(1);
-    let error = line_start
-        + src[line_start.min(src.len())..]
-            .char_indices()
-            .nth(column)
-            .map_or(src.len() - line_start.min(src.len()), |(i, _)| i);
-    let head = src.get(..error.min(src.len()))?;
-    let open = head.rmatch_indices("((").map(|(i, _)| i).find(|&i| {
-        let before = src[..i].trim_end();
-        before.ends_with("for")
-            && !before[..before.len() - 3]
-                .ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-    })?;
-    let end = open + closing(&src[open..])?;
-    let header = &src[open..end];
-    if end < error || !header.contains(";;") {
-        return None;
-    }
-    Some(format!(
-        "{}{}{}",
-        &src[..open],
-        header.replace(";;", "; ;"),
-        &src[end..]
-    ))
-}
-
-/// The length of `text` up to the `)` that closes its first `(`.
-fn closing(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, b) in text.bytes().enumerate() {
-        match b {
-            b'(' => depth += 1,
-            b')' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(k + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-#[cfg(test)]
-mod for_tests {
-    use super::spaced_arithmetic_for;
-
-    fn error_of(src: &str) -> brush_parser::SourcePosition {
-        let parsed =
-            brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &Default::default())
-                .parse_program();
-        match parsed {
-            Err(brush_parser::ParseError::ParsingNear(at)) => at,
-            other => panic!("{src:?}: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn only_the_refused_header_is_spaced() {
-        let src = "cat <<E\nfor ((;;))\nE\nfor ((i=0;;i++)); do break; done";
-        assert_eq!(
-            spaced_arithmetic_for(src, &error_of(src)).as_deref(),
-            Some("cat <<E\nfor ((;;))\nE\nfor ((i=0; ;i++)); do break; done")
-        );
-        let src = "echo 'for ((;;))'; echo )";
-        assert_eq!(spaced_arithmetic_for(src, &error_of(src)), None);
-    }
 }
