@@ -31,6 +31,7 @@ pub mod procsub;
 mod redirect;
 mod script;
 mod simple;
+mod stdin_script;
 mod trap;
 
 pub use assign::{DeclArg, Pending};

@@ -59,6 +59,11 @@ mod tests {
 
     /// Runs `script` in a fresh shell; its status, stdout and stderr.
     fn run(script: &str) -> (i32, String, String) {
+        run_as(script, false)
+    }
+
+    /// Runs `script` in a fresh shell, as given with `-c` or (`stdin`) read from stdin.
+    fn run_as(script: &str, stdin: bool) -> (i32, String, String) {
         let dir = std::env::temp_dir();
         let mut shell = Shell::new("sh".into(), Vec::new(), Rc::new(Registry::new(&[])));
         shell.cwd = dir.to_string_lossy().into_owned();
@@ -72,7 +77,11 @@ mod tests {
         };
         let status = block_on(Box::pin(async {
             let mut interp = Interp::new(&mut shell, io, &crate::BUILTINS);
-            interp.run_source(script).await;
+            if stdin {
+                interp.run_stdin_source(script).await;
+            } else {
+                interp.run_source(script).await;
+            }
             interp.run_exit_trap().await;
             interp.shell.status
         }));

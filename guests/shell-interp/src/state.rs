@@ -1,6 +1,7 @@
 //! The interpreter's state: variables, functions, positional parameters, cwd, options. A
 //! subshell (and each stage of a pipeline, as in bash) works on a clone.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -195,6 +196,10 @@ pub enum Origin {
     Stdin,
 }
 
+/// A script read from stdin, as the stdin of its commands: read up to where the shell has
+/// read it.
+pub type ScriptInput = Rc<RefCell<std::io::Cursor<Vec<u8>>>>;
+
 /// The interpreter state.
 #[derive(Clone)]
 pub struct Shell {
@@ -242,6 +247,9 @@ pub struct Shell {
     /// The source text running (a script, `eval`'s, a trap's), and the last number given.
     pub source: u64,
     pub sources: u64,
+    /// The script's text as the shell's stdin, when it read its script from stdin
+    /// ([`Interp::run_stdin_source`](crate::Interp::run_stdin_source)).
+    pub script_input: Option<ScriptInput>,
     /// `pushd`/`popd`'s stack, below the current directory (top first).
     pub dir_stack: Vec<String>,
     /// `umask`.
@@ -433,6 +441,7 @@ impl Shell {
             word_cache: Default::default(),
             parser: brush_parser::ParserOptions::default(),
             loop_depth: 0,
+            script_input: None,
             call_depth: 0,
             locals: Vec::new(),
             funcname: Vec::new(),

@@ -78,7 +78,11 @@ fn main() {
         if let Some(path) = &session {
             interp.restore_session(path).await;
         }
-        let flow = interp.run_source(&script).await;
+        let flow = if interp.shell.origin == state::Origin::Stdin {
+            interp.run_stdin_source(&script).await
+        } else {
+            interp.run_source(&script).await
+        };
         interp.shell.exited = flow == Some(state::Flow::Exit);
         interp.run_exit_trap().await;
         if let Some(path) = &session

@@ -4,6 +4,7 @@
 use brush_parser::ast::{self, CompoundList, SeparatorOperator};
 
 use crate::state::Flow;
+use shell_base::io::Input;
 use shell_base::runtime::Task;
 
 use crate::interp::{Interp, Outcome};
@@ -22,7 +23,13 @@ impl Interp<'_> {
                         item.0.clone(),
                         SeparatorOperator::Sequence,
                     )]);
-                    let status = self.run_in_subshell(&list, self.io.clone()).await;
+                    // Its stdin is empty (`/dev/null`) when it would be the shell's own, as
+                    // bash's is without job control.
+                    let mut io = self.io.clone();
+                    if matches!(io.stdin, Input::Stdin) || self.is_script_input(&io.stdin) {
+                        io.stdin = Input::Null;
+                    }
+                    let status = self.run_in_subshell(&list, io).await;
                     self.finished_job(status);
                     self.shell.status = 0;
                     continue;

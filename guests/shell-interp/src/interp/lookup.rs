@@ -297,8 +297,13 @@ impl Interp<'_> {
             cwd: self.shell.cwd.clone(),
             env: self.shell.environment(),
         };
+        // A process elsewhere cannot say how much of the script it read, so it reads none.
+        let mut io = self.io.clone();
+        if self.is_script_input(&io.stdin) {
+            io.stdin = shell_base::io::Input::Null;
+        }
         let ran = match shell_base::host::current().spawn(&request) {
-            Ok(process) => crate::interp::host_process::join(process, &self.io).await,
+            Ok(process) => crate::interp::host_process::join(process, &io).await,
             Err(e) => Err(e),
         };
         match ran {

@@ -100,7 +100,11 @@ pub async fn sh(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
         args.extend(set_args);
         crate::builtins::set::set(&mut interp, &args[1..]).await;
     }
-    let flow = interp.run_source(&script).await;
+    let flow = if origin == Origin::Stdin {
+        interp.run_stdin_source(&script).await
+    } else {
+        interp.run_source(&script).await
+    };
     interp.shell.exited = flow == Some(Flow::Exit);
     interp.run_exit_trap().await;
     interp.shell.status
