@@ -13,6 +13,19 @@ use crate::interp::{Interp, Outcome};
 
 impl Interp<'_> {
     pub(crate) async fn run_compound(&mut self, cc: &CompoundCommand) -> Outcome {
+        // Its own line, for its errors and `$LINENO` in what it expands and the traps it sets
+        // off (the commands inside set theirs).
+        let loc = match cc {
+            CompoundCommand::ForClause(f) => Some(&f.loc),
+            CompoundCommand::ArithmeticForClause(f) => Some(&f.loc),
+            CompoundCommand::CaseClause(c) => Some(&c.loc),
+            CompoundCommand::Arithmetic(a) => Some(&a.loc),
+            CompoundCommand::Subshell(s) => Some(&s.loc),
+            _ => None,
+        };
+        if let Some(loc) = loc {
+            self.line = loc.start.line + self.line_base;
+        }
         match cc {
             CompoundCommand::BraceGroup(g) => self.run_list(&g.list).await,
             CompoundCommand::Subshell(s) => {

@@ -33,6 +33,7 @@ impl Interp<'_> {
         self.shell.push_locals();
         self.shell.funcname.push(name.to_string());
         self.shell.call_lines.push(self.line);
+        let caller_line = self.line;
         // Its lines are counted as where it was defined (on from an `eval`'s line, or not).
         let base = self.shell.function_line_bases.get(name).copied();
         let caller_base = std::mem::replace(&mut self.line_base, base.unwrap_or(0));
@@ -71,7 +72,9 @@ impl Interp<'_> {
         {
             result = Err(f);
         }
+        // The caller's line again (an `ERR` trap for the call reports it).
         self.line_base = caller_base;
+        self.line = caller_line;
         self.shell.funcname.pop();
         self.shell.call_lines.pop();
         self.shell.pop_locals();

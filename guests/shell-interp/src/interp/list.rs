@@ -79,7 +79,7 @@ impl Interp<'_> {
         if let Some(action) = self.shell.traps.get("ERR").cloned()
             && !self.shell.in_trap
         {
-            self.run_trap(&action).await?;
+            self.run_trap(&action, true).await?;
         }
         if self.shell.options.errexit {
             return Err(Flow::Exit);

@@ -24,7 +24,7 @@ impl Interp<'_> {
     /// The `DEBUG` trap's action, if one is set and no trap is running.
     pub async fn run_debug_trap(&mut self) -> Outcome {
         match self.shell.traps.get("DEBUG").cloned() {
-            Some(action) if !self.shell.in_trap => self.run_trap(&action).await,
+            Some(action) if !self.shell.in_trap => self.run_trap(&action, true).await,
             _ => Ok(()),
         }
     }
@@ -32,16 +32,22 @@ impl Interp<'_> {
     /// As a function that set it or a sourced script returns: the `RETURN` trap.
     pub async fn run_return_trap(&mut self) -> Outcome {
         match self.shell.traps.get("RETURN").cloned() {
-            Some(action) if !self.shell.in_trap => self.run_trap(&action).await,
+            Some(action) if !self.shell.in_trap => self.run_trap(&action, false).await,
             _ => Ok(()),
         }
     }
 
-    /// Runs a trap's action; `$?` is kept around it.
-    pub async fn run_trap(&mut self, action: &str) -> Outcome {
+    /// Runs a trap's action; `$?` is kept around it. With `at_line` (`DEBUG`, `ERR`), its
+    /// `$LINENO` is the line of the command that set it off, as in bash.
+    pub async fn run_trap(&mut self, action: &str, at_line: bool) -> Outcome {
         let status = self.shell.status;
         let was = std::mem::replace(&mut self.shell.in_trap, true);
+        let base = self.line_base;
+        if at_line {
+            self.line_base = self.line.saturating_sub(1);
+        }
         let flow = self.run_source(action).await;
+        self.line_base = base;
         self.shell.in_trap = was;
         match flow {
             Some(Flow::Exit) => Err(Flow::Exit),
