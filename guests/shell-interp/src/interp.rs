@@ -367,6 +367,8 @@ impl Frame for Interp<'_> {
 
     fn set_substitution_status(&mut self, status: i32) {
         self.last_substitution = Some(status);
+        // `$?` later in the same command sees it, as in bash (`echo "$(false)$?"`: 1).
+        self.shell.status = status;
     }
 
     fn error<'a>(&'a self, message: &'a str) -> Task<'a, ()> {

@@ -115,6 +115,83 @@ mod tests {
     }
 
     #[test]
+    fn a_substitution_sets_the_status_the_rest_of_its_command_sees() {
+        let (_, out, _) = run("false; echo \"$? $(exit 3)$? $(true)$?\"; echo $?");
+        assert_eq!(out, "1 3 0\n0\n");
+    }
+
+    #[test]
+    fn lineno_in_debug_and_err_traps_is_the_command_s() {
+        let script = "trap 'echo \"E $LINENO\"' ERR\n\nfalse\ng() {\n  false\n}\ng\ntrap - ERR\ntrap 'echo \"D $LINENO\"' DEBUG\n\n:";
+        let (_, out, _) = run(script);
+        assert_eq!(out, "E 3\nE 7\nD 11\n");
+    }
+
+    #[test]
+    fn compound_commands_report_their_own_line() {
+        let script = "echo\nfor 1x in a; do :; done\n:\ncase $LINENO in\n4) echo four;;\nesac\n:\n(( 1 / 0 ))\n:\nfor x in $LINENO; do echo $x; done";
+        let (_, out, err) = run(script);
+        assert_eq!(out, "\nfour\n10\n");
+        assert!(
+            err.starts_with("sh: line 2: `1x': not a valid identifier\nsh: line 8: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_empty_list_is_unset_to_plus_and_minus() {
+        let script = "a=(); echo \"[${a[@]+set}] [${a[*]-d}] [${@+p}] [${@-q}]\"; set -- \"\"; echo \"[${@+p}]\"; b=(\"\"); echo \"[${b[@]+s}]\"";
+        let (_, out, _) = run(script);
+        assert_eq!(out, "[] [d] [] [q]\n[p]\n[s]\n");
+    }
+
+    #[test]
+    fn lastpipe_runs_the_last_stage_here() {
+        let script = "echo a | read x; echo \"[$x]\"; shopt -s lastpipe; printf 'b\\nc\\n' | while read -r y; do z+=$y; done; echo \"[$z] ${PIPESTATUS[*]}\"; echo d | read x; echo \"[$x]\"";
+        let (_, out, _) = run(script);
+        assert_eq!(out, "[]\n[bc] 0 0\n[d]\n");
+    }
+
+    #[test]
+    fn printf_unicode_escapes_are_utf_8() {
+        let (_, out, _) = run("printf '\\u263a|\\U0001F600|\\u41|%b\\n' '\\u263a'");
+        assert_eq!(out, "\u{263a}|\u{1f600}|A|\u{263a}\n");
+    }
+
+    #[test]
+    fn case_inside_a_command_substitution() {
+        let script = "v=$(case a in a|b) echo A;; *) echo B;; esac); echo \"$v $(case z in\n a) :;;\n *) echo Z\nesac)\"";
+        assert_eq!(run(script), (0, "A Z\n".into(), String::new()));
+        let script = "read v <<E\n$(case b in b) echo '$(case x in x) y;; esac)';; esac)\nE\necho \"$v\" '$(case q in q) :;; esac)'";
+        let want = "$(case x in x) y;; esac) $(case q in q) :;; esac)\n";
+        assert_eq!(run(script), (0, want.into(), String::new()));
+    }
+
+    #[test]
+    fn a_script_on_stdin_is_read_command_by_command() {
+        // (`read b` reads the `echo` line, as bash's does.)
+        let script = "read a\nfirst line\n\n# c\nread b\necho \"[$a] [$b]\"\necho \"[$a] [$b]\"\nwhile read -r l; do echo \"<$l>\"; done\nx\ny z\n";
+        let (status, out, _) = run_as(script, true);
+        let want = "[first line] [echo \"[$a] [$b]\"]\n<x>\n<y z>\n";
+        assert_eq!((status, out.as_str()), (0, want));
+        // A here-document's body is part of its command; a read in the middle of a line
+        // leaves the rest of it to be run.
+        let script = "read h <<E\nbody\nE\nread -n 5 v\necho skipped; echo \"$h $v\"\n";
+        let (_, out, err) = run_as(script, true);
+        assert_eq!(out, "body echo\n");
+        assert!(err.contains("skipped"), "{err}");
+        // A job in the background reads nothing of it (its stdin is empty).
+        let (_, out, _) = run_as("read x &\nwait\nread y\nline\necho \"[$x] [$y]\"\n", true);
+        assert_eq!(out, "[] [line]\n");
+        // A syntax error after a read: what precedes it ran, and the error's line is the
+        // script's own.
+        let (status, out, err) = run_as("read v\nline\necho $v\necho )\n", true);
+        assert_eq!((status, out.as_str()), (2, "line\n"));
+        let want = "sh: line 4: syntax error near unexpected token `)'\nsh: line 4: `echo )'\n";
+        assert_eq!(err, want);
+    }
+
+    #[test]
     fn unknown_commands_are_not_found_with_no_host() {
         let (status, _, err) = run("nosuchcommand");
         assert_eq!(status, 127);

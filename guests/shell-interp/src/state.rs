@@ -396,6 +396,19 @@ impl Shell {
             (var.attrs.readonly, var.attrs.integer) = (true, true);
             vars.insert(name.into(), var);
         }
+        // `${BASH_VERSINFO[0]}` is what scripts compare to require bash 4 or 5.
+        let mut versinfo = Var {
+            value: Value::Array(
+                ["5", "2", "15", "1", "release", "wasm32-unknown-wasi"]
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| (i as i64, v.to_string()))
+                    .collect(),
+            ),
+            attrs: Default::default(),
+        };
+        versinfo.attrs.readonly = true;
+        vars.insert("BASH_VERSINFO".into(), versinfo);
         vars.insert(
             "GROUPS".into(),
             Var {
@@ -428,6 +441,7 @@ impl Shell {
             alias_changes: HashMap::new(),
             source: 0,
             sources: 0,
+            script_input: None,
             dir_stack: Vec::new(),
             umask: 0o022,
             history: Vec::new(),
@@ -441,7 +455,6 @@ impl Shell {
             word_cache: Default::default(),
             parser: brush_parser::ParserOptions::default(),
             loop_depth: 0,
-            script_input: None,
             call_depth: 0,
             locals: Vec::new(),
             funcname: Vec::new(),

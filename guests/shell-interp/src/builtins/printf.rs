@@ -264,8 +264,10 @@ fn first_escape(s: &str) -> (String, usize) {
             if digits.is_empty() {
                 (format!("\\{u}"), 2)
             } else {
-                let v = u8::from_str_radix(&digits, 16).unwrap_or(0);
-                (raw_byte(v).to_string(), 2 + digits.len())
+                // The character itself, in UTF-8 (the shell's only encoding).
+                let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
+                let c = char::from_u32(v).unwrap_or('\u{fffd}');
+                (c.to_string(), 2 + digits.len())
             }
         }
         Some(c) => {

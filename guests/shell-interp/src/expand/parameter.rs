@@ -246,7 +246,10 @@ pub trait Parameters: Frame {
             ParameterTestType::UnsetOrNull => values
                 .as_ref()
                 .is_none_or(|v| v.iter().all(String::is_empty)),
-            ParameterTestType::Unset => values.is_none(),
+            // `${a[@]+x}`, `${@-x}`: a list is set when it has elements.
+            ParameterTestType::Unset => values
+                .as_ref()
+                .is_none_or(|v| (all || star) && v.is_empty()),
         };
         let nounset = |this: &Self| -> Result<(), ExpandError> {
             if values.is_none()

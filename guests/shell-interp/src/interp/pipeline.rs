@@ -50,12 +50,19 @@ impl Interp<'_> {
         self.after_pipeline().await
     }
 
-    /// Runs pipeline stages concurrently, joined by pipes.
+    /// Runs pipeline stages concurrently, joined by pipes. Under `shopt -s lastpipe` the
+    /// last stage runs in this shell (bash does so without job control, as here).
     pub(crate) async fn run_stages(&mut self, seq: &[Command]) -> Outcome {
+        let mut flow = Ok(());
         let mut tasks: Vec<Task<'_, i32>> = Vec::new();
         let mut next_input = self.io.stdin.clone();
+        let lastpipe = self.shell.shopt.lastpipe;
+        let (seq, here) = match seq.split_last() {
+            Some((last, rest)) if lastpipe => (rest, Some(last)),
+            _ => (seq, None),
+        };
         for (i, cmd) in seq.iter().enumerate() {
-            let last = i + 1 == seq.len();
+            let last = i + 1 == seq.len() && here.is_none();
             let (stdout, reader) = if last {
                 (self.io.stdout.clone(), None)
             } else {
@@ -79,7 +86,23 @@ impl Interp<'_> {
                 status
             }));
         }
+        if let Some(cmd) = here {
+            let flow = &mut flow;
+            let io = Io {
+                stdin: next_input,
+                ..self.io.clone()
+            };
+            let this = &mut *self;
+            tasks.push(Box::pin(async move {
+                let saved = std::mem::replace(&mut this.io, io);
+                *flow = this.run_command(cmd).await;
+                this.io = saved;
+                this.shell.status
+            }));
+        }
         let statuses = join_all(tasks).await;
+        // `exit`, `return`, `break` in a last stage run here act here.
+        flow?;
         self.shell.status = if self.shell.options.pipefail {
             statuses
                 .iter()

@@ -15,11 +15,14 @@ use crate::interp::{Interp, Outcome};
 
 impl Interp<'_> {
     /// Reports an expansion error; it ends a non-interactive shell, as in bash (status 127
-    /// for parameter errors under `-c`, 1 for the rest, in a subshell and in a script read
-    /// from a file or stdin).
+    /// for parameter errors under `-c`, 1 for the rest, in a subshell, under `set -e` and
+    /// in a script read from a file or stdin).
     pub async fn expansion_failed(&mut self, e: ExpandError) -> Outcome {
         self.error(&e.message).await;
-        self.shell.status = if self.shell.subshell || self.shell.origin != Origin::Command {
+        self.shell.status = if self.shell.subshell
+            || self.shell.options.errexit
+            || self.shell.origin != Origin::Command
+        {
             1
         } else {
             e.status
