@@ -180,14 +180,23 @@ mod tests {
         let (_, out, err) = run_as(script, true);
         assert_eq!(out, "body echo\n");
         assert!(err.contains("skipped"), "{err}");
+        // Past the first window of lines: a command cut by the window's end runs whole
+        // (its `read` reads the line after `fi`), and lines are counted on, less those read.
+        let script = format!(
+            "{}if true; then\n  read v\nline\n  echo \"[$v] $LINENO\"\nfi\n{}echo $LINENO\n",
+            ":\n".repeat(253),
+            ":\n".repeat(600)
+        );
+        let (_, out, _) = run_as(&script, true);
+        assert_eq!(out, "[:] 257\n858\n");
         // A job in the background reads nothing of it (its stdin is empty).
         let (_, out, _) = run_as("read x &\nwait\nread y\nline\necho \"[$x] [$y]\"\n", true);
         assert_eq!(out, "[] [line]\n");
-        // A syntax error after a read: what precedes it ran, and the error's line is the
-        // script's own.
+        // A syntax error after a read: what precedes it ran, and the error's line counts
+        // the lines the parser read, not the one `read` took (as bash's `$LINENO`).
         let (status, out, err) = run_as("read v\nline\necho $v\necho )\n", true);
         assert_eq!((status, out.as_str()), (2, "line\n"));
-        let want = "sh: line 4: syntax error near unexpected token `)'\nsh: line 4: `echo )'\n";
+        let want = "sh: line 3: syntax error near unexpected token `)'\nsh: line 3: `echo )'\n";
         assert_eq!(err, want);
     }
 

@@ -80,13 +80,12 @@ fn closing(text: &str) -> Option<usize> {
 /// `src` with `(` put before each `case` pattern that lacks one inside the innermost `$( )`
 /// that holds byte `error` when read as bash reads it, or `None` when there is none.
 fn parenthesized_case_patterns(src: &str, error: usize) -> Option<String> {
-    let head = src.get(..error)?;
-    let opens = head
-        .match_indices("$(")
+    let opens = src
+        .get(..error)?
+        .rmatch_indices("$(")
         .map(|(i, _)| i)
-        .filter(|&i| !src[i + 2..].starts_with('('))
-        .collect::<Vec<_>>();
-    for &open in opens.iter().rev().take(MAX_SUBSTITUTIONS) {
+        .filter(|&i| !src[i + 2..].starts_with('('));
+    for open in opens.take(MAX_SUBSTITUTIONS) {
         let mut scan = Scanner {
             s: src.as_bytes(),
             at: open + 2,

@@ -12,6 +12,9 @@ use shell_base::io::Input;
 use super::Interp;
 use crate::state::Flow;
 
+/// How many lines of a script on stdin are parsed at first (see `parse_window`).
+const WINDOW_LINES: usize = 256;
+
 impl Interp<'_> {
     /// Runs `src`, the script the shell read from its stdin; the shell's stdin becomes the
     /// script's text, read to the end of each complete command before it runs.
@@ -25,8 +28,8 @@ impl Interp<'_> {
             let text = &src[start..];
             // Before a syntax error, the complete commands that precede it run (and may
             // read past it); the error is reported when they have run.
-            let (program, error) = match self.parse_text(text) {
-                Ok(program) => (program, None),
+            let (program, error, whole) = match self.parse_window(text) {
+                Ok((program, whole)) => (program, None, whole),
                 Err(error) => {
                     let prefix = crate::syntax::closed_here_document(text, &error)
                         .is_none()
@@ -38,15 +41,19 @@ impl Interp<'_> {
                         script.borrow_mut().set_position(src.len() as u64);
                         break self.run_source(text).await;
                     };
-                    (program, Some(error))
+                    (program, Some(error), true)
                 }
             };
             let ends = command_ends(text, &program);
+            // Of a window, the last command may be cut short: it is parsed again with the
+            // next window.
+            let count = program.complete_commands.len() - usize::from(!whole);
+            let held_back = (!whole).then(|| ends[count - 1]);
             self.shell.sources += 1;
             let outer = std::mem::replace(&mut self.shell.source, self.shell.sources);
             let mut read_on = None;
             let mut flow = None;
-            for (list, end) in program.complete_commands.iter().zip(ends) {
+            for (list, end) in program.complete_commands.iter().zip(ends).take(count) {
                 let at = (start + end) as u64;
                 script.borrow_mut().set_position(at);
                 if let Err(f) = self.run_list(list).await {
@@ -55,15 +62,18 @@ impl Interp<'_> {
                 }
                 let now = script.borrow().position();
                 if now != at {
-                    read_on = Some(now as usize);
+                    read_on = Some((at as usize, now as usize));
                     break;
                 }
             }
             self.shell.source = outer;
-            match read_on {
-                // A command read some of the script: parse again from where it stopped
-                // (at a character's start), its lines counted on from there.
-                Some(now) if flow.is_none() => {
+            let parsed_on = held_back.map(|end| (start + end, start + end));
+            match read_on.or(parsed_on) {
+                // A command read some of the script, or the window's last command was held
+                // back: parse again from there (at a character's start). Lines count on
+                // from what the parser read (as bash's `$LINENO`: the lines a command read
+                // are not counted).
+                Some((parsed, now)) if flow.is_none() => {
                     let mut now = now.min(src.len());
                     while !src.is_char_boundary(now) {
                         now += 1;
@@ -71,7 +81,7 @@ impl Interp<'_> {
                     if now <= start {
                         break None;
                     }
-                    self.line_base += src[start..now].matches('\n').count();
+                    self.line_base += src[start..parsed].matches('\n').count();
                     start = now;
                 }
                 _ if flow.is_some() => break flow,
@@ -87,9 +97,31 @@ impl Interp<'_> {
         self.line_base = base;
         flow
     }
-}
 
-impl Interp<'_> {
+    /// Parses the first commands of `text`: a window of its first lines, doubled until it
+    /// holds two complete commands or the whole text (whether it does), so that parsing
+    /// again after each command that reads the script costs about what it read, not the
+    /// whole rest.
+    fn parse_window(&self, text: &str) -> Result<(ast::Program, bool), brush_parser::ParseError> {
+        let mut lines = WINDOW_LINES;
+        loop {
+            let end = text
+                .match_indices('\n')
+                .nth(lines - 1)
+                .map_or(text.len(), |(i, _)| i + 1);
+            let parsed = self.parse_text(&text[..end]);
+            if end == text.len() {
+                return parsed.map(|program| (program, true));
+            }
+            if let Ok(program) = parsed
+                && program.complete_commands.len() >= 2
+            {
+                return Ok((program, false));
+            }
+            lines = lines.saturating_mul(2);
+        }
+    }
+
     /// Whether `input` is the script the shell is reading from its stdin.
     pub(crate) fn is_script_input(&self, input: &Input) -> bool {
         match (input, &self.shell.script_input) {
