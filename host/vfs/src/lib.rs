@@ -51,6 +51,7 @@ mod path_api;
 mod path_ops;
 mod resolve;
 mod schema;
+mod settings;
 mod snapshot;
 mod tx;
 mod types;

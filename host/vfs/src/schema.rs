@@ -11,13 +11,21 @@ use crate::util::now_ns;
 pub const APPLICATION_ID: i32 = 0x436d_7074;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Default chunk size for new workspaces.
 pub const DEFAULT_CHUNK_SIZE: u64 = 256 * 1024;
 
 /// Migrations: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+
+/// Version 4: the workspace's own text settings (its network policy), kept out of the tree.
+const V4: &str = r#"
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+"#;
 
 /// Version 3: FIFOs, sockets and device nodes are inodes; a device's number is `rdev`.
 const V3: &str = r#"

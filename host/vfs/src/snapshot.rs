@@ -211,6 +211,11 @@ impl Vfs {
                  WHERE c.id IN (SELECT chunk FROM main.snap_file_chunks WHERE snap = ?1)",
                 [id],
             )?;
+            // A fork keeps the workspace's settings (its network policy among them).
+            tx.execute(
+                "INSERT INTO fork.settings SELECT key, value FROM main.settings",
+                [],
+            )?;
             for key in ["quota_bytes", "max_file_size"] {
                 tx.execute(
                     "UPDATE fork.meta SET value = (SELECT value FROM main.meta WHERE key = ?1) WHERE key = ?1",

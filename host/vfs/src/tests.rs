@@ -621,7 +621,7 @@ fn a_version_1_workspace_is_migrated_to_the_current_schema() {
     // Turn the file back into what version 1 wrote.
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
-        "DROP TABLE audit; ALTER TABLE inodes DROP COLUMN rdev;
+        "DROP TABLE audit; DROP TABLE settings; ALTER TABLE inodes DROP COLUMN rdev;
          ALTER TABLE snap_inodes DROP COLUMN rdev; PRAGMA user_version = 1;",
     )
     .unwrap();
@@ -630,6 +630,8 @@ fn a_version_1_workspace_is_migrated_to_the_current_schema() {
     assert_eq!(vfs.read_file("/workspace/kept").unwrap(), b"kept");
     vfs.record_audit(&audit_entry("ls")).unwrap();
     assert_eq!(vfs.audit_log(0, 10).unwrap().len(), 1);
+    vfs.set_setting("net.policy", Some("all\n")).unwrap();
+    assert_eq!(vfs.setting("net.policy").unwrap().as_deref(), Some("all\n"));
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))

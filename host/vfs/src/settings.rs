@@ -1,0 +1,47 @@
+//! The workspace's own settings: short texts by key (the network policy is one), kept beside
+//! the tree in the same file. They are not part of the tree: no revision, not in snapshots or
+//! exports, but a fork takes them along.
+
+use rusqlite::OptionalExtension;
+
+use crate::error::{Result, VfsError};
+use crate::vfs::Vfs;
+
+/// The longest value a setting may hold, in bytes.
+pub const MAX_SETTING_BYTES: usize = 1 << 20;
+
+impl Vfs {
+    /// The setting `key`, if it was set.
+    pub fn setting(&self, key: &str) -> Result<Option<String>> {
+        let inner = self.lock()?;
+        Ok(inner
+            .conn
+            .prepare_cached("SELECT value FROM settings WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Sets `key` to `value`, or removes it with `None`.
+    pub fn set_setting(&self, key: &str, value: Option<&str>) -> Result<()> {
+        if self.is_read_only() {
+            return Err(VfsError::ReadOnly);
+        }
+        if value.is_some_and(|v| v.len() > MAX_SETTING_BYTES) {
+            return Err(VfsError::Invalid(
+                "a setting is larger than the limit of 1 MiB (MAX_SETTING_BYTES)",
+            ));
+        }
+        let inner = self.lock()?;
+        match value {
+            Some(value) => inner
+                .conn
+                .prepare_cached("INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)")?
+                .execute((key, value))?,
+            None => inner
+                .conn
+                .prepare_cached("DELETE FROM settings WHERE key = ?1")?
+                .execute([key])?,
+        };
+        Ok(())
+    }
+}
