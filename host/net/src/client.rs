@@ -1,0 +1,366 @@
+//! Requests the host sends for a guest: each hop checked by the policy, connected to the
+//! checked addresses only, redirects followed by hand (each one checked again), the body
+//! read under a size limit, and a row in the audit log for every hop.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use crate::egress::{Allowed, Egress, PinnedResolver, redacted};
+use crate::error::NetError;
+
+/// The largest response body the host reads for a guest unless the embedder says otherwise.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 128 << 20;
+/// The longest one request may take unless the guest or the embedder says less.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+/// The most headers a guest may send, and the longest request body.
+pub const MAX_REQUEST_HEADERS: usize = 200;
+/// The largest request body a guest may send.
+pub const MAX_REQUEST_BYTES: usize = 64 << 20;
+
+/// One request.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// The method, upper case.
+    pub method: String,
+    /// An http or https URL.
+    pub url: String,
+    /// Headers in order.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+    /// Redirects to follow; 0 returns the redirect itself.
+    pub max_redirects: u32,
+    /// The time limit of the whole exchange.
+    pub timeout: Duration,
+    /// The largest body to read.
+    pub max_bytes: u64,
+}
+
+/// A status line and headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    /// `HTTP/1.1`, `HTTP/2`, ...
+    pub version: String,
+    /// The status code.
+    pub status: u16,
+    /// The standard reason phrase of the status.
+    pub reason: String,
+    /// Headers as received (names in lower case).
+    pub headers: Vec<(String, String)>,
+}
+
+/// The final response.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The heads of the redirects followed, oldest first.
+    pub redirects: Vec<Head>,
+    /// The final head.
+    pub head: Head,
+    /// The body, whole.
+    pub body: Vec<u8>,
+    /// The URL it came from.
+    pub url: String,
+}
+
+/// Why a request got no response.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    /// A URL, method or header the host cannot send.
+    #[error("{0}")]
+    Invalid(String),
+    /// Refused by the policy.
+    #[error("{0}")]
+    Refused(String),
+    /// The name did not resolve.
+    #[error("{0}")]
+    Resolve(String),
+    /// No connection.
+    #[error("{0}")]
+    Connect(String),
+    /// TLS failed.
+    #[error("{0}")]
+    Tls(String),
+    /// The time limit passed (or the guest's command was stopped).
+    #[error("{0}")]
+    Timeout(String),
+    /// The body passed the size limit.
+    #[error("{0}")]
+    TooLarge(String),
+    /// More redirects than allowed.
+    #[error("{0}")]
+    TooManyRedirects(String),
+    /// Anything else.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<NetError> for SendError {
+    fn from(e: NetError) -> SendError {
+        match e {
+            NetError::Refused { .. } => SendError::Refused(e.to_string()),
+            NetError::Resolve { .. } => SendError::Resolve(e.to_string()),
+            NetError::BadUrl { .. } | NetError::BadRule(_) => SendError::Invalid(e.to_string()),
+            NetError::Store(_) => SendError::Failed(e.to_string()),
+        }
+    }
+}
+
+impl Egress {
+    /// Sends `req` through the policy and reads the whole response; `stop` is polled while the
+    /// body arrives (the guest's command was cancelled or ran out of time).
+    pub fn send(
+        &self,
+        req: Request,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Response, SendError> {
+        check_request(&req)?;
+        let started = Instant::now();
+        let mut method = req.method.clone();
+        let mut url = req.url.clone();
+        let mut body = req.body.clone();
+        let mut headers = req.headers.clone();
+        let mut redirects = Vec::new();
+        loop {
+            if !url.starts_with("http://") && !url.starts_with("https://") {
+                let scheme = url.split(':').next().unwrap_or("");
+                return Err(SendError::Invalid(format!(
+                    "network: {}: only http and https are sent (not {scheme})",
+                    redacted(&url)
+                )));
+            }
+            let hop_started = Instant::now();
+            let allowed = match self.decide_method_url(&method, &url) {
+                Ok(allowed) => allowed,
+                Err(e) => {
+                    self.audit(
+                        &method,
+                        &url,
+                        hop_started,
+                        "refused".into(),
+                        Some(e.to_string()),
+                    );
+                    return Err(e.into());
+                }
+            };
+            let left = req.timeout.saturating_sub(started.elapsed());
+            let result = self.hop(&req, &method, &url, &headers, &body, allowed, left, stop);
+            let (head, location, hop_body) = match result {
+                Ok(done) => done,
+                Err(e) => {
+                    self.audit(
+                        &method,
+                        &url,
+                        hop_started,
+                        "failed".into(),
+                        Some(e.to_string()),
+                    );
+                    return Err(e);
+                }
+            };
+            self.audit(
+                &method,
+                &url,
+                hop_started,
+                format!("{}, {} bytes", head.status, hop_body.len()),
+                None,
+            );
+            let next = location.filter(|_| is_redirect(head.status));
+            let Some(next) = next.filter(|_| req.max_redirects > 0) else {
+                return Ok(Response {
+                    redirects,
+                    head,
+                    body: hop_body,
+                    url,
+                });
+            };
+            if redirects.len() as u32 >= req.max_redirects {
+                return Err(SendError::TooManyRedirects(format!(
+                    "network: more than {} redirects (the request's max-redirects)",
+                    req.max_redirects
+                )));
+            }
+            let base = url::Url::parse(&url).map_err(|e| SendError::Invalid(e.to_string()))?;
+            let target = base
+                .join(&next)
+                .map_err(|e| SendError::Failed(format!("network: a redirect to a bad URL: {e}")))?;
+            // As curl: 303, and 301/302 after a POST, go on as GET without the body.
+            if head.status == 303 || (matches!(head.status, 301 | 302) && method == "POST") {
+                if method != "HEAD" {
+                    method = "GET".into();
+                }
+                body.clear();
+                headers.retain(|(k, _)| {
+                    !k.eq_ignore_ascii_case("content-type")
+                        && !k.eq_ignore_ascii_case("content-length")
+                });
+            }
+            // Credentials stay with the host they were given for.
+            if target.host_str() != base.host_str()
+                || target.port_or_known_default() != base.port_or_known_default()
+            {
+                headers.retain(|(k, _)| {
+                    !k.eq_ignore_ascii_case("authorization") && !k.eq_ignore_ascii_case("cookie")
+                });
+            }
+            redirects.push(head);
+            url = target.to_string();
+        }
+    }
+
+    /// One exchange with one host.
+    #[allow(clippy::too_many_arguments)]
+    fn hop(
+        &self,
+        req: &Request,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        allowed: Allowed,
+        left: Duration,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(Head, Option<String>, Vec<u8>), SendError> {
+        if left.is_zero() {
+            return Err(timed_out(req.timeout));
+        }
+        let shown = redacted(url);
+        let client = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(std::sync::Arc::new(PinnedResolver::new(allowed)))
+            .timeout(left)
+            .tls_certs_merge(self.extra_roots().iter().cloned())
+            .user_agent(concat!("computer/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| SendError::Failed(format!("network: {e}")))?;
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|_| SendError::Invalid(format!("network: '{method}' is not a method")))?;
+        let mut builder = client.request(method, url);
+        for (name, value) in headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if !body.is_empty() {
+            builder = builder.body(body.to_vec());
+        }
+        let mut response = builder
+            .send()
+            .map_err(|e| classify(&shown, &e, req.timeout))?;
+        let head = Head {
+            version: format!("{:?}", response.version()),
+            status: response.status().as_u16(),
+            reason: response
+                .status()
+                .canonical_reason()
+                .unwrap_or("")
+                .to_string(),
+            headers: response
+                .headers()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_string(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+        };
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            if stop() {
+                return Err(SendError::Timeout(format!(
+                    "network: {shown}: stopped with the command (its time limit or a cancel)"
+                )));
+            }
+            let n = response
+                .read(&mut buf)
+                .map_err(|e| SendError::Failed(format!("network: {shown}: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            if (out.len() + n) as u64 > req.max_bytes {
+                return Err(SendError::TooLarge(format!(
+                    "network: {shown}: the response is larger than the limit of {} bytes (max-bytes)",
+                    req.max_bytes
+                )));
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        Ok((head, location, out))
+    }
+}
+
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+fn timed_out(limit: Duration) -> SendError {
+    SendError::Timeout(format!(
+        "network: the request took longer than its time limit of {} ms",
+        limit.as_millis()
+    ))
+}
+
+/// What a guest may not send: control characters in the method, names or values (a header
+/// injected through a newline), too many headers, a body past the limit.
+fn check_request(req: &Request) -> Result<(), SendError> {
+    let bad = |why: String| Err(SendError::Invalid(format!("network: {why}")));
+    if req.method.is_empty()
+        || !req
+            .method
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'-')
+    {
+        return bad(format!("'{}' is not a method", req.method.escape_debug()));
+    }
+    if req.headers.len() > MAX_REQUEST_HEADERS {
+        return bad(format!(
+            "more than {MAX_REQUEST_HEADERS} headers (MAX_REQUEST_HEADERS)"
+        ));
+    }
+    for (name, value) in &req.headers {
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if name.is_empty() || !name.bytes().all(token) {
+            return bad(format!("'{}' is not a header name", name.escape_debug()));
+        }
+        if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return bad(format!("the value of header {name} holds a line break"));
+        }
+    }
+    if req.body.len() > MAX_REQUEST_BYTES {
+        return bad(format!(
+            "the request body is larger than the limit of {MAX_REQUEST_BYTES} bytes (MAX_REQUEST_BYTES)"
+        ));
+    }
+    Ok(())
+}
+
+/// reqwest's error as a guest should see it.
+fn classify(url: &str, e: &reqwest::Error, limit: Duration) -> SendError {
+    let chain = {
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        text
+    };
+    if e.is_timeout() {
+        return timed_out(limit);
+    }
+    let lower = chain.to_ascii_lowercase();
+    if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+        SendError::Tls(format!("network: {url}: {chain}"))
+    } else if e.is_connect() {
+        SendError::Connect(format!("network: {url}: {chain}"))
+    } else {
+        SendError::Failed(format!("network: {url}: {chain}"))
+    }
+}

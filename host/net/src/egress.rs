@@ -1,0 +1,290 @@
+//! The check every request of a guest passes before it leaves the host: the workspace's
+//! policy, the resolution of the host's name, the restricted ranges, and a row in the audit
+//! log whatever the answer.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use computer_vfs::{AuditEntry, Vfs};
+
+use crate::address::restricted_range;
+use crate::error::NetError;
+use crate::policy::{Policy, Target, TargetHost, default_port, normal_name};
+use crate::resolve::{Resolver, SystemResolver};
+
+/// The workspace setting that holds the policy's text.
+pub const POLICY_SETTING: &str = "net.policy";
+
+/// The workspace's policy (the default, refusing everything, when none was set).
+pub fn load_policy(vfs: &Vfs) -> Result<Policy, NetError> {
+    match vfs.setting(POLICY_SETTING)? {
+        Some(text) => Policy::from_text(&text),
+        None => Ok(Policy::default()),
+    }
+}
+
+/// Stores `policy` as the workspace's.
+pub fn save_policy(vfs: &Vfs, policy: &Policy) -> Result<(), NetError> {
+    let text = policy.to_text();
+    vfs.set_setting(POLICY_SETTING, (!text.is_empty()).then_some(text.as_str()))?;
+    Ok(())
+}
+
+/// A request the policy allowed: where to connect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allowed {
+    /// The host as the URL names it (lower case; an address without brackets).
+    pub host: String,
+    /// The checked addresses, with the request's port: connect to these only.
+    pub addrs: Vec<SocketAddr>,
+}
+
+/// The egress check of one workspace.
+#[derive(Debug, Clone)]
+pub struct Egress {
+    vfs: Arc<Vfs>,
+    resolver: Arc<dyn Resolver>,
+    origin: String,
+    extra_roots: Arc<Vec<reqwest::Certificate>>,
+}
+
+impl Egress {
+    /// The check of `vfs`'s policy, resolving names with the system's resolver; audit rows
+    /// name `origin` (`git`, `isolate`, ...) as the requester.
+    pub fn new(vfs: Arc<Vfs>, origin: &str) -> Egress {
+        Egress {
+            vfs,
+            resolver: Arc::new(SystemResolver),
+            origin: origin.to_string(),
+            extra_roots: Arc::default(),
+        }
+    }
+
+    /// Resolves names with `resolver` instead (tests map their host names to 127.0.0.x).
+    pub fn with_resolver(mut self, resolver: Arc<dyn Resolver>) -> Egress {
+        self.resolver = resolver;
+        self
+    }
+
+    /// Trusts the certificates of PEM `pem` for https beside the system's roots (a host
+    /// setting: `COMPUTER_CA_FILE`, shared with git; a TLS server on loopback in tests).
+    pub fn with_ca_pem(mut self, pem: &[u8]) -> Result<Egress, NetError> {
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| NetError::BadRule(format!("CA file: {e}")))?;
+        if certs.is_empty() {
+            return Err(NetError::BadRule("CA file: no certificate in it".into()));
+        }
+        self.extra_roots = Arc::new(certs);
+        Ok(self)
+    }
+
+    pub(crate) fn extra_roots(&self) -> &[reqwest::Certificate] {
+        &self.extra_roots
+    }
+
+    /// Checks a `method` request to `url`: allowed, it gives the addresses to connect to;
+    /// refused, why. Either way the audit log gets a row.
+    pub fn check(&self, method: &str, url: &str) -> Result<Allowed, NetError> {
+        let started = Instant::now();
+        let decision = self.decide_method_url(method, url);
+        let (summary, error) = match &decision {
+            Ok(allowed) => (
+                format!(
+                    "allowed: {}",
+                    allowed
+                        .addrs
+                        .iter()
+                        .map(SocketAddr::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None,
+            ),
+            Err(e) => ("refused".to_string(), Some(e.to_string())),
+        };
+        self.audit(method, url, started, summary, error);
+        decision
+    }
+
+    /// The policy's decision on a request, without its audit row.
+    pub(crate) fn decide_method_url(&self, method: &str, url: &str) -> Result<Allowed, NetError> {
+        let method = method.to_ascii_uppercase();
+        self.decide(&method, url, &redacted(url))
+    }
+
+    /// Appends a row for a request to the audit log.
+    pub(crate) fn audit(
+        &self,
+        method: &str,
+        url: &str,
+        started: Instant,
+        summary: String,
+        error: Option<String>,
+    ) {
+        let elapsed = started.elapsed();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.saturating_sub(elapsed).as_nanos());
+        let nanos = |n: u128| i64::try_from(n).unwrap_or(i64::MAX);
+        // A read-only workspace keeps no log; the decision stands without its row.
+        let _ = self.vfs.record_audit(&AuditEntry {
+            id: 0,
+            started: nanos(now),
+            duration: nanos(elapsed.as_nanos()),
+            origin: self.origin.clone(),
+            tool: "net".to_string(),
+            args:
+                serde_json::json!({ "method": method.to_ascii_uppercase(), "url": redacted(url) })
+                    .to_string(),
+            summary,
+            error,
+        });
+    }
+
+    fn decide(&self, method: &str, url: &str, shown: &str) -> Result<Allowed, NetError> {
+        let refused = |why: String| NetError::Refused {
+            method: method.to_string(),
+            url: shown.to_string(),
+            why,
+        };
+        let target = target(method, url, shown)?;
+        let policy = load_policy(&self.vfs)?;
+        if let Some(rule) = policy.deny.iter().find(|r| r.matches(&target)) {
+            return Err(refused(format!(
+                "the workspace's network policy denies {rule}"
+            )));
+        }
+        let matching = policy.allow.iter().filter(|r| r.matches(&target));
+        let explicit = matching.clone().any(|r| r.is_explicit());
+        if matching.count() == 0 && !policy.all {
+            return Err(refused(if policy.is_none() {
+                "the workspace's network policy allows nothing (`computer net allow URL` opens a host)".to_string()
+            } else {
+                "no rule of the workspace's network policy allows it (`computer net show` lists them)".to_string()
+            }));
+        }
+        let host = target.host.text();
+        let ips: Vec<IpAddr> = match &target.host {
+            TargetHost::Ip(ip) => vec![*ip],
+            TargetHost::Name(name) => {
+                let ips = self.resolver.lookup(name).map_err(|e| NetError::Resolve {
+                    host: name.clone(),
+                    why: e.to_string(),
+                })?;
+                if ips.is_empty() {
+                    return Err(NetError::Resolve {
+                        host: name.clone(),
+                        why: "no address".into(),
+                    });
+                }
+                ips
+            }
+        };
+        if !explicit {
+            // One restricted address refuses the name: the connection could pick any of them.
+            if let Some((ip, range)) = ips
+                .iter()
+                .find_map(|ip| restricted_range(*ip).map(|r| (ip, r)))
+            {
+                return Err(refused(format!(
+                    "{host} is {ip}, in {range}, which only a rule naming {host} itself opens"
+                )));
+            }
+        }
+        Ok(Allowed {
+            host,
+            addrs: ips
+                .into_iter()
+                .map(|ip| SocketAddr::new(ip, target.port))
+                .collect(),
+        })
+    }
+}
+
+/// The parts of `url` a rule looks at.
+fn target(method: &str, url: &str, shown: &str) -> Result<Target, NetError> {
+    let bad = |why: &str| NetError::BadUrl {
+        url: shown.to_string(),
+        why: why.to_string(),
+    };
+    if !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') || method.is_empty() {
+        return Err(bad("not a method"));
+    }
+    let parsed = url::Url::parse(url).map_err(|e| bad(&e.to_string()))?;
+    let scheme = parsed.scheme().to_string();
+    let port = default_port(&scheme)
+        .map(|default| parsed.port().unwrap_or(default))
+        .ok_or_else(|| bad("only http, https and git URLs reach the network"))?;
+    let host = match parsed.host() {
+        Some(url::Host::Domain(name)) => {
+            // A git:// URL's host is not parsed as an address by the URL parser.
+            match name.parse::<IpAddr>() {
+                Ok(ip) => TargetHost::Ip(ip),
+                Err(_) => TargetHost::Name(normal_name(name)),
+            }
+        }
+        Some(url::Host::Ipv4(ip)) => TargetHost::Ip(IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => TargetHost::Ip(IpAddr::V6(ip)),
+        None => return Err(bad("no host")),
+    };
+    Ok(Target {
+        scheme,
+        host,
+        port,
+        path: parsed.path().to_string(),
+        method: method.to_string(),
+    })
+}
+
+/// `url` as logs and messages show it: no user or password, and the query's values hidden.
+pub fn redacted(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        // Not a URL: cut at the first character that could start credentials or a query.
+        let cut = url.find(['@', '?', '#']).unwrap_or(url.len());
+        return format!("{}{}", &url[..cut], if cut < url.len() { "…" } else { "" });
+    };
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    if parsed.query().is_some() {
+        let keys: Vec<String> = parsed.query_pairs().map(|(k, _)| k.into_owned()).collect();
+        let mut hidden = parsed.query_pairs_mut();
+        hidden.clear();
+        for key in keys {
+            hidden.append_pair(&key, "…");
+        }
+        drop(hidden);
+    }
+    parsed.set_fragment(None);
+    parsed.to_string()
+}
+
+/// A reqwest resolver that answers only for the checked host, with the checked addresses: a
+/// client built with it cannot be led to another address by a second lookup.
+#[derive(Debug, Clone)]
+pub struct PinnedResolver {
+    allowed: Allowed,
+}
+
+impl PinnedResolver {
+    /// Pins `allowed.host` to `allowed.addrs`.
+    pub fn new(allowed: Allowed) -> PinnedResolver {
+        PinnedResolver { allowed }
+    }
+}
+
+impl reqwest::dns::Resolve for PinnedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let result = if normal_name(name.as_str()) == self.allowed.host {
+            let addrs: reqwest::dns::Addrs = Box::new(self.allowed.addrs.clone().into_iter());
+            Ok(addrs)
+        } else {
+            Err(format!(
+                "network: {} was not checked by the workspace's network policy",
+                name.as_str()
+            )
+            .into())
+        };
+        Box::pin(std::future::ready(result))
+    }
+}

@@ -1,0 +1,39 @@
+//! Network egress of a workspace: the policy a guest's requests meet on the host.
+//!
+//! A policy ([`Policy`]) is stored in the workspace file (a fork takes it along; a workspace
+//! made from a bucket or a folder starts with none): nothing allowed (the default), a list of
+//! allow rules (`https://docs.example.com`, `https://*.example.com:8443/api GET,POST`), or
+//! everything public. Deny rules narrow it. Loopback, private, link-local and the other
+//! non-public ranges ([`restricted_range`]) are refused whatever the policy says, unless an
+//! allow rule names the host itself.
+//!
+//! [`Egress::check`] decides one request: it resolves the host's name on the host, checks
+//! every address, and gives the addresses to connect to (a [`PinnedResolver`] keeps an HTTP
+//! client to them), so a name that resolves differently the second time (DNS rebinding)
+//! reaches nothing new. Every decision is a row of the workspace's audit log (`tool` = `net`),
+//! with the URL's credentials and query values left out.
+//!
+//! [`Egress::send`] sends a guest's HTTP request through that check: every redirect is
+//! checked again, the body is read under a size limit, and each hop is an audit row with its
+//! status and size.
+
+mod address;
+mod client;
+mod egress;
+mod error;
+mod policy;
+mod resolve;
+
+pub use address::restricted_range;
+pub use client::{
+    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT, Head, MAX_REQUEST_BYTES,
+    MAX_REQUEST_HEADERS, Request, Response, SendError,
+};
+pub use egress::{
+    Allowed, Egress, POLICY_SETTING, PinnedResolver, load_policy, redacted, save_policy,
+};
+pub use error::NetError;
+pub use policy::{
+    HostPattern, MAX_RULES, Policy, PortRule, Rule, SCHEMES, Target, TargetHost, default_port,
+};
+pub use resolve::{Resolver, StaticResolver, SystemResolver};
