@@ -26,6 +26,9 @@ pub struct GitArgs {
 pub fn git(ws: &Workspace, args: GitArgs) -> Result<ExitCode> {
     ws.set_git_options(GitOptions {
         host_paths: true,
+        // The user's own command, like their own `git`: the workspace's network policy
+        // holds the guests, not the person at the terminal.
+        network_policy: false,
         ..GitOptions::default()
     });
     let git = ws.git()?;

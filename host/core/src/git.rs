@@ -19,6 +19,10 @@ pub struct GitOptions {
     /// Whether `clone`/`fetch` may read host paths and `file://` URLs outside the workspace.
     /// Off by default: agents must not read the host's files. The CLI turns it on.
     pub host_paths: bool,
+    /// Whether remotes on the network meet the workspace's network policy (`computer net`,
+    /// [`computer_net`]). On by default: a guest's git reaches only the hosts the policy
+    /// allows. The CLI turns it off for its user's own `computer git`.
+    pub network_policy: bool,
     /// A token for `http(s)://` remotes, used by the host at the network boundary and never
     /// written into the workspace. Default: `COMPUTER_GIT_TOKEN` of the host's environment.
     pub http_token: Option<String>,
@@ -36,6 +40,7 @@ impl Default for GitOptions {
     fn default() -> GitOptions {
         GitOptions {
             host_paths: false,
+            network_policy: true,
             http_token: std::env::var("COMPUTER_GIT_TOKEN").ok(),
             token_hosts: std::env::var("COMPUTER_GIT_TOKEN_HOSTS")
                 .unwrap_or_default()
@@ -85,6 +90,11 @@ impl Workspace {
             .with_http_token(options.http_token)
             .with_token_hosts(options.token_hosts)
             .with_network_timeout(options.network_timeout);
+        let git = if options.network_policy {
+            git
+        } else {
+            git.with_egress(None)
+        };
         let git = match &options.ca_file {
             Some(file) => git
                 .with_ca_file(file)

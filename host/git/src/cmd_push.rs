@@ -352,7 +352,8 @@ fn network_push(
     inv: &Invocation<'_>,
 ) -> Result<Vec<Outcome>> {
     let limit = session.git.network_timeout();
-    let http = crate::cmd_remote::is_http(url).then(|| session.git.http_options(url));
+    let connect = session.git.connect_to(url, "POST")?;
+    let (connect_url, http) = (connect.url, connect.http);
     let host_git = repo.path().to_path_buf();
     let env = session.env.clone();
     let url_owned = url.to_string();
@@ -377,7 +378,7 @@ fn network_push(
             .collect();
         let fail = |e: &dyn std::error::Error| network_error(&url_owned, e);
         let mut transport = gix::protocol::transport::client::blocking_io::connect::connect(
-            url_owned.as_str(),
+            connect_url.as_str(),
             gix::protocol::transport::client::blocking_io::connect::Options {
                 version: gix::protocol::transport::Protocol::V1,
                 ..Default::default()

@@ -179,8 +179,13 @@ impl Git {
             std::fs::remove_dir_all(&root)?;
         }
         crate::repo::private_dir(&root)?;
-        let http = is_http(source).then(|| self.http_options(source));
-        let (source, url) = (source.to_string(), options.url.clone());
+        let (source, http) = if is_network(source) {
+            let connect = self.connect_to(source, "GET")?;
+            (connect.url, connect.http)
+        } else {
+            (source.to_string(), None)
+        };
+        let url = options.url.clone();
         let (depth, branch) = (options.depth, options.branch.clone());
         let limit = self.network_timeout();
         let work = move |item: gix::progress::tree::Item,
@@ -286,6 +291,11 @@ impl Git {
     }
 }
 
+/// Whether `url` names a remote on the network (where the workspace's network policy applies).
+pub(crate) fn is_network(url: &str) -> bool {
+    is_http(url) || url.to_ascii_lowercase().starts_with("git://")
+}
+
 /// Whether `url` is fetched over HTTP(S) (where the host's HTTP options apply).
 pub(crate) fn is_http(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
@@ -365,7 +375,12 @@ fn fetch_remote(
     let name = name.to_string();
     let limit = git.network_timeout();
     let (host_git, env, shown) = (repo.path().to_path_buf(), session_env.clone(), url.clone());
-    let http = is_http(&effective).then(|| git.http_options(&effective));
+    let (effective, http) = if is_network(&effective) {
+        let connect = git.connect_to(&effective, "GET")?;
+        (connect.url, connect.http)
+    } else {
+        (effective, None)
+    };
     let work = move |item: gix::progress::tree::Item,
                      interrupt: &std::sync::atomic::AtomicBool|
           -> Result<Vec<String>> {

@@ -29,6 +29,9 @@ struct Settings {
     network_timeout: Duration,
     /// Certificates trusted beside the usual roots (`COMPUTER_CA_FILE`).
     extra_roots: Vec<reqwest::Certificate>,
+    /// The workspace's network policy, met by every remote on the network; `None` for the
+    /// host's own user (the CLI's `computer git`).
+    egress: Option<computer_net::Egress>,
 }
 
 impl Default for Settings {
@@ -39,6 +42,7 @@ impl Default for Settings {
             token_hosts: Vec::new(),
             network_timeout: DEFAULT_NETWORK_TIMEOUT,
             extra_roots: Vec::new(),
+            egress: None,
         }
     }
 }
@@ -62,6 +66,24 @@ pub(crate) fn no_credentials(
 ) -> gix::Result<Option<gix::credentials::protocol::Outcome>> {
     let _ = action;
     Ok(None)
+}
+
+/// A network remote as the host connects to it ([`Git::connect_to`]).
+pub(crate) struct Connect {
+    /// The URL gix connects to.
+    pub(crate) url: String,
+    /// The HTTP options, for http(s).
+    pub(crate) http: Option<gix::protocol::transport::client::blocking_io::http::Options>,
+}
+
+/// `url` (a `git://` URL) with `ip` as its host.
+fn pinned_git_url(url: &str, ip: std::net::IpAddr) -> Result<String> {
+    let mut parsed =
+        url::Url::parse(url).map_err(|e| GitError::Failed(format!("bad URL '{url}': {e}")))?;
+    parsed
+        .set_ip_host(ip)
+        .map_err(|()| GitError::Failed(format!("bad URL '{url}'")))?;
+    Ok(parsed.to_string())
 }
 
 /// How long a clone or fetch may take before it is interrupted.
@@ -89,20 +111,36 @@ impl Git {
             }
             None => Cache::Temp(std::sync::OnceLock::new()),
         };
+        let settings = Settings {
+            egress: Some(computer_net::Egress::new(Arc::clone(&vfs), "git")),
+            ..Settings::default()
+        };
         Ok(Git {
             vfs,
             cache,
-            settings: Settings::default(),
+            settings,
         })
     }
 
     /// Git over `vfs`, keeping the host copies of `.git` directories below `dir`.
     pub fn with_cache_dir(vfs: Arc<Vfs>, dir: impl Into<PathBuf>) -> Git {
+        let settings = Settings {
+            egress: Some(computer_net::Egress::new(Arc::clone(&vfs), "git")),
+            ..Settings::default()
+        };
         Git {
             vfs,
             cache: Cache::Dir(dir.into()),
-            settings: Settings::default(),
+            settings,
         }
+    }
+
+    /// The network check remotes meet: by default the workspace's policy
+    /// (`computer_net`), which refuses every host until one is allowed. `None` lets git
+    /// reach any remote, for the host's own user (the CLI does this for `computer git`).
+    pub fn with_egress(mut self, egress: Option<computer_net::Egress>) -> Git {
+        self.settings.egress = egress;
+        self
     }
 
     /// Lets `clone`/`fetch` read repositories from host paths and `file://` URLs outside the
@@ -193,23 +231,68 @@ impl Git {
         Some(format!("Authorization: Basic {basic}"))
     }
 
+    /// How the host connects to the network remote `url` for a `method` request (`GET` to
+    /// fetch, `POST` to push): checked against the workspace's network policy, with the
+    /// checked addresses pinned. A `git://` URL comes back with the checked address in place
+    /// of its name (gix resolves it again otherwise); an http(s) one gets HTTP options whose
+    /// client resolves only to those addresses and follows no redirect (the policy has not
+    /// seen where it leads).
+    pub(crate) fn connect_to(&self, url: &str, method: &str) -> Result<Connect> {
+        let allowed = match &self.settings.egress {
+            Some(egress) => Some(egress.check(method, url).map_err(|e| {
+                GitError::Network(format!(
+                    "unable to access '{}': {e}",
+                    computer_net::redacted(url)
+                ))
+            })?),
+            None => None,
+        };
+        if !crate::cmd_remote::is_http(url) {
+            let url = match allowed.as_ref().and_then(|a| a.addrs.first()) {
+                Some(addr) => pinned_git_url(url, addr.ip())?,
+                None => url.to_string(),
+            };
+            return Ok(Connect { url, http: None });
+        }
+        Ok(Connect {
+            url: url.to_string(),
+            http: Some(self.http_options(url, allowed)),
+        })
+    }
+
     /// The HTTP options of a connection to `url`: the token as a header (where it may go),
-    /// the extra trusted roots. They replace what the repository's config would say (its
-    /// proxies, headers and certificate files are the guest's, not the host's).
-    pub(crate) fn http_options(
+    /// the extra trusted roots, the checked addresses. They replace what the repository's
+    /// config would say (its proxies, headers and certificate files are the guest's, not the
+    /// host's).
+    fn http_options(
         &self,
         url: &str,
+        allowed: Option<computer_net::Allowed>,
     ) -> gix::protocol::transport::client::blocking_io::http::Options {
         use gix::protocol::transport::client::blocking_io::http;
         let mut options = http::Options {
             extra_headers: self.auth_header(url).into_iter().collect(),
             ..Default::default()
         };
-        if !self.settings.extra_roots.is_empty() {
-            let roots = self.settings.extra_roots.clone();
+        if allowed.is_some() {
+            options.follow_redirects = http::options::FollowRedirects::None;
+        }
+        let roots = self.settings.extra_roots.clone();
+        let pinned = allowed.map(|a| std::sync::Arc::new(computer_net::PinnedResolver::new(a)));
+        if !roots.is_empty() || pinned.is_some() {
             let backend = http::reqwest::Options {
-                configure_client: Some(Box::new(move |builder| {
-                    Ok(builder.tls_certs_merge(roots.iter().cloned()))
+                configure_client: Some(Box::new(move |mut builder| {
+                    if !roots.is_empty() {
+                        builder = builder.tls_certs_merge(roots.iter().cloned());
+                    }
+                    if let Some(pinned) = &pinned {
+                        // Not through a proxy of the host's environment either: the
+                        // connection goes to the checked address itself.
+                        builder = builder
+                            .no_proxy()
+                            .dns_resolver(std::sync::Arc::clone(pinned));
+                    }
+                    Ok(builder)
                 })),
                 configure_request: None,
             };

@@ -75,6 +75,7 @@ fn clone(vfs: &Arc<Vfs>, url: &str) -> Output {
 fn workspace() -> Arc<Vfs> {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     vfs.create_dir_all("/workspace").unwrap();
+    crate::support::allow_loopback(&vfs);
     vfs
 }
 
@@ -366,6 +367,7 @@ fn settings_on_the_command_line_are_the_guests_and_held_to_the_allowlist() {
     std::fs::write(&leak, "[user]\n\tname = From The Host\n").unwrap();
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     vfs.create_dir_all("/workspace/r").unwrap();
+    crate::support::allow_loopback(&vfs);
     let git = Git::new(vfs.clone()).unwrap();
     let ok = |out: &Output| {
         assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));

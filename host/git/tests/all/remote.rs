@@ -18,6 +18,7 @@ fn ok(out: Output) -> String {
 fn workspace() -> (Arc<Vfs>, Git) {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     vfs.create_dir_all("/workspace").unwrap();
+    support::allow_loopback(&vfs);
     let git = Git::new(vfs.clone()).unwrap();
     (vfs, git)
 }
@@ -527,5 +528,142 @@ fn push_to_a_repository_in_the_workspace() {
     assert_eq!(
         ok(run(&git, "/workspace/a", &["show", "incoming:f.txt"])),
         "two\n"
+    );
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn set_policy(vfs: &Vfs, text: &str) {
+    let policy = computer_net::Policy::from_text(text).unwrap();
+    computer_net::save_policy(vfs, &policy).unwrap();
+}
+
+/// A guest's git reaches only what the workspace's network policy allows: nothing by
+/// default, the listed port only, not with a method the rule leaves out; every attempt is in
+/// the audit log. The host's own user (`with_egress(None)`) is not held.
+#[test]
+fn the_network_policy_holds_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    support::served_repo(tmp.path());
+    sh(tmp.path(), "chmod -R a+rwX served.git");
+    let (_daemon, port) = support::git_daemon(tmp.path());
+    let url = format!("git://127.0.0.1:{port}/served.git");
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all("/workspace").unwrap();
+    let git = Git::new(vfs.clone()).unwrap();
+    let out = run(&git, "/workspace", &["clone", "-q", &url, "c"]);
+    assert_eq!(out.status, 128);
+    assert!(
+        stderr(&out).contains("network policy allows nothing"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !vfs.exists("/workspace/c").unwrap(),
+        "a refused clone leaves nothing"
+    );
+    let log = vfs.audit_log(0, 10).unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].origin.as_str(), log[0].tool.as_str()),
+        ("git", "net")
+    );
+    assert!(log[0].error.is_some());
+    // Another port of the same host stays closed; the listed one opens.
+    set_policy(&vfs, &format!("allow git://127.0.0.1:{}", port + 1));
+    assert_eq!(
+        run(&git, "/workspace", &["clone", "-q", &url, "c"]).status,
+        128
+    );
+    set_policy(&vfs, &format!("allow git://127.0.0.1:{port} GET"));
+    ok(run(&git, "/workspace", &["clone", "-q", &url, "c"]));
+    ok(run(&git, "/workspace/c", &["fetch", "-q"]));
+    // Pushing is a POST, which the rule does not allow.
+    vfs.write_file("/workspace/c/new.txt", "x\n").unwrap();
+    ok(run(&git, "/workspace/c", &["add", "."]));
+    ok(run(&git, "/workspace/c", &["commit", "-q", "-m", "new"]));
+    let out = run(&git, "/workspace/c", &["push"]);
+    assert_eq!(out.status, 128, "{}", stderr(&out));
+    assert!(stderr(&out).contains("POST"), "{}", stderr(&out));
+    // The host's user is not held by the guest's policy.
+    set_policy(&vfs, "");
+    let free = Git::new(vfs.clone()).unwrap().with_egress(None);
+    ok(run(&free, "/workspace", &["clone", "-q", &url, "d"]));
+}
+
+/// A name is resolved once, on the host, by the policy's resolver, and the connection goes
+/// to that checked address: `docs.test` resolves nowhere else, so these clones work only
+/// through the pinned address. A wildcard rule does not open a loopback address.
+#[test]
+fn git_connects_to_the_address_the_policy_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    support::served_repo(tmp.path());
+    let (_daemon, port) = support::git_daemon(tmp.path());
+    let (_http, http_port) = support::git_http(tmp.path());
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all("/workspace").unwrap();
+    let names = computer_net::StaticResolver::new([("docs.test", "127.0.0.1".parse().unwrap())]);
+    let egress = computer_net::Egress::new(vfs.clone(), "git").with_resolver(Arc::new(names));
+    let git = Git::new(vfs.clone()).unwrap().with_egress(Some(egress));
+    let daemon = format!("git://docs.test:{port}/served.git");
+    let http = format!("http://docs.test:{http_port}/cgi-bin/git/served.git");
+    set_policy(&vfs, "allow git://*.test:*\nallow http://*.test:*");
+    for url in [&daemon, &http] {
+        let out = run(&git, "/workspace", &["clone", "-q", url, "x"]);
+        assert_eq!(out.status, 128);
+        assert!(stderr(&out).contains("127.0.0.0/8"), "{}", stderr(&out));
+    }
+    set_policy(
+        &vfs,
+        &format!("allow git://docs.test:{port}\nallow http://docs.test:{http_port}"),
+    );
+    ok(run(&git, "/workspace", &["clone", "-q", &daemon, "a"]));
+    ok(run(&git, "/workspace", &["clone", "-q", &http, "b"]));
+    ok(run(&git, "/workspace/b", &["fetch", "-q"]));
+    assert_eq!(
+        vfs.read_file("/workspace/b/top.txt").unwrap(),
+        b"top\ntwo\n"
+    );
+}
+
+/// A redirect from an allowed server is not followed: the policy has not seen its target,
+/// which never gets a connection.
+#[test]
+fn git_follows_no_redirect_past_the_policy() {
+    use std::io::{Read, Write};
+    let target = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let target_port = target.local_addr().unwrap().port();
+    target.set_nonblocking(true).unwrap();
+    let redirector = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = redirector.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in redirector.incoming().take(4) {
+            let Ok(mut stream) = stream else { return };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{target_port}/r.git/info/refs?service=git-upload-pack\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+    });
+    let (vfs, git) = workspace();
+    set_policy(&vfs, &format!("allow http://127.0.0.1:{port}"));
+    let out = run(
+        &git,
+        "/workspace",
+        &[
+            "clone",
+            "-q",
+            &format!("http://127.0.0.1:{port}/r.git"),
+            "x",
+        ],
+    );
+    assert_eq!(out.status, 128);
+    assert!(
+        matches!(target.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the redirect's target was reached"
     );
 }

@@ -304,6 +304,16 @@ impl Drop for Server {
 }
 
 /// A free TCP port on 127.0.0.1.
+/// Opens the test servers' loopback ports in `vfs`'s network policy, as a user would with
+/// `computer net allow` (by default a workspace's git reaches no host at all).
+pub fn allow_loopback(vfs: &Vfs) {
+    let policy = computer_net::Policy::from_text(
+        "allow http://127.0.0.1:*\nallow https://127.0.0.1:*\nallow git://127.0.0.1:*",
+    )
+    .unwrap();
+    computer_net::save_policy(vfs, &policy).unwrap();
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
