@@ -45,6 +45,82 @@ pub enum GitError {
     Failed(String),
 }
 
+/// An HTTP request the host sends through the workspace's network policy.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HttpRequest {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// Redirects to follow (each checked by the policy); 0 returns the redirect.
+    pub max_redirects: u32,
+    pub timeout_ms: Option<u64>,
+    pub max_bytes: Option<u64>,
+}
+
+/// A response's status line and headers (names in lower case).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HttpHead {
+    pub version: String,
+    pub status: u16,
+    pub reason: String,
+    pub headers: Vec<(String, String)>,
+}
+
+impl HttpHead {
+    /// The first value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The final response, after the redirects followed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HttpResponse {
+    pub redirects: Vec<HttpHead>,
+    pub head: HttpHead,
+    pub body: Vec<u8>,
+    pub url: String,
+}
+
+/// Why a request got no response; each message says why.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HttpError {
+    InvalidUrl(String),
+    /// The workspace's network policy refused it.
+    Refused(String),
+    Resolve(String),
+    Connect(String),
+    Tls(String),
+    Timeout(String),
+    TooLarge(String),
+    TooManyRedirects(String),
+    /// The host's limit on requests.
+    Limit(String),
+    Failed(String),
+}
+
+impl HttpError {
+    /// The message.
+    pub fn message(&self) -> &str {
+        match self {
+            HttpError::InvalidUrl(m)
+            | HttpError::Refused(m)
+            | HttpError::Resolve(m)
+            | HttpError::Connect(m)
+            | HttpError::Tls(m)
+            | HttpError::Timeout(m)
+            | HttpError::TooLarge(m)
+            | HttpError::TooManyRedirects(m)
+            | HttpError::Limit(m)
+            | HttpError::Failed(m) => m,
+        }
+    }
+}
+
 /// Why the host did not run a command.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExecError {
@@ -120,9 +196,17 @@ pub trait Host {
     ) -> Result<Finished, GitError>;
     /// Starts a command on another backend.
     fn spawn(&self, request: &ExecRequest) -> Result<Box<dyn Process>, ExecError>;
+    /// Sends an HTTP request through the host (and its network policy).
+    fn http(&self, request: &HttpRequest) -> Result<HttpResponse, HttpError> {
+        let _ = request;
+        Err(HttpError::Refused(
+            "network: this host has no network".into(),
+        ))
+    }
 }
 
-/// The machine's own file system, for unit tests run natively: no git and no other backend.
+/// The machine's own file system, for unit tests run natively: no git, no other backend, no
+/// network.
 #[cfg(unix)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Native;

@@ -149,6 +149,12 @@ pub const UTILITIES: &[Utility] = &[
         "split a file into pieces at line numbers or matching lines",
     ),
     Utility::new(
+        "curl",
+        native!(curl::curl),
+        "curl [-sSfLIiGvk] [-o FILE | -O] [-X METHOD] [-H 'NAME: VALUE']... [-d DATA | --data-binary DATA | --data-urlencode DATA | --json DATA | -F NAME=VALUE]... [-u USER:PASS] [-w FORMAT] [-D FILE] [-m SECS] [--retry N] [--compressed] URL...",
+        "transfer a URL over HTTP(S), sent by the host through the workspace's network policy",
+    ),
+    Utility::new(
         "cut",
         native!(cut::cut),
         "cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [--output-delimiter=S] [FILE]...",
@@ -705,6 +711,12 @@ pub const UTILITIES: &[Utility] = &[
         native!(wc::wc),
         "wc [-lwcmL] [FILE]...",
         "count lines, words and bytes",
+    ),
+    Utility::new(
+        "wget",
+        native!(wget::wget),
+        "wget [-q] [-O FILE] [-P DIR] [--header 'NAME: VALUE']... [--post-data DATA] [--method M] [-T SECS] [-t N] [-S] URL...",
+        "download URLs to files, through the host and the workspace's network policy",
     ),
     Utility::new(
         "which",

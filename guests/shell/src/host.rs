@@ -1,13 +1,14 @@
 //! The host's imports behind [`shell_base::Host`]: the `computer:host` WIT interfaces
-//! (workspace, git, exec) as the isolate's host provides them.
+//! (workspace, git, http, exec) as the isolate's host provides them.
 
 use std::time::Duration;
 
 use shell_base::host::{
-    ExecError, ExecRequest, FileInfo, Finished, FsUsage, GitError, Host, Process, Written,
+    ExecError, ExecRequest, FileInfo, Finished, FsUsage, GitError, Host, HttpError, HttpHead,
+    HttpRequest, HttpResponse, Process, Written,
 };
 
-use crate::bindings::computer::host::{exec, git, workspace};
+use crate::bindings::computer::host::{exec, git, http, workspace};
 use crate::bindings::wasi::clocks::monotonic_clock;
 use crate::bindings::wasi::filesystem::types::ErrorCode;
 use crate::bindings::wasi::io::poll;
@@ -85,6 +86,44 @@ impl Host for Wit {
                 | git::Error::Conflict(m)
                 | git::Error::Failed(m),
             ) => Err(GitError::Failed(m)),
+        }
+    }
+
+    fn http(&self, request: &HttpRequest) -> Result<HttpResponse, HttpError> {
+        let req = http::Request {
+            method: request.method.clone(),
+            url: request.url.clone(),
+            headers: request.headers.clone(),
+            body: request.body.clone(),
+            max_redirects: request.max_redirects,
+            timeout_ms: request.timeout_ms,
+            max_bytes: request.max_bytes,
+        };
+        let head = |h: http::Head| HttpHead {
+            version: h.version,
+            status: h.status,
+            reason: h.reason,
+            headers: h.headers,
+        };
+        match http::send(&req) {
+            Ok(r) => Ok(HttpResponse {
+                redirects: r.redirects.into_iter().map(head).collect(),
+                head: head(r.head),
+                body: r.body,
+                url: r.url,
+            }),
+            Err(e) => Err(match e {
+                http::Error::InvalidUrl(m) => HttpError::InvalidUrl(m),
+                http::Error::Refused(m) => HttpError::Refused(m),
+                http::Error::Resolve(m) => HttpError::Resolve(m),
+                http::Error::Connect(m) => HttpError::Connect(m),
+                http::Error::Tls(m) => HttpError::Tls(m),
+                http::Error::Timeout(m) => HttpError::Timeout(m),
+                http::Error::TooLarge(m) => HttpError::TooLarge(m),
+                http::Error::TooManyRedirects(m) => HttpError::TooManyRedirects(m),
+                http::Error::Limit(m) => HttpError::Limit(m),
+                http::Error::Failed(m) => HttpError::Failed(m),
+            }),
         }
     }
 

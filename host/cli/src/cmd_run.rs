@@ -147,6 +147,9 @@ pub fn run_component(
     let program = isolate.load(wasm).with_context(|| what.to_string())?;
     let limits = options.limits()?;
     let git = ws.git_handler();
+    let network = ws
+        .egress("isolate")
+        .with_context(|| "COMPUTER_CA_FILE".to_string())?;
     let req = RunRequest {
         args: argv,
         env: options.env()?,
@@ -160,8 +163,10 @@ pub fn run_component(
             limits,
             next: Arc::new(NoBackends),
             git: Arc::clone(&git),
+            network: Some(network.clone()),
         }),
         git,
+        network: Some(network),
         ..RunRequest::default()
     };
     let outcome = isolate.run(&program, ws.vfs(), req);

@@ -11,6 +11,7 @@ mod cmd_image;
 mod cmd_log;
 mod cmd_mcp;
 mod cmd_mount;
+mod cmd_net;
 mod cmd_run;
 mod cmd_runtime;
 mod cmd_serve;
@@ -85,6 +86,10 @@ enum Command {
     Serve(cmd_serve::ServeArgs),
     /// The audit log: every agent tool call made on this workspace (MCP, HTTP), newest last.
     Log(cmd_log::LogArgs),
+    /// The workspace's network policy: which hosts a guest's requests (today: its git) may
+    /// reach. Nothing, until `computer net allow URL`.
+    #[command(subcommand)]
+    Net(cmd_net::NetCommand),
     /// Git on the workspace's repositories (clone, status, diff, add, commit, log, checkout, ...), run by the host
     Git(cmd_git::GitArgs),
     /// Mount the workspace on the host through FUSE, until Ctrl-C or `computer umount`.
@@ -173,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Log(args) => cmd_log::log(&ws, args),
         Command::Compact => cmd_compact::compact(&ws),
         Command::Git(args) => cmd_git::git(&ws, args),
+        Command::Net(cmd) => cmd_net::run(&ws, cmd),
         Command::Mount(args) => cmd_mount::mount(&ws, args),
         Command::Serve(args) => cmd_serve::serve(args),
         Command::Umount(args) => cmd_mount::umount(args),

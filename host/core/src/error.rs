@@ -41,6 +41,9 @@ pub enum Error {
     /// A request that cannot be run as given.
     #[error("{0}")]
     Invalid(String),
+    /// The network policy refused a request, or could not be read or set.
+    #[error(transparent)]
+    Net(#[from] computer_net::NetError),
 }
 
 impl Error {
@@ -49,9 +52,11 @@ impl Error {
         match self {
             Error::Fs { source, .. } | Error::Vfs(source) => Some(source.errno()),
             Error::Host { source, .. } => source.raw_os_error(),
-            Error::Archive(_) | Error::Isolate(_) | Error::Unavailable(_) | Error::Invalid(_) => {
-                None
-            }
+            Error::Archive(_)
+            | Error::Isolate(_)
+            | Error::Unavailable(_)
+            | Error::Invalid(_)
+            | Error::Net(_) => None,
         }
     }
 }

@@ -256,6 +256,12 @@ impl Workspace {
             env.push(("COMPUTER_SH_SESSION".into(), path.into()));
         }
         let git = self.git_handler_with(req.backend == Backend::Auto);
+        // A CA file that cannot be read must not stop every command: https then trusts the
+        // system's roots alone, and the host's stderr says why.
+        let network = self.egress("isolate").unwrap_or_else(|e| {
+            eprintln!("computer: {e}; https requests trust the system's roots only");
+            computer_net::Egress::new(self.vfs(), "isolate")
+        });
         let run = RunRequest {
             args,
             env,
@@ -270,8 +276,10 @@ impl Workspace {
                 limits: req.limits,
                 next,
                 git: Arc::clone(&git),
+                network: Some(network.clone()),
             }),
             git,
+            network: Some(network),
             layers: Vec::new(),
         };
         Ok(isolate.run(&program, self.vfs(), run).into())

@@ -14,6 +14,8 @@
 //!   shell does not have) runs native programs in a warm Docker container per workspace with
 //!   the workspace mounted at `/workspace` through FUSE, or copied there and back for an
 //!   engine the mount cannot reach ([`containers`]).
+//! - [`Workspace::net_policy`] is the network egress policy every guest request meets on
+//!   the host (today: the guests' git); nothing is reachable until it allows a host.
 //! - [`Workspace::spawn`] starts a command in the background on any backend: a [`Job`]
 //!   whose output is read as it comes, waited for, killed.
 //!
@@ -27,6 +29,7 @@
 //! # Ok::<(), computer::Error>(())
 //! ```
 
+mod egress;
 mod error;
 mod exec;
 mod export;
@@ -41,6 +44,7 @@ pub use computer_container as containers;
 pub use computer_container::ContainerProgress;
 pub use computer_git as gitlib;
 pub use computer_isolate as isolate;
+pub use computer_net as net;
 pub use computer_vfs as vfs;
 pub use computer_vfs::{Vfs, VfsError, VfsOptions};
 pub use error::{Error, Result};

@@ -1,4 +1,4 @@
-//! Host bindings of our own interfaces (`computer:host/exec`, `git`, `workspace`), generated
+//! Host bindings of our own interfaces (`computer:host/exec`, `git`, `http`, `workspace`), generated
 //! from the same `wit/` that guests generate theirs from.
 
 wasmtime::component::bindgen!({

@@ -25,6 +25,8 @@ pub struct WorkspaceComponents {
     pub next: Arc<dyn ExecHandler>,
     /// Who runs their git command lines.
     pub git: Arc<dyn crate::git::GitHandler>,
+    /// Their network egress (as the caller's).
+    pub network: Option<computer_net::Egress>,
 }
 
 impl WorkspaceComponents {
@@ -75,6 +77,7 @@ impl ExecHandler for WorkspaceComponents {
             },
             exec: Arc::clone(&self.next),
             git: Arc::clone(&self.git),
+            network: self.network.clone(),
             // A nested program sees the workspace alone.
             layers: Vec::new(),
             ..RunRequest::default()

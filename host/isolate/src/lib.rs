@@ -20,8 +20,9 @@
 //!   The outcome says which limit stopped a guest, if one did.
 //! - The guest sees the workspace through `wasi:filesystem` ([`computer_wasi`]), wasmtime-wasi
 //!   for cli/clocks/random/io/sockets (no network granted), and our `computer:host` interfaces:
-//!   `exec` (through an [`ExecHandler`]), `workspace`, and `git` (through a [`GitHandler`];
-//!   [`NoGit`] answers `unsupported`).
+//!   `exec` (through an [`ExecHandler`]), `workspace`, `git` (through a [`GitHandler`];
+//!   [`NoGit`] answers `unsupported`), and `http` (through the workspace's network policy,
+//!   [`RunRequest::network`]; refused without it).
 //!
 //! # Example
 //! ```no_run
@@ -46,6 +47,7 @@ mod error;
 mod exec;
 mod extensions;
 mod git;
+mod http;
 mod limits;
 mod output;
 pub mod python;
@@ -62,6 +64,7 @@ pub use engine::{Isolate, IsolateConfig, Program, default_cache_dir};
 pub use error::IsolateError;
 pub use exec::Process;
 pub use git::{GitHandler, GitOutput, NoGit};
+pub use http::MAX_REQUESTS;
 pub use limits::{LimitHit, Limits};
 pub use run::{RunOutcome, RunRequest, RunStatus};
 pub use state::State;

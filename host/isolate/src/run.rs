@@ -38,6 +38,9 @@ pub struct RunRequest {
     pub exec: Arc<dyn ExecHandler>,
     /// Runs the git command lines the guest asks for through `computer:host/git`.
     pub git: Arc<dyn crate::git::GitHandler>,
+    /// Sends the guest's HTTP requests (`computer:host/http`) through the workspace's network
+    /// policy; `None` (the default): every request is refused.
+    pub network: Option<computer_net::Egress>,
     /// Read-only trees of the host the guest sees beside the workspace, each at its path (a
     /// runtime's standard library, shared by every workspace). None by default.
     pub layers: Vec<Layer>,
@@ -55,6 +58,7 @@ impl Default for RunRequest {
             on_output: None,
             exec: Arc::new(NoBackends),
             git: Arc::new(crate::git::NoGit),
+            network: None,
             layers: Vec::new(),
         }
     }
@@ -191,6 +195,8 @@ impl Isolate {
             host: HostCtx {
                 exec: req.exec,
                 git: req.git,
+                network: req.network,
+                requests: 0,
                 env: req.env.clone(),
                 cancel: req.cancel.clone(),
                 deadline: deadline.clone(),

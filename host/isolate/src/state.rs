@@ -16,6 +16,10 @@ use computer_exec::{CancelToken, Deadline, ExecHandler};
 pub(crate) struct HostCtx {
     pub(crate) exec: Arc<dyn ExecHandler>,
     pub(crate) git: Arc<dyn crate::git::GitHandler>,
+    /// The workspace's network egress, if the guest may have any.
+    pub(crate) network: Option<computer_net::Egress>,
+    /// HTTP requests made so far (bounded by [`crate::http::MAX_REQUESTS`]).
+    pub(crate) requests: u32,
     /// The environment the guest started with (for the typed git calls).
     pub(crate) env: Vec<(String, String)>,
     pub(crate) cancel: CancelToken,
@@ -93,10 +97,11 @@ pub(crate) fn linker(engine: &Engine) -> wasmtime::Result<Linker<State>> {
     sockets::udp::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
     sockets::udp_create_socket::add_to_linker::<State, WasiSockets>(&mut l, State::sockets)?;
     computer_wasi::add_to_linker(&mut l)?;
-    use crate::bindings::computer::host::{exec, git, process, workspace};
+    use crate::bindings::computer::host::{exec, git, http, process, workspace};
     process::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     exec::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     git::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
+    http::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     workspace::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     // The one import of CPython for WASI beyond WASI (see `python.rs`): no bridge.
     l.instance("host")?

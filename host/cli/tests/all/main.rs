@@ -6,6 +6,7 @@ mod mcp;
 #[path = "../../../bucket/tests/support/moto.rs"]
 mod moto;
 mod mount;
+mod net;
 mod python;
 #[path = "../../../container/tests/support/requirements.rs"]
 mod requirements;

@@ -135,6 +135,7 @@ pub fn host_exec() {
         limits: Default::default(),
         next: Arc::new(NoBackends),
         git: Arc::new(computer_isolate::NoGit),
+        network: None,
     });
     let req = RunRequest {
         exec: handler,

@@ -5,6 +5,7 @@ mod conformance;
 mod examples;
 mod guests;
 mod hostile;
+mod http_server;
 mod shell;
 
 use std::sync::{Arc, OnceLock};

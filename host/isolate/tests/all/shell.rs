@@ -40,6 +40,25 @@ const ENV: &[(&str, &str)] = &[
     ("LC_ALL", "C"),
 ];
 
+/// `SERVER` for a case that talks to the test HTTP server (its script names `$SERVER` or
+/// another loopback address).
+fn server_env(case: &Value) -> Option<(String, String)> {
+    let script = case["script"].as_str().unwrap_or_default();
+    (script.contains("SERVER") || script.contains("127.0.0.1")).then(|| {
+        (
+            "SERVER".to_string(),
+            format!("http://127.0.0.1:{}", crate::http_server::port()),
+        )
+    })
+}
+
+/// Output with the test server's port (which changes every run) as `PORT`.
+fn without_port(text: String) -> String {
+    let port = crate::http_server::port();
+    text.replace(&format!("127.0.0.1:{port}"), "127.0.0.1:PORT")
+        .replace(&format!("port {port}"), "port PORT")
+}
+
 /// Where our shell runs the cases.
 const CWD: &str = "/workspace";
 
@@ -173,6 +192,7 @@ fn bash(case: &Value, mode: Mode) -> Outcome {
         .current_dir(dir.path())
         .env_clear()
         .envs(ENV.iter().copied())
+        .envs(server_env(case))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -187,9 +207,14 @@ fn bash(case: &Value, mode: Mode) -> Outcome {
     let here = dir.path().to_string_lossy().into_owned();
     let script_path = script_path.to_string_lossy().into_owned();
     let shown = |bytes: &[u8]| {
-        text(bytes)
+        let shown = text(bytes)
             .replace(&script_path, SCRIPT)
-            .replace(&here, CWD)
+            .replace(&here, CWD);
+        if server_env(case).is_some() {
+            without_port(shown)
+        } else {
+            shown
+        }
     };
     let mut tree = Vec::new();
     for entry in walkdir(dir.path()) {
@@ -252,12 +277,22 @@ fn ours(case: &Value, mode: Mode) -> Outcome {
         Mode::Stdin => script,
         Mode::Command | Mode::File => case["stdin"].as_str().unwrap_or_default(),
     };
+    let server = server_env(case);
+    // The workspace's network policy opens loopback's ports (the test server's, and closed
+    // ones for the connection errors), and nothing else.
+    let network = server.as_ref().map(|_| {
+        let policy = computer_net::Policy::from_text("allow http://127.0.0.1:*").unwrap();
+        computer_net::save_policy(&vfs, &policy).unwrap();
+        computer_net::Egress::new(Arc::clone(&vfs), "isolate")
+    });
     let req = RunRequest {
         env: ENV
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
+            .chain(server.clone())
             .collect(),
         stdin: stdin.as_bytes().to_vec().into(),
+        network,
         ..RunRequest::default()
     };
     let args: &[&str] = match mode {
@@ -293,9 +328,13 @@ fn ours(case: &Value, mode: Mode) -> Outcome {
         tree.push(tree_line(&rel, item));
     }
     tree.sort();
+    let shown = |bytes: &[u8]| match &server {
+        Some(_) => without_port(text(bytes)),
+        None => text(bytes),
+    };
     Outcome {
-        stdout: text(&out.stdout),
-        stderr: text(&out.stderr),
+        stdout: shown(&out.stdout),
+        stderr: shown(&out.stderr),
         status: out.exit_code() as i64,
         tree,
     }
