@@ -1,12 +1,14 @@
 //! The workspace's network egress policy ([`computer_net`]): read, changed, checked.
 
-use computer_net::{Allowed, Egress, Policy};
+use std::sync::Arc;
+
+use computer_net::{Allowed, Egress, Policy, StaticResolver, SystemResolver};
 
 use crate::error::Result;
 use crate::workspace::Workspace;
 
 impl Workspace {
-    /// The network policy a guest's requests meet (today those of its git). The default
+    /// The network policy a guest's requests meet (its curl, wget and git). The default
     /// allows nothing; it is kept in the workspace file, and a fork takes it along.
     pub fn net_policy(&self) -> Result<Policy> {
         Ok(computer_net::load_policy(&self.vfs())?)
@@ -19,10 +21,21 @@ impl Workspace {
 
     /// The egress of this workspace's guests (give it to
     /// [`computer_isolate::RunRequest::network`] when running components yourself): its
-    /// policy, the system's resolver, the host's CA file (`COMPUTER_CA_FILE`, as git's) beside
+    /// policy, the system's resolver (with the test names of `COMPUTER_NET_HOSTS`, which map
+    /// to loopback addresses only), the host's CA file (`COMPUTER_CA_FILE`, as git's) beside
     /// the system's roots; audit rows name `origin`.
     pub fn egress(&self, origin: &str) -> Result<Egress> {
-        let egress = Egress::new(self.vfs(), origin);
+        let mut egress = Egress::new(self.vfs(), origin);
+        // Test names (`COMPUTER_NET_HOSTS=docs.test=127.0.0.2`), loopback only; the rest
+        // resolve as usual.
+        if let Some(hosts) = std::env::var("COMPUTER_NET_HOSTS")
+            .ok()
+            .filter(|h| !h.is_empty())
+        {
+            let table =
+                StaticResolver::from_hosts_setting(&hosts).map_err(crate::Error::Invalid)?;
+            egress = egress.with_resolver(Arc::new(table.with_fallback(Arc::new(SystemResolver))));
+        }
         match std::env::var_os("COMPUTER_CA_FILE").filter(|f| !f.is_empty()) {
             Some(file) => {
                 let pem = std::fs::read(&file).map_err(|source| crate::Error::Host {
@@ -38,6 +51,6 @@ impl Workspace {
     /// Checks a `method` request to `url` against the policy as a guest's would be (resolving
     /// the host's name here), without sending it; the audit log gets a row naming `origin`.
     pub fn net_check(&self, method: &str, url: &str, origin: &str) -> Result<Allowed> {
-        Ok(Egress::new(self.vfs(), origin).check(method, url)?)
+        Ok(self.egress(origin)?.check(method, url)?)
     }
 }

@@ -90,8 +90,9 @@ impl Workspace {
             .with_http_token(options.http_token)
             .with_token_hosts(options.token_hosts)
             .with_network_timeout(options.network_timeout);
+        // The guests' egress, with the host's test names and CA file, as curl's.
         let git = if options.network_policy {
-            git
+            git.with_egress(Some(self.egress("git")?))
         } else {
             git.with_egress(None)
         };

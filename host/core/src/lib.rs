@@ -15,7 +15,7 @@
 //!   the workspace mounted at `/workspace` through FUSE, or copied there and back for an
 //!   engine the mount cannot reach ([`containers`]).
 //! - [`Workspace::net_policy`] is the network egress policy every guest request meets on
-//!   the host (today: the guests' git); nothing is reachable until it allows a host.
+//!   the host (the isolate's curl, wget and git); nothing is reachable until it allows a host.
 //! - [`Workspace::spawn`] starts a command in the background on any backend: a [`Job`]
 //!   whose output is read as it comes, waited for, killed.
 //!

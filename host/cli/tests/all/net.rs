@@ -105,3 +105,156 @@ fn the_policy_is_set_shown_checked_and_holds_curl() {
     let forked = cli.ok(&["--workspace", "fork.db", "net", "show"]);
     assert_eq!(forked, format!("allow http://127.0.0.1:{port} GET\n"));
 }
+
+/// What the network issue is done by: `computer net allow https://docs.test:PORT` (a TLS
+/// server on loopback under a test name, through the host's test names and CA file) lets the
+/// isolate's curl reach it, and nothing else.
+#[test]
+fn curl_reaches_an_allowed_tls_server_by_its_test_name() {
+    let cli = Cli::new();
+    let dir = cli.path("tls");
+    std::fs::create_dir_all(dir.join("site")).unwrap();
+    std::fs::write(dir.join("site/hello.txt"), "over tls\n").unwrap();
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    std::fs::write(
+        dir.join("leaf.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=DNS:docs.test\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=test CA",
+        "-keyout",
+        "ca-key.pem",
+        "-out",
+        "ca.pem",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=docs.test",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "leaf.csr",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca-key.pem",
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        "leaf.ext",
+        "-out",
+        "cert.pem",
+    ]);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = format!(
+        "import http.server, ssl, functools\n\
+         handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory='site')\n\
+         server = http.server.HTTPServer(('127.0.0.1', {port}), handler)\n\
+         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n\
+         context.load_cert_chain('cert.pem', 'key.pem')\n\
+         server.socket = context.wrap_socket(server.socket, server_side=True)\n\
+         server.serve_forever()\n"
+    );
+    let mut server = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 starts");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let ca = dir.join("ca.pem");
+    let sh = |script: &str| {
+        let out = cli
+            .command(&["sh", "-c", script])
+            .env_remove("HOME")
+            .env("COMPUTER_NET_HOSTS", "docs.test=127.0.0.1")
+            .env("COMPUTER_CA_FILE", &ca)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let url = format!("https://docs.test:{port}/hello.txt");
+    let (status, _, err) = sh(&format!("curl -sS {url}"));
+    assert_eq!(status, Some(7), "refused before it is allowed: {err}");
+    cli.ok(&["net", "allow", &format!("https://docs.test:{port}")]);
+    let (status, out, err) = sh(&format!("curl -sS {url}"));
+    assert_eq!((status, out.as_str()), (Some(0), "over tls\n"), "{err}");
+    // The same server by its address, or over plain http, is not what the rule names.
+    for other in [
+        format!("https://127.0.0.1:{port}/hello.txt"),
+        format!("http://docs.test:{port}/hello.txt"),
+    ] {
+        let (status, _, err) = sh(&format!("curl -sS {other}"));
+        assert_eq!(status, Some(7), "{other}: {err}");
+    }
+    // -k is refused; without the CA file the certificate does not verify.
+    let (status, _, err) = sh(&format!("curl -k {url}"));
+    assert_eq!(status, Some(2), "{err}");
+    let out = cli
+        .command(&["sh", "-c", &format!("curl -sS {url}")])
+        .env("COMPUTER_NET_HOSTS", "docs.test=127.0.0.1")
+        .env_remove("COMPUTER_CA_FILE")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(60),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A test name must map to loopback.
+    let out = cli
+        .command(&["net", "check", &url])
+        .env("COMPUTER_NET_HOSTS", "docs.test=10.0.0.1")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.x only"));
+    let _ = server.kill();
+    let _ = server.wait();
+}
