@@ -269,8 +269,10 @@ impl Egress {
             .get(reqwest::header::LOCATION)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let mut out = Vec::new();
-        let mut buf = vec![0u8; 64 * 1024];
+        // Sized once from Content-Length (within the limit): no copies as the body grows.
+        let expected = response.content_length().unwrap_or(0).min(req.max_bytes);
+        let mut out = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+        let mut buf = vec![0u8; 256 * 1024];
         loop {
             if stop() {
                 return Err(SendError::Timeout(format!(
