@@ -13,6 +13,10 @@ pub const APPLICATION_ID: i32 = 0x436d_7074;
 /// The schema version this build writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = 4;
 
+/// The oldest version a read-only open reads without migrating (a Python runtime's standard
+/// library, installed before version 4, is one such file).
+const OLDEST_READABLE: i64 = 3;
+
 /// Default chunk size for new workspaces.
 pub const DEFAULT_CHUNK_SIZE: u64 = 256 * 1024;
 
@@ -215,7 +219,13 @@ pub(crate) fn prepare(
         return Ok(());
     }
     if read_only {
-        return Err(VfsError::ReadOnly);
+        // A reader cannot migrate; the versions since OLDEST_READABLE only add tables it can
+        // do without (4: settings, read as unset), so it reads them as they are.
+        return if version >= OLDEST_READABLE {
+            Ok(())
+        } else {
+            Err(VfsError::ReadOnly)
+        };
     }
     // Another process may be creating or migrating the same file: decide under the write lock.
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

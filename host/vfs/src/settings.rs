@@ -4,6 +4,11 @@
 
 use rusqlite::OptionalExtension;
 
+/// Whether `e` says a table does not exist.
+fn is_missing_table(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(_, Some(msg)) if msg.starts_with("no such table"))
+}
+
 use crate::error::{Result, VfsError};
 use crate::vfs::Vfs;
 
@@ -14,11 +19,15 @@ impl Vfs {
     /// The setting `key`, if it was set.
     pub fn setting(&self, key: &str) -> Result<Option<String>> {
         let inner = self.lock()?;
-        Ok(inner
+        let stmt = inner
             .conn
-            .prepare_cached("SELECT value FROM settings WHERE key = ?1")?
-            .query_row([key], |r| r.get(0))
-            .optional()?)
+            .prepare_cached("SELECT value FROM settings WHERE key = ?1");
+        match stmt {
+            Ok(mut stmt) => Ok(stmt.query_row([key], |r| r.get(0)).optional()?),
+            // A version-3 file opened read-only has no settings table: nothing is set.
+            Err(e) if is_missing_table(&e) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Sets `key` to `value`, or removes it with `None`.

@@ -610,6 +610,36 @@ fn audit_log_records_calls_without_touching_the_tree() {
     assert_eq!(vfs.audit_log(first, 10).unwrap().len(), 1);
 }
 
+/// A version-3 file (a Python runtime's standard library installed before version 4) is
+/// read as it is when opened read-only: settings read as unset, the file left at version 3.
+#[test]
+fn a_version_3_workspace_is_read_read_only_without_migrating() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v3.db");
+    let vfs = Vfs::open(&path).unwrap();
+    vfs.write_file("/workspace/kept", "kept").unwrap();
+    drop(vfs);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("DROP TABLE settings; PRAGMA user_version = 3;")
+        .unwrap();
+    drop(conn);
+    let ro = Vfs::open_with(
+        &path,
+        &VfsOptions {
+            read_only: true,
+            ..VfsOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(ro.read_file("/workspace/kept").unwrap(), b"kept");
+    assert_eq!(ro.setting("net.policy").unwrap(), None);
+    let version: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 3, "a reader must not migrate");
+}
+
 #[test]
 fn a_version_1_workspace_is_migrated_to_the_current_schema() {
     let dir = tempfile::tempdir().unwrap();
