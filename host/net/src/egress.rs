@@ -40,10 +40,12 @@ pub struct Allowed {
     pub addrs: Vec<SocketAddr>,
 }
 
-/// The egress check of one workspace.
+/// The egress check of one workspace. It holds the workspace weakly (a git handle or a run
+/// that keeps one must not keep the workspace open): once the workspace is dropped, it
+/// refuses everything.
 #[derive(Debug, Clone)]
 pub struct Egress {
-    vfs: Arc<Vfs>,
+    vfs: std::sync::Weak<Vfs>,
     resolver: Arc<dyn Resolver>,
     origin: String,
     extra_roots: Arc<Vec<reqwest::Certificate>>,
@@ -54,7 +56,7 @@ impl Egress {
     /// name `origin` (`git`, `isolate`, ...) as the requester.
     pub fn new(vfs: Arc<Vfs>, origin: &str) -> Egress {
         Egress {
-            vfs,
+            vfs: Arc::downgrade(&vfs),
             resolver: Arc::new(SystemResolver),
             origin: origin.to_string(),
             extra_roots: Arc::default(),
@@ -128,7 +130,10 @@ impl Egress {
             .map_or(0, |d| d.saturating_sub(elapsed).as_nanos());
         let nanos = |n: u128| i64::try_from(n).unwrap_or(i64::MAX);
         // A read-only workspace keeps no log; the decision stands without its row.
-        let _ = self.vfs.record_audit(&AuditEntry {
+        let Some(vfs) = self.vfs.upgrade() else {
+            return;
+        };
+        let _ = vfs.record_audit(&AuditEntry {
             id: 0,
             started: nanos(now),
             duration: nanos(elapsed.as_nanos()),
@@ -149,7 +154,11 @@ impl Egress {
             why,
         };
         let target = target(method, url, shown)?;
-        let policy = load_policy(&self.vfs)?;
+        let vfs = self
+            .vfs
+            .upgrade()
+            .ok_or(computer_vfs::VfsError::Invalid("the workspace was closed"))?;
+        let policy = load_policy(&vfs)?;
         if let Some(rule) = policy.deny.iter().find(|r| r.matches(&target)) {
             return Err(refused(format!(
                 "the workspace's network policy denies {rule}"

@@ -14,8 +14,9 @@ fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
 }
 
-/// A workspace with `policy` and a resolver for the test names.
-fn egress(policy: &str) -> Egress {
+/// A workspace with `policy` and a resolver for the test names (the egress holds the
+/// workspace weakly: keep the first half alive).
+fn egress(policy: &str) -> (Arc<Vfs>, Egress) {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     save_policy(&vfs, &Policy::from_text(policy).unwrap()).unwrap();
     let names = StaticResolver::new([
@@ -30,7 +31,8 @@ fn egress(policy: &str) -> Egress {
         ("v6.test", ip("fd00::1")),
         ("mapped.test", ip("::ffff:127.0.0.1")),
     ]);
-    Egress::new(vfs, "test").with_resolver(Arc::new(names))
+    let e = Egress::new(Arc::clone(&vfs), "test").with_resolver(Arc::new(names));
+    (vfs, e)
 }
 
 fn refused(e: &Egress, method: &str, url: &str) -> String {
@@ -42,7 +44,7 @@ fn refused(e: &Egress, method: &str, url: &str) -> String {
 
 #[test]
 fn the_default_policy_refuses_everything_and_says_how_to_open() {
-    let e = egress("");
+    let (_vfs, e) = egress("");
     let why = refused(&e, "GET", "https://public.test/");
     assert!(why.contains("allows nothing"), "{why}");
     assert!(why.contains("computer net allow"), "{why}");
@@ -50,7 +52,7 @@ fn the_default_policy_refuses_everything_and_says_how_to_open() {
 
 #[test]
 fn a_rule_opens_its_scheme_host_default_port_and_path() {
-    let e = egress("allow https://public.test/api");
+    let (_vfs, e) = egress("allow https://public.test/api");
     let ok = e.check("GET", "https://public.test/api/v1?x=1").unwrap();
     assert_eq!(ok.addrs, vec!["93.184.215.14:443".parse().unwrap()]);
     assert!(e.check("GET", "https://public.test/api").is_ok());
@@ -66,7 +68,7 @@ fn a_rule_opens_its_scheme_host_default_port_and_path() {
 
 #[test]
 fn methods_ports_and_wildcards() {
-    let e =
+    let (_vfs, e) =
         egress("allow https://*.public.test:* GET,HEAD\nallow http://public.test:8080/up/ POST");
     assert!(e.check("get", "https://a.public.test:9999/x").is_ok());
     refused(&e, "POST", "https://a.public.test/x");
@@ -78,7 +80,7 @@ fn methods_ports_and_wildcards() {
 
 #[test]
 fn deny_rules_narrow_all() {
-    let e = egress("all\ndeny https://a.public.test");
+    let (_vfs, e) = egress("all\ndeny https://a.public.test");
     assert!(e.check("GET", "https://public.test/").is_ok());
     let why = refused(&e, "GET", "https://a.public.test/x");
     assert!(why.contains("denies https://a.public.test"), "{why}");
@@ -86,7 +88,7 @@ fn deny_rules_narrow_all() {
 
 #[test]
 fn private_ranges_are_refused_under_all_and_wildcards() {
-    let e = egress("all\nallow https://*.docs.test");
+    let (_vfs, e) = egress("all\nallow https://*.docs.test");
     for (url, range) in [
         ("http://127.0.0.1/", "127.0.0.0/8"),
         ("http://2130706433/", "127.0.0.0/8"),
@@ -114,7 +116,7 @@ fn private_ranges_are_refused_under_all_and_wildcards() {
 
 #[test]
 fn a_rule_naming_a_loopback_host_opens_it() {
-    let e = egress("allow http://docs.test:8080\nallow git://127.0.0.1:*");
+    let (_vfs, e) = egress("allow http://docs.test:8080\nallow git://127.0.0.1:*");
     let ok = e.check("GET", "http://docs.test:8080/repo.git").unwrap();
     assert_eq!(ok.host, "docs.test");
     assert_eq!(ok.addrs, vec!["127.0.0.2:8080".parse().unwrap()]);
@@ -125,7 +127,7 @@ fn a_rule_naming_a_loopback_host_opens_it() {
 
 #[test]
 fn hostile_urls_are_errors_not_requests() {
-    let e = egress("all");
+    let (_vfs, e) = egress("all");
     for url in [
         "file:///etc/passwd",
         "ssh://git@public.test/r",
@@ -148,7 +150,7 @@ fn hostile_urls_are_errors_not_requests() {
 
 #[test]
 fn every_decision_is_audited_without_credentials_or_query_values() {
-    let e = egress("allow https://public.test");
+    let (_vfs, e) = egress("allow https://public.test");
     let vfs = Arc::new(Vfs::in_memory().unwrap());
     let e2 = Egress::new(Arc::clone(&vfs), "git");
     let _ = e.check("GET", "https://public.test/");
@@ -199,6 +201,17 @@ fn rules_parse_print_and_refuse_nonsense() {
         assert!(Rule::parse(bad, &[]).is_err(), "{bad}");
     }
     assert!(Rule::parse("https://docs.test", &["GE T".into()]).is_err());
+}
+
+#[test]
+fn an_egress_whose_workspace_was_dropped_refuses() {
+    let (vfs, e) = egress("all");
+    assert!(e.check("GET", "https://public.test/").is_ok());
+    drop(vfs);
+    assert!(matches!(
+        e.check("GET", "https://public.test/"),
+        Err(NetError::Store(_))
+    ));
 }
 
 #[test]
