@@ -622,6 +622,10 @@ async fn send_with_retries(
 fn http_failure(req: &HttpRequest, e: &HttpError, started: std::time::Instant) -> Failure {
     let host = host_of(&req.url);
     match e {
+        // A header or method the host will not send is a bad argument (43), not a bad URL.
+        HttpError::InvalidUrl(m) if m.contains("header") || m.contains("method") => {
+            failure(43, m.clone())
+        }
         HttpError::InvalidUrl(m) => failure(
             3,
             format!("URL using bad/illegal format or missing URL ({m})"),
