@@ -12,6 +12,18 @@ pub fn restricted_range(ip: IpAddr) -> Option<&'static str> {
     }
 }
 
+/// Whether `ip` is where cloud metadata services answer (link-local, AWS's IPv6 endpoint,
+/// Alibaba's 100.100.100.200): a rule must name the address itself to open it, since a
+/// name's owner can point it anywhere.
+pub fn is_metadata_class(ip: IpAddr) -> bool {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => v4.is_link_local() || v4 == Ipv4Addr::new(100, 100, 100, 200),
+        IpAddr::V6(v6) => {
+            v6.is_unicast_link_local() || v6 == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)
+        }
+    }
+}
+
 fn restricted_v4(ip: Ipv4Addr) -> Option<&'static str> {
     let [a, b, ..] = ip.octets();
     Some(match (a, b) {
@@ -85,6 +97,17 @@ mod tests {
             ("64:ff9b::7f00:1", Some("64:ff9b::/96 (NAT64)")),
         ] {
             assert_eq!(restricted_range(ip.parse().unwrap()), range, "{ip}");
+        }
+        for (ip, metadata) in [
+            ("169.254.169.254", true),
+            ("::ffff:169.254.169.254", true),
+            ("fd00:ec2::254", true),
+            ("100.100.100.200", true),
+            ("fe80::1", true),
+            ("127.0.0.1", false),
+            ("10.0.0.1", false),
+        ] {
+            assert_eq!(is_metadata_class(ip.parse().unwrap()), metadata, "{ip}");
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use computer_vfs::{AuditEntry, Vfs};
 
-use crate::address::restricted_range;
+use crate::address::{is_metadata_class, restricted_range};
 use crate::error::NetError;
 use crate::policy::{Policy, Target, TargetHost, default_port, normal_name};
 use crate::resolve::{Resolver, SystemResolver};
@@ -166,6 +166,9 @@ impl Egress {
         }
         let matching = policy.allow.iter().filter(|r| r.matches(&target));
         let explicit = matching.clone().any(|r| r.is_explicit());
+        let by_address = matching
+            .clone()
+            .any(|r| matches!(r.host, crate::policy::HostPattern::Ip(_)));
         if matching.count() == 0 && !policy.all {
             return Err(refused(if policy.is_none() {
                 "the workspace's network policy allows nothing (`computer net allow URL` opens a host)".to_string()
@@ -190,6 +193,15 @@ impl Egress {
                 ips
             }
         };
+        if explicit && !by_address {
+            // A name's owner decides where it points: a rule naming it opens private and
+            // loopback addresses, but the metadata services only to a rule naming the address.
+            if let Some(ip) = ips.iter().find(|ip| is_metadata_class(**ip)) {
+                return Err(refused(format!(
+                    "{host} is {ip}, a cloud metadata address, which only a rule naming {ip} itself opens"
+                )));
+            }
+        }
         if !explicit {
             // One restricted address refuses the name: the connection could pick any of them.
             if let Some((ip, range)) = ips

@@ -5,7 +5,8 @@
 //! allow rules (`https://docs.example.com`, `https://*.example.com:8443/api GET,POST`), or
 //! everything public. Deny rules narrow it. Loopback, private, link-local and the other
 //! non-public ranges ([`restricted_range`]) are refused whatever the policy says, unless an
-//! allow rule names the host itself.
+//! allow rule names the host itself; the cloud metadata addresses ([`is_metadata_class`])
+//! only to a rule naming the address (a name's owner can point it anywhere).
 //!
 //! [`Egress::check`] decides one request: it resolves the host's name on the host, checks
 //! every address, and gives the addresses to connect to (a [`PinnedResolver`] keeps an HTTP
@@ -24,7 +25,7 @@ mod error;
 mod policy;
 mod resolve;
 
-pub use address::restricted_range;
+pub use address::{is_metadata_class, restricted_range};
 pub use client::{
     DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT, Head, MAX_REQUEST_BYTES,
     MAX_REQUEST_HEADERS, Request, Response, SendError,

@@ -126,6 +126,18 @@ fn a_rule_naming_a_loopback_host_opens_it() {
 }
 
 #[test]
+fn a_name_rule_does_not_open_the_metadata_service() {
+    // The name's owner points it at the metadata service: a rule naming the name is not
+    // enough; one naming the address is.
+    let (_vfs, e) = egress("allow http://metadata.test\nallow http://private.test");
+    let why = refused(&e, "GET", "http://metadata.test/latest/meta-data/");
+    assert!(why.contains("cloud metadata"), "{why}");
+    assert!(e.check("GET", "http://private.test/").is_ok());
+    let (_vfs, e) = egress("allow http://169.254.169.254");
+    assert!(e.check("GET", "http://169.254.169.254/latest").is_ok());
+}
+
+#[test]
 fn hostile_urls_are_errors_not_requests() {
     let (_vfs, e) = egress("all");
     for url in [
