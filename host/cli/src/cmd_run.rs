@@ -147,9 +147,7 @@ pub fn run_component(
     let program = isolate.load(wasm).with_context(|| what.to_string())?;
     let limits = options.limits()?;
     let git = ws.git_handler();
-    let network = ws
-        .egress("isolate")
-        .with_context(|| "COMPUTER_CA_FILE".to_string())?;
+    let network = ws.egress("isolate")?;
     let req = RunRequest {
         args: argv,
         env: options.env()?,

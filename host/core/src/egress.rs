@@ -36,16 +36,10 @@ impl Workspace {
                 StaticResolver::from_hosts_setting(&hosts).map_err(crate::Error::Invalid)?;
             egress = egress.with_resolver(Arc::new(table.with_fallback(Arc::new(SystemResolver))));
         }
-        match std::env::var_os("COMPUTER_CA_FILE").filter(|f| !f.is_empty()) {
-            Some(file) => {
-                let pem = std::fs::read(&file).map_err(|source| crate::Error::Host {
-                    path: file.into(),
-                    source,
-                })?;
-                Ok(egress.with_ca_pem(&pem)?)
-            }
-            None => Ok(egress),
+        if let Some(file) = std::env::var_os("COMPUTER_CA_FILE").filter(|f| !f.is_empty()) {
+            egress = egress.with_ca_file(file);
         }
+        Ok(egress)
     }
 
     /// Checks a `method` request to `url` against the policy as a guest's would be (resolving

@@ -256,10 +256,10 @@ impl Workspace {
             env.push(("COMPUTER_SH_SESSION".into(), path.into()));
         }
         let git = self.git_handler_with(req.backend == Backend::Auto);
-        // A CA file that cannot be read must not stop every command: https then trusts the
-        // system's roots alone, and the host's stderr says why.
+        // A bad COMPUTER_NET_HOSTS must not stop every command: its test names then do not
+        // resolve, and the host's stderr says why.
         let network = self.egress("isolate").unwrap_or_else(|e| {
-            eprintln!("computer: {e}; https requests trust the system's roots only");
+            eprintln!("computer: {e}; the test names are not used");
             computer_net::Egress::new(self.vfs(), "isolate")
         });
         let run = RunRequest {

@@ -224,12 +224,18 @@ impl Egress {
             return Err(timed_out(req.timeout));
         }
         let shown = redacted(url);
+        // The extra roots matter to TLS alone: plain http does not read the CA file.
+        let roots = if url.starts_with("https://") {
+            self.extra_roots().map_err(SendError::Failed)?
+        } else {
+            &[]
+        };
         let client = reqwest::blocking::Client::builder()
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .dns_resolver(std::sync::Arc::new(PinnedResolver::new(allowed)))
             .timeout(left)
-            .tls_certs_merge(self.extra_roots().iter().cloned())
+            .tls_certs_merge(roots.iter().cloned())
             .user_agent(concat!("computer/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| SendError::Failed(format!("network: {e}")))?;

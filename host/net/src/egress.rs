@@ -48,7 +48,16 @@ pub struct Egress {
     vfs: std::sync::Weak<Vfs>,
     resolver: Arc<dyn Resolver>,
     origin: String,
-    extra_roots: Arc<Vec<reqwest::Certificate>>,
+    /// A PEM file of extra trusted roots, read at the first https request (not at every
+    /// command's start), shared by the clones.
+    ca_file: Option<Arc<CaFile>>,
+}
+
+/// `COMPUTER_CA_FILE` and, once read, its certificates or why they could not be read.
+#[derive(Debug)]
+struct CaFile {
+    path: std::path::PathBuf,
+    roots: std::sync::OnceLock<Result<Vec<reqwest::Certificate>, String>>,
 }
 
 impl Egress {
@@ -59,7 +68,7 @@ impl Egress {
             vfs: Arc::downgrade(&vfs),
             resolver: Arc::new(SystemResolver),
             origin: origin.to_string(),
-            extra_roots: Arc::default(),
+            ca_file: None,
         }
     }
 
@@ -69,20 +78,35 @@ impl Egress {
         self
     }
 
-    /// Trusts the certificates of PEM `pem` for https beside the system's roots (a host
-    /// setting: `COMPUTER_CA_FILE`, shared with git; a TLS server on loopback in tests).
-    pub fn with_ca_pem(mut self, pem: &[u8]) -> Result<Egress, NetError> {
-        let certs = reqwest::Certificate::from_pem_bundle(pem)
-            .map_err(|e| NetError::BadRule(format!("CA file: {e}")))?;
-        if certs.is_empty() {
-            return Err(NetError::BadRule("CA file: no certificate in it".into()));
-        }
-        self.extra_roots = Arc::new(certs);
-        Ok(self)
+    /// Trusts the certificates of the PEM file `path` for https beside the system's roots (a
+    /// host setting: `COMPUTER_CA_FILE`, shared with git; a TLS server on loopback in tests).
+    /// The file is read at the first https request; one that cannot be read fails every
+    /// https request with a message naming it.
+    pub fn with_ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Egress {
+        self.ca_file = Some(Arc::new(CaFile {
+            path: path.into(),
+            roots: std::sync::OnceLock::new(),
+        }));
+        self
     }
 
-    pub(crate) fn extra_roots(&self) -> &[reqwest::Certificate] {
-        &self.extra_roots
+    /// The extra trusted roots, read on first use.
+    pub(crate) fn extra_roots(&self) -> Result<&[reqwest::Certificate], String> {
+        let Some(ca) = &self.ca_file else {
+            return Ok(&[]);
+        };
+        let read = ca.roots.get_or_init(|| {
+            let shown = ca.path.display();
+            let pem = std::fs::read(&ca.path).map_err(|e| format!("CA file {shown}: {e}"))?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem)
+                .map_err(|e| format!("CA file {shown}: {e}"))?;
+            if certs.is_empty() {
+                return Err(format!("CA file {shown}: no certificate in it"));
+            }
+            Ok(certs)
+        });
+        read.as_deref()
+            .map_err(|e| format!("network: {e} (COMPUTER_CA_FILE)"))
     }
 
     /// Checks a `method` request to `url`: allowed, it gives the addresses to connect to;

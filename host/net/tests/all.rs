@@ -534,3 +534,31 @@ fn limits_on_size_time_and_what_a_guest_may_send() {
         "{err:?}"
     );
 }
+
+#[test]
+fn an_unreadable_ca_file_fails_https_requests_and_names_itself() {
+    let s = server();
+    let p = s.port;
+    let (_vfs, e) = loopback_egress(&format!(
+        "allow http://docs.test:{p}\nallow https://docs.test:{p}"
+    ));
+    let e = e.with_ca_file("/nonexistent/ca.pem");
+    // Plain http does not read it.
+    let plain = e.send(
+        request("GET", &format!("http://docs.test:{p}/hello")),
+        &never,
+    );
+    assert_eq!(plain.unwrap().body, b"hello");
+    let before = s.accepted.load(std::sync::atomic::Ordering::SeqCst);
+    let err = e
+        .send(
+            request("GET", &format!("https://docs.test:{p}/hello")),
+            &never,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, computer_net::SendError::Failed(ref m) if m.contains("COMPUTER_CA_FILE") && m.contains("/nonexistent/ca.pem")),
+        "{err:?}"
+    );
+    assert_eq!(s.accepted.load(std::sync::atomic::Ordering::SeqCst), before);
+}
