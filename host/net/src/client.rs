@@ -94,13 +94,30 @@ pub enum SendError {
     Failed(String),
 }
 
+impl SendError {
+    /// The same error with its message passed through `f`.
+    pub fn map_text(self, f: impl FnOnce(String) -> String) -> SendError {
+        match self {
+            SendError::Invalid(t) => SendError::Invalid(f(t)),
+            SendError::Refused(t) => SendError::Refused(f(t)),
+            SendError::Resolve(t) => SendError::Resolve(f(t)),
+            SendError::Connect(t) => SendError::Connect(f(t)),
+            SendError::Tls(t) => SendError::Tls(f(t)),
+            SendError::Timeout(t) => SendError::Timeout(f(t)),
+            SendError::TooLarge(t) => SendError::TooLarge(f(t)),
+            SendError::TooManyRedirects(t) => SendError::TooManyRedirects(f(t)),
+            SendError::Failed(t) => SendError::Failed(f(t)),
+        }
+    }
+}
+
 impl From<NetError> for SendError {
     fn from(e: NetError) -> SendError {
         match e {
             NetError::Refused { .. } => SendError::Refused(e.to_string()),
             NetError::Resolve { .. } => SendError::Resolve(e.to_string()),
             NetError::BadUrl { .. } | NetError::BadRule(_) => SendError::Invalid(e.to_string()),
-            NetError::Store(_) => SendError::Failed(e.to_string()),
+            NetError::Store(_) | NetError::Secrets(_) => SendError::Failed(e.to_string()),
         }
     }
 }
@@ -129,8 +146,15 @@ impl Egress {
                 )));
             }
             let hop_started = Instant::now();
-            let allowed = match self.decide_method_url(&method, &url) {
-                Ok(allowed) => allowed,
+            // The secrets go into this hop's copy of the headers: a redirect to another host
+            // starts again from the placeholders.
+            let mut sent = headers.clone();
+            // A misplaced placeholder is refused first: before any lookup of the name.
+            let checked = self
+                .put_secrets(&method, &url, &mut sent)
+                .and_then(|used| Ok((self.decide_method_url(&method, &url)?, used)));
+            let (allowed, used) = match checked {
+                Ok(checked) => checked,
                 Err(e) => {
                     self.audit(
                         &method,
@@ -139,14 +163,15 @@ impl Egress {
                         "refused".into(),
                         Some(e.to_string()),
                     );
-                    return Err(e.into());
+                    return Err(e);
                 }
             };
             let left = req.timeout.saturating_sub(started.elapsed());
-            let result = self.hop(&req, &method, &url, &headers, &body, allowed, left, stop);
+            let result = self.hop(&req, &method, &url, &sent, &body, allowed, left, stop);
             let (head, location, hop_body) = match result {
                 Ok(done) => done,
                 Err(e) => {
+                    let e = e.map_text(|t| self.secrets().redact(&t));
                     self.audit(
                         &method,
                         &url,
@@ -157,11 +182,16 @@ impl Egress {
                     return Err(e);
                 }
             };
+            let with = if used.is_empty() {
+                String::new()
+            } else {
+                format!(", with secret {}", used.join(", "))
+            };
             self.audit(
                 &method,
                 &url,
                 hop_started,
-                format!("{}, {} bytes", head.status, hop_body.len()),
+                format!("{}, {} bytes{with}", head.status, hop_body.len()),
                 None,
             );
             let next = location.filter(|_| is_redirect(head.status));
@@ -205,6 +235,27 @@ impl Egress {
             redirects.push(head);
             url = target.to_string();
         }
+    }
+
+    /// Puts the bound secrets into `headers` for a request to `url`; refuses one that
+    /// carries a placeholder where its secret may not go.
+    fn put_secrets(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &mut Vec<(String, String)>,
+    ) -> Result<Vec<String>, SendError> {
+        let shown = redacted(url);
+        self.secrets().apply(url, headers).map_err(|why| {
+            SendError::Refused(
+                NetError::Refused {
+                    method: method.to_string(),
+                    url: shown,
+                    why,
+                }
+                .to_string(),
+            )
+        })
     }
 
     /// One exchange with one host.
@@ -332,8 +383,7 @@ fn check_request(req: &Request) -> Result<(), SendError> {
         ));
     }
     for (name, value) in &req.headers {
-        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-        if name.is_empty() || !name.bytes().all(token) {
+        if name.is_empty() || !name.bytes().all(crate::secrets::is_token_byte) {
             return bad(format!("'{}' is not a header name", name.escape_debug()));
         }
         if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {

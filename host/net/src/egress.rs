@@ -12,6 +12,7 @@ use crate::address::{is_metadata_class, restricted_range};
 use crate::error::NetError;
 use crate::policy::{Policy, Target, TargetHost, default_port, normal_name};
 use crate::resolve::{Resolver, SystemResolver};
+use crate::secrets::Secrets;
 
 /// The workspace setting that holds the policy's text.
 pub const POLICY_SETTING: &str = "net.policy";
@@ -51,6 +52,8 @@ pub struct Egress {
     /// A PEM file of extra trusted roots, read at the first https request (not at every
     /// command's start), shared by the clones.
     ca_file: Option<Arc<CaFile>>,
+    /// What the host adds to requests on the way out.
+    secrets: Secrets,
 }
 
 /// `COMPUTER_CA_FILE` and, once read, its certificates or why they could not be read.
@@ -69,7 +72,20 @@ impl Egress {
             resolver: Arc::new(SystemResolver),
             origin: origin.to_string(),
             ca_file: None,
+            secrets: Secrets::default(),
         }
+    }
+
+    /// Adds `secrets` to the requests it sends ([`Egress::send`]) where they are bound, and
+    /// redacts their values from its audit rows and errors.
+    pub fn with_secrets(mut self, secrets: Secrets) -> Egress {
+        self.secrets = secrets;
+        self
+    }
+
+    /// The secrets it adds.
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
     }
 
     /// Resolves names with `resolver` instead (tests map their host names to 127.0.0.x).
@@ -166,8 +182,8 @@ impl Egress {
             args:
                 serde_json::json!({ "method": method.to_ascii_uppercase(), "url": redacted(url) })
                     .to_string(),
-            summary,
-            error,
+            summary: self.secrets.redact(&summary),
+            error: error.map(|e| self.secrets.redact(&e)),
         });
     }
 
@@ -245,6 +261,12 @@ impl Egress {
                 .collect(),
         })
     }
+}
+
+/// The parts of `url` a rule looks at, any method; `None` when it is not a URL the policy
+/// knows.
+pub(crate) fn target_of(url: &str) -> Option<Target> {
+    target("GET", url, url).ok()
 }
 
 /// The parts of `url` a rule looks at.

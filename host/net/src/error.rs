@@ -32,6 +32,9 @@ pub enum NetError {
         /// The resolver's error.
         why: String,
     },
+    /// A secret, or the secret store, is not right.
+    #[error("{0}")]
+    Secrets(String),
     /// The workspace could not be read or written.
     #[error("network policy: {0}")]
     Store(#[from] computer_vfs::VfsError),

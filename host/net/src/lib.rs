@@ -17,6 +17,11 @@
 //! [`Egress::send`] sends a guest's HTTP request through that check: every redirect is
 //! checked again, the body is read under a size limit, and each hop is an audit row with its
 //! status and size.
+//!
+//! [`Secrets`] (kept by the host in a [`SecretStore`], never in a workspace) are added on
+//! the way out: a guest holds only placeholders (`computer-secret:NAME`), which the host
+//! replaces in the headers of https requests to the hosts a secret is bound to, and refuses
+//! anywhere else. Values are redacted from audit rows and errors.
 
 mod address;
 mod client;
@@ -24,6 +29,8 @@ mod egress;
 mod error;
 mod policy;
 mod resolve;
+mod secret_store;
+mod secrets;
 
 pub use address::{is_metadata_class, restricted_range};
 pub use client::{
@@ -38,3 +45,8 @@ pub use policy::{
     HostPattern, MAX_RULES, Policy, PortRule, Rule, SCHEMES, Target, TargetHost, default_port,
 };
 pub use resolve::{Resolver, StaticResolver, SystemResolver};
+pub use secret_store::SecretStore;
+pub use secrets::{
+    MAX_SECRET_BYTES, MAX_SECRET_HOSTS, MAX_SECRET_NAME, MAX_SECRETS, MIN_SECRET_BYTES,
+    PLACEHOLDER_PREFIX, Secret, Secrets,
+};

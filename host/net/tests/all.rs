@@ -6,7 +6,8 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use computer_net::{
-    Egress, NetError, Policy, Rule, StaticResolver, load_policy, redacted, save_policy,
+    Egress, NetError, Policy, Rule, Secret, SecretStore, Secrets, StaticResolver, load_policy,
+    redacted, save_policy,
 };
 use computer_vfs::Vfs;
 
@@ -561,4 +562,396 @@ fn an_unreadable_ca_file_fails_https_requests_and_names_itself() {
         "{err:?}"
     );
     assert_eq!(s.accepted.load(std::sync::atomic::Ordering::SeqCst), before);
+}
+
+fn secret(
+    name: &str,
+    value: &str,
+    hosts: &[&str],
+    header: Option<&str>,
+    format: Option<&str>,
+) -> Secret {
+    let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+    Secret::new(name, value, &hosts, header, format).unwrap()
+}
+
+fn headers(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_placeholder_becomes_its_value_only_over_https_to_a_bound_host() {
+    let secrets = Secrets::new(vec![
+        secret("GH", "gh-value-123", &["api.github.test"], None, None),
+        secret("GH_TOKEN", "gh-token-456", &["*.github.test"], None, None),
+    ])
+    .unwrap();
+    // In any header, anywhere in its value; a longer name is not taken for a shorter one.
+    let mut h = headers(&[
+        ("Authorization", "Bearer computer-secret:GH"),
+        ("X-Both", "computer-secret:GH_TOKEN/computer-secret:GH"),
+        ("X-Unknown", "computer-secret:NOPE"),
+    ]);
+    let used = secrets
+        .apply("https://api.github.test/user", &mut h)
+        .unwrap();
+    assert_eq!(used, ["GH", "GH_TOKEN"]);
+    assert_eq!(
+        h,
+        headers(&[
+            ("Authorization", "Bearer gh-value-123"),
+            ("X-Both", "gh-token-456/gh-value-123"),
+            ("X-Unknown", "computer-secret:NOPE"),
+        ])
+    );
+    // Another host, plain http, a look-alike name, the bare parent of a wildcard: refused,
+    // and the reason names the secret, never its value.
+    for url in [
+        "https://evil.test/",
+        "http://api.github.test/",
+        "https://api.github.test.evil.test/",
+        "https://github.test/",
+    ] {
+        let mut h = headers(&[("X-Token", "computer-secret:GH_TOKEN")]);
+        let why = secrets.apply(url, &mut h).unwrap_err();
+        assert!(why.contains("secret GH_TOKEN"), "{url}: {why}");
+        assert!(!why.contains("gh-token-456"), "{why}");
+        assert_eq!(h[0].1, "computer-secret:GH_TOKEN", "{url}: replaced");
+    }
+    // In the URL (a query parameter) to another host: refused too.
+    let why = secrets
+        .apply("https://evil.test/?t=computer-secret:GH", &mut Vec::new())
+        .unwrap_err();
+    assert!(why.contains("the URL"), "{why}");
+    // With no placeholder, a request to any host goes as it is.
+    let mut plain = headers(&[("Accept", "*/*")]);
+    assert!(
+        secrets
+            .apply("https://evil.test/", &mut plain)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(plain, headers(&[("Accept", "*/*")]));
+}
+
+#[test]
+fn a_secret_bound_to_a_header_is_added_in_its_format() {
+    let secrets = Secrets::new(vec![secret(
+        "API_KEY",
+        "key-0123456789",
+        &["docs.test"],
+        Some("Authorization"),
+        Some("Bearer {}"),
+    )])
+    .unwrap();
+    let mut none = Vec::new();
+    assert_eq!(
+        secrets
+            .apply("https://docs.test:8443/x", &mut none)
+            .unwrap(),
+        ["API_KEY"]
+    );
+    assert_eq!(none, headers(&[("Authorization", "Bearer key-0123456789")]));
+    // The placeholder alone in that header gets the format; a guest's own header is kept.
+    let mut own = headers(&[("authorization", "computer-secret:API_KEY")]);
+    secrets.apply("https://docs.test/", &mut own).unwrap();
+    assert_eq!(own, headers(&[("authorization", "Bearer key-0123456789")]));
+    let mut theirs = headers(&[("Authorization", "Basic abc")]);
+    assert!(
+        secrets
+            .apply("https://docs.test/", &mut theirs)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(theirs, headers(&[("Authorization", "Basic abc")]));
+    // Not added elsewhere, nor over http.
+    for url in ["https://other.test/", "http://docs.test/"] {
+        let mut h = Vec::new();
+        secrets.apply(url, &mut h).unwrap();
+        assert!(h.is_empty(), "{url}: {h:?}");
+    }
+    // {base64}, and git's headers: a bound header as it is, else basic auth.
+    let b64 = Secrets::new(vec![
+        secret(
+            "B",
+            "user:password",
+            &["docs.test"],
+            Some("Authorization"),
+            Some("Basic {base64}"),
+        ),
+        secret("T", "token-abcdefgh", &["git.test"], None, None),
+    ])
+    .unwrap();
+    let mut h = Vec::new();
+    b64.apply("https://docs.test/", &mut h).unwrap();
+    assert_eq!(
+        h,
+        headers(&[("Authorization", "Basic dXNlcjpwYXNzd29yZA==")])
+    );
+    assert_eq!(
+        b64.git_headers("https://docs.test/r.git"),
+        ["Authorization: Basic dXNlcjpwYXNzd29yZA=="]
+    );
+    assert_eq!(
+        b64.git_headers("https://GIT.test:8443/r.git"),
+        ["Authorization: Basic eC1hY2Nlc3MtdG9rZW46dG9rZW4tYWJjZGVmZ2g="]
+    );
+    // Clear text, other hosts, look-alikes and other schemes: never.
+    for url in [
+        "http://git.test/r.git",
+        "https://other.test/r.git",
+        "https://git.test.evil.test/r.git",
+        "https://evil.test/git.test/r.git",
+        "https://git.test@evil.test/r.git",
+        "git://git.test/r.git",
+        "ssh://git.test/r.git",
+        "git.test:r.git",
+    ] {
+        assert!(b64.git_headers(url).is_empty(), "{url}");
+    }
+}
+
+#[test]
+fn values_are_redacted_in_every_form_they_are_sent() {
+    let secrets = Secrets::new(vec![
+        secret("A", "alpha-secret-1", &["docs.test"], None, None),
+        secret(
+            "B",
+            "user:password",
+            &["docs.test"],
+            Some("X-Auth"),
+            Some("Basic {base64}"),
+        ),
+    ])
+    .unwrap();
+    assert_eq!(
+        secrets.redact("got alpha-secret-1 and dXNlcjpwYXNzd29yZA== and user:password"),
+        "got computer-secret:A and computer-secret:B and computer-secret:B"
+    );
+    assert!(secrets.reveals(b"..alpha-secret-1.."));
+    assert!(!secrets.reveals(b"alpha-secret"));
+    let plain: &[u8] = b"nothing here";
+    assert!(matches!(
+        secrets.redact_bytes(plain),
+        std::borrow::Cow::Borrowed(_)
+    ));
+    assert_eq!(
+        secrets.env(),
+        [
+            ("A".to_string(), "computer-secret:A".to_string()),
+            ("B".to_string(), "computer-secret:B".to_string()),
+        ]
+    );
+    // Debug output shows no value.
+    let shown = format!("{secrets:?}");
+    assert!(
+        !shown.contains("alpha-secret-1") && shown.contains("\"A\""),
+        "{shown}"
+    );
+}
+
+#[test]
+fn bad_secrets_are_refused_with_the_rule_they_break() {
+    let hosts = ["docs.test".to_string()];
+    for (name, value, hosts, header, format, expect) in [
+        (
+            "1ABC",
+            "long-enough",
+            &hosts[..],
+            None,
+            None,
+            "not a secret name",
+        ),
+        (
+            "A-B",
+            "long-enough",
+            &hosts[..],
+            None,
+            None,
+            "not a secret name",
+        ),
+        ("A", "short", &hosts[..], None, None, "MIN_SECRET_BYTES"),
+        (
+            "A",
+            "long-enough\r\nX-Evil: 1",
+            &hosts[..],
+            None,
+            None,
+            "control character",
+        ),
+        ("A", "long-enough", &[][..], None, None, "bound to no host"),
+        (
+            "A",
+            "long-enough",
+            &["docs.test:443".to_string()][..],
+            None,
+            None,
+            "not a host",
+        ),
+        (
+            "A",
+            "long-enough",
+            &["https://docs.test".to_string()][..],
+            None,
+            None,
+            "not a host",
+        ),
+        (
+            "A",
+            "long-enough",
+            &["docs.test/x".to_string()][..],
+            None,
+            None,
+            "not a host",
+        ),
+        (
+            "A",
+            "long-enough",
+            &hosts[..],
+            Some("Bad Header"),
+            None,
+            "not a header name",
+        ),
+        (
+            "A",
+            "long-enough",
+            &hosts[..],
+            Some("X"),
+            Some("no value"),
+            "neither",
+        ),
+        (
+            "A",
+            "computer-secret:B",
+            &hosts[..],
+            None,
+            None,
+            "computer-secret:",
+        ),
+    ] {
+        let err = Secret::new(name, value, hosts, header, format)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expect), "{name} {value:?}: {err}");
+        assert!(
+            !err.contains("long-enough"),
+            "the value is in the error: {err}"
+        );
+    }
+    let big = "x".repeat(computer_net::MAX_SECRET_BYTES + 1);
+    let err = Secret::new("A", &big, &hosts, None, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("MAX_SECRET_BYTES"), "{err}");
+    let twice = Secrets::new(vec![
+        secret("A", "value-one-1", &["docs.test"], None, None),
+        secret("A", "value-two-2", &["docs.test"], None, None),
+    ]);
+    assert!(
+        twice
+            .unwrap_err()
+            .to_string()
+            .contains("two secrets are named A")
+    );
+}
+
+#[test]
+fn the_store_is_private_and_survives_a_reopen() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let store = SecretStore::new(tmp.path().join("new/secrets.json"));
+    assert!(store.load().unwrap().is_empty());
+    let set = Secrets::default()
+        .with(secret(
+            "A",
+            "alpha-secret-1",
+            &["docs.test", "*.api.test"],
+            Some("X-Key"),
+            None,
+        ))
+        .unwrap();
+    store.save(&set).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(store.path()), 0o600);
+    assert_eq!(mode(&tmp.path().join("new")), 0o700);
+    let back = store.load().unwrap();
+    assert_eq!(back.list().len(), 1);
+    assert_eq!(back.list()[0].hosts(), ["docs.test", "*.api.test"]);
+    assert_eq!(back.list()[0].header(), Some("X-Key"));
+    let mut h = Vec::new();
+    back.apply("https://x.api.test/", &mut h).unwrap();
+    assert_eq!(h, headers(&[("X-Key", "alpha-secret-1")]));
+    // Replaced by name, removed by name.
+    let set = back
+        .with(secret("A", "alpha-secret-2", &["docs.test"], None, None))
+        .unwrap();
+    assert_eq!(set.list().len(), 1);
+    assert!(set.without("B").is_none());
+    store.save(&set.without("A").unwrap()).unwrap();
+    assert!(store.load().unwrap().is_empty());
+    // A file that does not parse, or holds a bad secret, is an error naming the file.
+    std::fs::write(
+        store.path(),
+        "{\"secrets\": [{\"name\": \"A\", \"value\": \"x\", \"hosts\": []}]}",
+    )
+    .unwrap();
+    let err = store.load().unwrap_err().to_string();
+    assert!(
+        err.contains("secrets.json") && err.contains("MIN_SECRET_BYTES"),
+        "{err}"
+    );
+    std::fs::write(store.path(), "not json").unwrap();
+    assert!(
+        store
+            .load()
+            .unwrap_err()
+            .to_string()
+            .contains("does not parse")
+    );
+}
+
+#[test]
+fn a_placeholder_to_an_unbound_host_is_refused_before_any_connection() {
+    let s = server();
+    let (vfs, e) = loopback_egress(&format!("allow http://docs.test:{}", s.port));
+    let e = e.with_secrets(
+        Secrets::new(vec![secret(
+            "TOKEN",
+            "tok-0123456789",
+            &["docs.test"],
+            Some("Authorization"),
+            Some("Bearer {}"),
+        )])
+        .unwrap(),
+    );
+    // Bound to docs.test, but this is plain http: neither replaced nor added, and the
+    // placeholder is refused.
+    let mut req = request("GET", &format!("http://docs.test:{}/echo", s.port));
+    req.headers = headers(&[("X-Token", "computer-secret:TOKEN")]);
+    let err = e.send(req, &never).unwrap_err();
+    assert!(
+        matches!(err, computer_net::SendError::Refused(_)),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("secret TOKEN"), "{err}");
+    assert_eq!(s.accepted.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // Without the placeholder it goes, and nothing is added over http.
+    let r = e
+        .send(
+            request("GET", &format!("http://docs.test:{}/echo", s.port)),
+            &never,
+        )
+        .unwrap();
+    let echoed = String::from_utf8_lossy(&r.body).to_ascii_lowercase();
+    assert!(!echoed.contains("authorization"), "{echoed}");
+    let log = vfs.audit_log(0, 10).unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0].summary, "refused");
+    assert!(log[0].error.as_deref().unwrap().contains("secret TOKEN"));
+    for row in &log {
+        let text = format!("{row:?}");
+        assert!(!text.contains("tok-0123456789"), "{text}");
+    }
 }
