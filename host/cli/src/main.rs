@@ -14,6 +14,7 @@ mod cmd_mount;
 mod cmd_net;
 mod cmd_run;
 mod cmd_runtime;
+mod cmd_secret;
 mod cmd_serve;
 mod cmd_sh;
 mod cmd_snapshot;
@@ -55,6 +56,16 @@ struct Cli {
     #[arg(long, global = true, conflicts_with = "workspace")]
     memory: bool,
 
+    /// The host's secret store (`computer secret`), kept outside every workspace file.
+    #[arg(
+        long,
+        global = true,
+        env = "COMPUTER_SECRETS",
+        default_value = ".computer/secrets.json",
+        value_name = "PATH"
+    )]
+    secrets: PathBuf,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -90,6 +101,10 @@ enum Command {
     /// reach. Nothing, until `computer net allow URL`.
     #[command(subcommand)]
     Net(cmd_net::NetCommand),
+    /// The host's secrets: set, list, rm. A guest sees only a placeholder; the host adds
+    /// the value to https requests to the hosts it is bound to.
+    #[command(subcommand)]
+    Secret(cmd_secret::SecretCommand),
     /// Git on the workspace's repositories (clone, status, diff, add, commit, log, checkout, ...), run by the host
     Git(cmd_git::GitArgs),
     /// Mount the workspace on the host through FUSE, until Ctrl-C or `computer umount`.
@@ -144,7 +159,18 @@ fn open_workspace(memory: bool, path: &std::path::Path) -> anyhow::Result<Worksp
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let store = computer::net::SecretStore::new(&cli.secrets);
     let command = match cli.command {
+        Command::Secret(cmd) => return cmd_secret::run(&store, cmd),
+        other => other,
+    };
+    // What guests' requests get on the way out: the store's secrets and the environment's
+    // git token.
+    let secrets = computer::env_secrets()
+        .merged(&store.load()?)
+        .context("the secret store")?;
+    computer::set_host_secrets(secrets);
+    let command = match command {
         // The server holds its own workspaces, not `--workspace`.
         Command::Serve(args) => return cmd_serve::serve(args),
         Command::Umount(args) => return cmd_mount::umount(args),
@@ -186,6 +212,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Token(cmd) => cmd_token::run(cmd),
         Command::Runtime(cmd) => cmd_runtime::run(cmd),
         Command::Owner { owner } => owner_command(&ws, owner),
+        Command::Secret(cmd) => cmd_secret::run(&store, cmd),
     }
 }
 

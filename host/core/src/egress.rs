@@ -23,7 +23,8 @@ impl Workspace {
     /// [`computer_isolate::RunRequest::network`] when running components yourself): its
     /// policy, the system's resolver (with the test names of `COMPUTER_NET_HOSTS`, which map
     /// to loopback addresses only), the host's CA file (`COMPUTER_CA_FILE`, as git's) beside
-    /// the system's roots; audit rows name `origin`.
+    /// the system's roots, and the workspace's secrets ([`Workspace::secrets`]); audit rows
+    /// name `origin`.
     pub fn egress(&self, origin: &str) -> Result<Egress> {
         let mut egress = Egress::new(self.vfs(), origin);
         // Test names (`COMPUTER_NET_HOSTS=docs.test=127.0.0.2`), loopback only; the rest
@@ -39,7 +40,7 @@ impl Workspace {
         if let Some(file) = std::env::var_os("COMPUTER_CA_FILE").filter(|f| !f.is_empty()) {
             egress = egress.with_ca_file(file);
         }
-        Ok(egress)
+        Ok(egress.with_secrets(self.secrets()))
     }
 
     /// Checks a `method` request to `url` against the policy as a guest's would be (resolving

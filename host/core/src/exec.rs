@@ -213,6 +213,21 @@ impl Workspace {
 
     fn run_shell(
         &self,
+        mut req: ExecRequest,
+        on_output: Option<OutputSink>,
+        session: Option<&str>,
+    ) -> Result<ExecOutput> {
+        // A guest holds the secrets' placeholders, never their values; a value that comes
+        // back verbatim (a server echoing a header) is redacted from what it prints.
+        let secrets = self.secrets();
+        crate::secrets::add_placeholders(&secrets, &mut req.env);
+        let on_output = crate::secrets::redacting(&secrets, on_output);
+        let out = self.run_backend(req, on_output, session)?;
+        Ok(out.redacted(&secrets))
+    }
+
+    fn run_backend(
+        &self,
         req: ExecRequest,
         on_output: Option<OutputSink>,
         session: Option<&str>,
@@ -260,7 +275,7 @@ impl Workspace {
         // resolve, and the host's stderr says why.
         let network = self.egress("isolate").unwrap_or_else(|e| {
             eprintln!("computer: {e}; the test names are not used");
-            computer_net::Egress::new(self.vfs(), "isolate")
+            computer_net::Egress::new(self.vfs(), "isolate").with_secrets(self.secrets())
         });
         let run = RunRequest {
             args,

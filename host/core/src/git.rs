@@ -23,12 +23,6 @@ pub struct GitOptions {
     /// [`computer_net`]). On by default: a guest's git reaches only the hosts the policy
     /// allows. The CLI turns it off for its user's own `computer git`.
     pub network_policy: bool,
-    /// A token for `http(s)://` remotes, used by the host at the network boundary and never
-    /// written into the workspace. Default: `COMPUTER_GIT_TOKEN` of the host's environment.
-    pub http_token: Option<String>,
-    /// The hosts the token may be sent to (over https, or http to loopback); none: nowhere.
-    /// Default: the comma list `COMPUTER_GIT_TOKEN_HOSTS` of the host's environment.
-    pub token_hosts: Vec<String>,
     /// The time limit of one clone or fetch.
     pub network_timeout: Duration,
     /// A PEM file of certificates trusted for https remotes beside the usual roots.
@@ -41,12 +35,6 @@ impl Default for GitOptions {
         GitOptions {
             host_paths: false,
             network_policy: true,
-            http_token: std::env::var("COMPUTER_GIT_TOKEN").ok(),
-            token_hosts: std::env::var("COMPUTER_GIT_TOKEN_HOSTS")
-                .unwrap_or_default()
-                .split(',')
-                .map(str::to_string)
-                .collect(),
             network_timeout: computer_git::DEFAULT_NETWORK_TIMEOUT,
             ca_file: std::env::var_os("COMPUTER_CA_FILE")
                 .filter(|f| !f.is_empty())
@@ -73,6 +61,12 @@ impl Workspace {
     /// Sets how git reaches the outside world; applies from the next git operation.
     pub fn set_git_options(&self, options: GitOptions) {
         *lock(&self.git_slot().options) = Some(options);
+        self.forget_git();
+    }
+
+    /// Drops the git handle kept for reuse: the next operation makes one with the current
+    /// options and secrets.
+    pub(crate) fn forget_git(&self) {
         *lock(&self.git_slot().git) = None;
     }
 
@@ -87,8 +81,7 @@ impl Workspace {
         let git = Git::new(self.vfs())
             .map_err(|e| Error::Invalid(format!("git: {e}")))?
             .with_host_paths(options.host_paths)
-            .with_http_token(options.http_token)
-            .with_token_hosts(options.token_hosts)
+            .with_secrets(self.secrets())
             .with_network_timeout(options.network_timeout);
         // The guests' egress, with the host's test names and CA file, as curl's.
         let git = if options.network_policy {

@@ -16,6 +16,8 @@
 //!   engine the mount cannot reach ([`containers`]).
 //! - [`Workspace::net_policy`] is the network egress policy every guest request meets on
 //!   the host (the isolate's curl, wget and git); nothing is reachable until it allows a host.
+//!   [`Workspace::secrets`] are added to those requests on the way out, where they are bound:
+//!   a guest sees only placeholders.
 //! - [`Workspace::spawn`] starts a command in the background on any backend: a [`Job`]
 //!   whose output is read as it comes, waited for, killed.
 //!
@@ -37,6 +39,7 @@ mod git;
 mod import;
 mod jobs;
 pub mod runtimes;
+mod secrets;
 mod transfer;
 mod workspace;
 
@@ -51,6 +54,7 @@ pub use error::{Error, Result};
 pub use exec::{Backend, ExecOutput, ExecRequest, Program, Session, runtime, start_runtime};
 pub use git::GitOptions;
 pub use jobs::{JOB_LOG_BYTES, Job, JobLogs, JobStatus, LogCursor, MAX_RUNNING_JOBS};
+pub use secrets::{env_secrets, host_secrets, set_host_secrets};
 pub use transfer::{Progress, TransferStats};
 pub use workspace::{DEFAULT_CWD, Workspace};
 

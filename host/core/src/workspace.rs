@@ -22,6 +22,8 @@ pub struct Workspace {
     containers: Arc<Containers>,
     git: Arc<GitSlot>,
     jobs: Arc<Jobs>,
+    /// Secrets of this workspace's own (`None`: the process's).
+    secrets: Arc<std::sync::Mutex<Option<computer_net::Secrets>>>,
 }
 
 impl Workspace {
@@ -48,6 +50,7 @@ impl Workspace {
             containers: Containers::new(Arc::downgrade(&vfs)),
             git: Arc::default(),
             jobs: Arc::default(),
+            secrets: Arc::default(),
             vfs,
         }
     }
@@ -80,6 +83,10 @@ impl Workspace {
 
     pub(crate) fn git_slot(&self) -> &GitSlot {
         &self.git
+    }
+
+    pub(crate) fn secrets_slot(&self) -> &std::sync::Mutex<Option<computer_net::Secrets>> {
+        &self.secrets
     }
 
     /// Whether anything but this value uses the workspace: a clone of it (a call in progress,

@@ -24,8 +24,8 @@ pub struct Git {
 #[derive(Debug, Clone)]
 struct Settings {
     host_paths: bool,
-    http_token: Option<String>,
-    token_hosts: Vec<String>,
+    /// The host's secrets: those bound to a remote's host go to it as headers.
+    secrets: computer_net::Secrets,
     network_timeout: Duration,
     /// Certificates trusted beside the usual roots (`COMPUTER_CA_FILE`).
     extra_roots: Vec<reqwest::Certificate>,
@@ -38,8 +38,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             host_paths: false,
-            http_token: None,
-            token_hosts: Vec::new(),
+            secrets: computer_net::Secrets::default(),
             network_timeout: DEFAULT_NETWORK_TIMEOUT,
             extra_roots: Vec::new(),
             egress: None,
@@ -47,19 +46,8 @@ impl Default for Settings {
     }
 }
 
-/// Whether the empty token-host list was reported (once per process).
-static TOKEN_WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `localhost` or a loopback address, where plain http stays on this machine.
-fn is_loopback(host: &str) -> bool {
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// The credentials callback of every connection: the host's token travels as a header
-/// ([`Git::auth_header`]), so a remote that still asks gets nothing. Without this callback gix
+/// The credentials callback of every connection: the host's secrets travel as headers
+/// ([`computer_net::Secrets::git_headers`]), so a remote that still asks gets nothing. Without this callback gix
 /// would run the repository's `credential.helper` or `core.askPass`, or prompt on a terminal.
 pub(crate) fn no_credentials(
     action: gix::credentials::helper::Action,
@@ -151,23 +139,12 @@ impl Git {
         self
     }
 
-    /// A token sent (as HTTP basic auth, user `x-access-token`) to the remotes on the hosts
-    /// given to [`Git::with_token_hosts`], and to no other. It is used by the host at the
-    /// network boundary only: never written into the workspace.
-    pub fn with_http_token(mut self, token: Option<String>) -> Git {
-        self.settings.http_token = token.filter(|t| !t.is_empty());
-        self
-    }
-
-    /// The host names the token may be sent to (compared without case; a port in the URL
-    /// does not matter). Over `https://` only, or plain `http://` to a loopback address. With
-    /// none, the token is sent nowhere.
-    pub fn with_token_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Git {
-        self.settings.token_hosts = hosts
-            .into_iter()
-            .map(|h| h.trim().to_ascii_lowercase())
-            .filter(|h| !h.is_empty())
-            .collect();
+    /// The host's secrets ([`computer_net::Secrets`]): each one bound to a remote's host is
+    /// sent to it over https as a header (its own, or HTTP basic auth with the user
+    /// `x-access-token`), and to no other. They are used by the host at the network boundary
+    /// only: never written into the workspace.
+    pub fn with_secrets(mut self, secrets: computer_net::Secrets) -> Git {
+        self.settings.secrets = secrets;
         self
     }
 
@@ -202,35 +179,6 @@ impl Git {
         self.settings.network_timeout
     }
 
-    /// The `Authorization` header for `url` when a token is set and `url` is one it may go
-    /// to: a listed host, over https or over http to a loopback address.
-    pub(crate) fn auth_header(&self, url: &str) -> Option<String> {
-        let token = self.settings.http_token.as_ref()?;
-        let parsed = gix::url::parse(url.as_bytes()).ok()?;
-        let host = parsed.host()?.trim_matches(['[', ']']).to_ascii_lowercase();
-        let secure = match parsed.scheme {
-            gix::url::Scheme::Https => true,
-            gix::url::Scheme::Http => is_loopback(&host),
-            _ => return None,
-        };
-        if self.settings.token_hosts.is_empty() {
-            if !TOKEN_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                eprintln!(
-                    "computer: COMPUTER_GIT_TOKEN is set but COMPUTER_GIT_TOKEN_HOSTS names no \
-                     host, so the token is sent nowhere (list the hosts it belongs to)"
-                );
-            }
-            return None;
-        }
-        if !secure || !self.settings.token_hosts.contains(&host) {
-            return None;
-        }
-        use base64::Engine as _;
-        let basic =
-            base64::engine::general_purpose::STANDARD.encode(format!("x-access-token:{token}"));
-        Some(format!("Authorization: Basic {basic}"))
-    }
-
     /// How the host connects to the network remote `url` for a `method` request (`GET` to
     /// fetch, `POST` to push): checked against the workspace's network policy, with the
     /// checked addresses pinned. A `git://` URL comes back with the checked address in place
@@ -260,7 +208,7 @@ impl Git {
         })
     }
 
-    /// The HTTP options of a connection to `url`: the token as a header (where it may go),
+    /// The HTTP options of a connection to `url`: the secrets as headers (where they may go),
     /// the extra trusted roots, the checked addresses. They replace what the repository's
     /// config would say (its proxies, headers and certificate files are the guest's, not the
     /// host's).
@@ -271,7 +219,7 @@ impl Git {
     ) -> gix::protocol::transport::client::blocking_io::http::Options {
         use gix::protocol::transport::client::blocking_io::http;
         let mut options = http::Options {
-            extra_headers: self.auth_header(url).into_iter().collect(),
+            extra_headers: self.settings.secrets.git_headers(url),
             ..Default::default()
         };
         if allowed.is_some() {
@@ -491,34 +439,4 @@ pub(crate) fn private_dir(dir: &Path) -> std::io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_token_goes_only_to_listed_hosts_over_tls_or_loopback() {
-        let vfs = Arc::new(Vfs::in_memory().unwrap());
-        let git = Git::new(Arc::clone(&vfs))
-            .unwrap()
-            .with_http_token(Some("t".into()))
-            .with_token_hosts(["Example.com".to_string(), "127.0.0.1".to_string()]);
-        assert!(git.auth_header("https://example.com/r.git").is_some());
-        assert!(git.auth_header("https://EXAMPLE.com:8443/r.git").is_some());
-        assert!(git.auth_header("http://127.0.0.1:9/r.git").is_some());
-        // Clear text beyond loopback, other hosts, look-alikes and other schemes: never.
-        for url in [
-            "http://example.com/r.git",
-            "https://example.com.evil.net/r.git",
-            "https://evil.net/example.com/r.git",
-            "https://user@evil.net/r.git",
-            "git://example.com/r.git",
-            "ssh://example.com/r.git",
-        ] {
-            assert!(git.auth_header(url).is_none(), "{url}");
-        }
-        let unlisted = Git::new(vfs).unwrap().with_http_token(Some("t".into()));
-        assert!(unlisted.auth_header("https://example.com/r.git").is_none());
-    }
 }

@@ -37,6 +37,8 @@ impl Cli {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer"));
         cmd.current_dir(self.dir.path())
             .env_remove("COMPUTER_WORKSPACE")
+            .env_remove("COMPUTER_SECRETS")
+            .env_remove("COMPUTER_GIT_TOKEN")
             .args(args);
         cmd
     }

@@ -106,12 +106,24 @@ fn the_policy_is_set_shown_checked_and_holds_curl() {
     assert_eq!(forked, format!("allow http://127.0.0.1:{port} GET\n"));
 }
 
-/// What the network issue is done by: `computer net allow https://docs.test:PORT` (a TLS
-/// server on loopback under a test name, through the host's test names and CA file) lets the
-/// isolate's curl reach it, and nothing else.
-#[test]
-fn curl_reaches_an_allowed_tls_server_by_its_test_name() {
-    let cli = Cli::new();
+/// A TLS server on 127.0.0.1 for the name `docs.test`, its certificate signed by a CA made
+/// here (`ca`): `/echo` answers with the request's `Authorization` and `X-*` headers (and
+/// appends them to `received`, the server's own record), any other path serves `site/`.
+struct TlsServer {
+    port: u16,
+    ca: std::path::PathBuf,
+    received: std::path::PathBuf,
+    child: std::process::Child,
+}
+
+impl Drop for TlsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tls_server(cli: &Cli) -> TlsServer {
     let dir = cli.path("tls");
     std::fs::create_dir_all(dir.join("site")).unwrap();
     std::fs::write(dir.join("site/hello.txt"), "over tls\n").unwrap();
@@ -183,14 +195,27 @@ fn curl_reaches_an_allowed_tls_server_by_its_test_name() {
         .port();
     let script = format!(
         "import http.server, ssl, functools\n\
-         handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory='site')\n\
+         class Handler(http.server.SimpleHTTPRequestHandler):\n\
+         \x20   def do_GET(self):\n\
+         \x20       if self.path != '/echo':\n\
+         \x20           return super().do_GET()\n\
+         \x20       seen = ''.join(f'{{k}}: {{v}}\\n' for k, v in self.headers.items()\n\
+         \x20                      if k.lower() == 'authorization' or k.lower().startswith('x-'))\n\
+         \x20       with open('received', 'a') as f:\n\
+         \x20           f.write(seen)\n\
+         \x20       body = seen.encode()\n\
+         \x20       self.send_response(200)\n\
+         \x20       self.send_header('Content-Length', str(len(body)))\n\
+         \x20       self.end_headers()\n\
+         \x20       self.wfile.write(body)\n\
+         handler = functools.partial(Handler, directory='site')\n\
          server = http.server.HTTPServer(('127.0.0.1', {port}), handler)\n\
          context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n\
          context.load_cert_chain('cert.pem', 'key.pem')\n\
          server.socket = context.wrap_socket(server.socket, server_side=True)\n\
          server.serve_forever()\n"
     );
-    let mut server = std::process::Command::new("python3")
+    let child = std::process::Command::new("python3")
         .args(["-c", &script])
         .current_dir(&dir)
         .stdout(std::process::Stdio::null())
@@ -203,21 +228,40 @@ fn curl_reaches_an_allowed_tls_server_by_its_test_name() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let ca = dir.join("ca.pem");
-    let sh = |script: &str| {
-        let out = cli
-            .command(&["sh", "-c", script])
-            .env_remove("HOME")
-            .env("COMPUTER_NET_HOSTS", "docs.test=127.0.0.1")
-            .env("COMPUTER_CA_FILE", &ca)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    TlsServer {
+        port,
+        ca: dir.join("ca.pem"),
+        received: dir.join("received"),
+        child,
+    }
+}
+
+/// The CLI's `sh -c SCRIPT` with the test name `docs.test` and the test CA, no `HOME`:
+/// status, stdout, stderr.
+fn tls_sh(cli: &Cli, server: &TlsServer, script: &str) -> (Option<i32>, String, String) {
+    let out = cli
+        .command(&["sh", "-c", script])
+        .env_remove("HOME")
+        .env("COMPUTER_NET_HOSTS", "docs.test=127.0.0.1")
+        .env("COMPUTER_CA_FILE", &server.ca)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// What the network issue is done by: `computer net allow https://docs.test:PORT` (a TLS
+/// server on loopback under a test name, through the host's test names and CA file) lets the
+/// isolate's curl reach it, and nothing else.
+#[test]
+fn curl_reaches_an_allowed_tls_server_by_its_test_name() {
+    let cli = Cli::new();
+    let server = tls_server(&cli);
+    let port = server.port;
+    let sh = |script: &str| tls_sh(&cli, &server, script);
     let url = format!("https://docs.test:{port}/hello.txt");
     let (status, _, err) = sh(&format!("curl -sS {url}"));
     assert_eq!(status, Some(7), "refused before it is allowed: {err}");
@@ -255,6 +299,107 @@ fn curl_reaches_an_allowed_tls_server_by_its_test_name() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.x only"));
-    let _ = server.kill();
-    let _ = server.wait();
+}
+
+/// A secret is used without ever being readable by the guest: `computer secret set` takes
+/// the value on stdin; the guest's `$API_KEY` is a placeholder; the host adds the value as
+/// the bound header on https requests to docs.test; the value is in no output, audit row or
+/// workspace file; the placeholder sent to another host is refused before any connection.
+#[test]
+fn a_secret_reaches_its_host_and_nothing_else_sees_it() {
+    let cli = Cli::new();
+    let tls = tls_server(&cli);
+    let port = tls.port;
+    let value = "key-0123456789abcdef";
+    let sh = |script: &str| tls_sh(&cli, &tls, script);
+    // Set from stdin; listed without its value; a bad one is refused with why.
+    let out = cli.run_with_stdin(
+        &[
+            "secret",
+            "set",
+            "API_KEY",
+            "--host",
+            "docs.test",
+            "--header",
+            "Authorization",
+            "--format",
+            "Bearer {}",
+        ],
+        format!("{value}\n").as_bytes(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = cli.ok(&["secret", "list"]);
+    assert_eq!(
+        listed,
+        "API_KEY  docs.test  header Authorization: Bearer {}\n"
+    );
+    let short = cli.run_with_stdin(&["secret", "set", "X", "--host", "docs.test"], b"short\n");
+    assert!(String::from_utf8_lossy(&short.stderr).contains("MIN_SECRET_BYTES"));
+    let nohost = cli.run_with_stdin(&["secret", "set", "X"], format!("{value}\n").as_bytes());
+    assert!(!nohost.status.success());
+    let store = std::fs::read_to_string(cli.path(".computer/secrets.json")).unwrap();
+    assert!(store.contains(value), "the store holds the value");
+    cli.ok(&["net", "allow", &format!("https://docs.test:{port}")]);
+    // The guest sees the placeholder only.
+    let (status, out, _) = sh("echo \"$API_KEY\"; env | grep -c key-0123 || true");
+    assert_eq!(
+        (status, out.as_str()),
+        (Some(0), "computer-secret:API_KEY\n0\n")
+    );
+    // A plain request to docs.test gets the header from the host; the server got the value,
+    // the guest sees it redacted back to the placeholder.
+    let echo = format!("https://docs.test:{port}/echo");
+    let (status, out, err) = sh(&format!("curl -sS {echo}"));
+    assert_eq!(status, Some(0), "{err}");
+    // (The formatted value as a whole is redacted to the placeholder.)
+    assert_eq!(out, "authorization: computer-secret:API_KEY\n");
+    let received = std::fs::read_to_string(&tls.received).unwrap();
+    assert_eq!(received, format!("authorization: Bearer {value}\n"));
+    // The placeholder in a header of the guest's own is replaced too.
+    let (status, _, err) = sh(&format!(
+        "curl -sS -H \"X-Key: $API_KEY\" {echo} >/dev/null"
+    ));
+    assert_eq!(status, Some(0), "{err}");
+    let received = std::fs::read_to_string(&tls.received).unwrap();
+    assert!(
+        received.contains(&format!("x-key: {value}\n")),
+        "{received}"
+    );
+    // To another host (allowed by the policy) the placeholder is refused, nothing connects.
+    let (plain_port, count) = server();
+    cli.ok(&["net", "allow", &format!("http://127.0.0.1:{plain_port}")]);
+    let (status, _, err) = sh(&format!(
+        "curl -sS -H \"Authorization: Bearer $API_KEY\" http://127.0.0.1:{plain_port}/"
+    ));
+    assert_eq!(status, Some(7), "{err}");
+    assert!(err.contains("secret API_KEY"), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+    // ... and over plain http to its own host, nothing is added.
+    let (status, out, _) = sh(&format!("curl -sS http://127.0.0.1:{plain_port}/"));
+    assert_eq!((status, out.as_str()), (Some(0), "hello\n"));
+    // Nowhere in the audit log or the workspace file; the log says which secret was used.
+    let log = cli.ok(&["log"]);
+    assert!(log.contains("with secret API_KEY"), "{log}");
+    assert!(log.contains("refused"), "{log}");
+    for text in [
+        log.into_bytes(),
+        std::fs::read(cli.path(".computer/workspace.db")).unwrap(),
+    ] {
+        assert!(
+            !text.windows(value.len()).any(|w| w == value.as_bytes()),
+            "the value leaked"
+        );
+    }
+    // Removed, it is sent no more.
+    cli.ok(&["secret", "rm", "API_KEY"]);
+    assert!(
+        cli.fails(&["secret", "rm", "API_KEY"])
+            .contains("no secret API_KEY")
+    );
+    let (status, out, _) = sh(&format!("curl -sS {echo}; echo \"[$API_KEY]\""));
+    assert_eq!((status, out.as_str()), (Some(0), "[]\n"));
 }

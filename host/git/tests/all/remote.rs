@@ -292,39 +292,51 @@ fn unreachable_and_garbage_remotes_fail_clearly() {
     assert!(err.contains("time limit"), "{err}");
 }
 
+/// A secret bound to the remote's host goes to it over https (as basic auth), for clone,
+/// fetch and push; bound to no host of it, or over plain http, it is sent nowhere; it is
+/// never written into the workspace. The server's certificate is refused until its CA is
+/// trusted (`Git::with_ca_file`, `COMPUTER_CA_FILE`).
 #[test]
-fn an_http_token_is_sent_by_the_host_and_never_stored() {
+fn a_secret_is_sent_by_the_host_over_https_and_never_stored() {
     let tmp = tempfile::tempdir().unwrap();
     support::served_repo(tmp.path());
-    let (_server, port) = support::git_http_with(tmp.path(), true);
-    let url = format!("http://127.0.0.1:{port}/cgi-bin/git/served.git");
-    // Without the token the server refuses.
-    let (vfs, git) = workspace();
-    let out = run(&git, "/workspace", &["clone", &url, "denied"]);
-    assert_eq!(out.status, 128, "{}", String::from_utf8_lossy(&out.stdout));
-    assert!(!vfs.exists("/workspace/denied").unwrap());
-    // With it, the clone works, and a fetch uses it too.
+    // python's CGI server runs git-http-backend as `nobody` when the tests run as root.
+    sh(tmp.path(), "chmod -R a+rwX served.git");
+    let (_server, port, cert) = support::git_https_with(tmp.path(), true);
+    let url = format!("https://127.0.0.1:{port}/cgi-bin/git/served.git");
     let token = "tok-3141592653589793";
-    // A token with no hosts, or with other hosts, is sent nowhere.
-    let git = git.with_http_token(Some(token.into()));
-    for hosts in [vec![], vec!["example.com".to_string()]] {
-        let git = Git::new(vfs.clone())
-            .unwrap()
-            .with_http_token(Some(token.into()))
-            .with_token_hosts(hosts.clone());
+    let secret = |hosts: &[&str]| {
+        let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+        computer_net::Secrets::new(vec![
+            computer_net::Secret::new("GIT_TOKEN", token, &hosts, None, None).unwrap(),
+        ])
+        .unwrap()
+    };
+    let (vfs, git) = workspace();
+    let git = git.with_secrets(secret(&["127.0.0.1"]));
+    let out = run(&git, "/workspace", &["clone", "-q", &url, "untrusted"]);
+    assert_eq!(out.status, 128, "a certificate nobody trusts was accepted");
+    assert!(!vfs.exists("/workspace/untrusted").unwrap());
+    // Trusted, but without the secret, or with one bound elsewhere: the server refuses.
+    for hosts in [vec![], vec!["example.com"]] {
+        let git = Git::new(vfs.clone()).unwrap().with_ca_file(&cert).unwrap();
+        let git = if hosts.is_empty() {
+            git
+        } else {
+            git.with_secrets(secret(&hosts))
+        };
         let out = run(&git, "/workspace", &["clone", "-q", &url, "denied"]);
         assert_eq!(out.status, 128, "hosts {hosts:?}: the token was sent");
+        assert!(!vfs.exists("/workspace/denied").unwrap());
     }
-    // Listed (over plain http only because it is loopback), it is.
-    let git = git.with_token_hosts(["127.0.0.1".to_string()]);
+    // Bound to the remote's host: clone, fetch and push work.
+    let git = git.with_ca_file(&cert).unwrap();
     ok(run(&git, "/workspace", &["clone", "-q", &url, "copy"]));
     assert_eq!(
         vfs.read_file("/workspace/copy/top.txt").unwrap(),
         b"top\ntwo\n"
     );
     ok(run(&git, "/workspace/copy", &["fetch"]));
-    // And a push.
-    sh(tmp.path(), "chmod -R a+rwX served.git");
     vfs.write_file("/workspace/copy/new.txt", "new\n").unwrap();
     ok(run(&git, "/workspace/copy", &["add", "new.txt"]));
     ok(run(
@@ -356,30 +368,11 @@ fn an_http_token_is_sent_by_the_host_and_never_stored() {
             );
         }
     }
-}
-
-/// An https remote with a certificate of its own: refused until its CA is trusted
-/// (`Git::with_ca_file`, `COMPUTER_CA_FILE`); then the token goes to it over TLS.
-#[test]
-fn https_with_a_trusted_ca_file_and_a_token() {
-    let tmp = tempfile::tempdir().unwrap();
-    support::served_repo(tmp.path());
-    let (_server, port, cert) = support::git_https_with(tmp.path(), true);
-    let url = format!("https://127.0.0.1:{port}/cgi-bin/git/served.git");
-    let (vfs, git) = workspace();
-    let git = git
-        .with_http_token(Some("tok-over-tls".into()))
-        .with_token_hosts(["127.0.0.1".to_string()]);
-    let out = run(&git, "/workspace", &["clone", "-q", &url, "untrusted"]);
-    assert_eq!(out.status, 128, "a certificate nobody trusts was accepted");
-    assert!(!vfs.exists("/workspace/untrusted").unwrap());
-    let git = git.with_ca_file(&cert).unwrap();
-    ok(run(&git, "/workspace", &["clone", "-q", &url, "copy"]));
-    assert_eq!(
-        vfs.read_file("/workspace/copy/top.txt").unwrap(),
-        b"top\ntwo\n"
-    );
-    ok(run(&git, "/workspace/copy", &["fetch"]));
+    // Over plain http the same secret is not sent.
+    let (_plain, plain_port) = support::git_http_with(tmp.path(), true);
+    let plain = format!("http://127.0.0.1:{plain_port}/cgi-bin/git/served.git");
+    let out = run(&git, "/workspace", &["clone", "-q", &plain, "clear"]);
+    assert_eq!(out.status, 128, "the token went over plain http");
     // A file that holds no certificate is a clear error.
     let err = Git::new(vfs.clone())
         .unwrap()

@@ -1,0 +1,123 @@
+//! The host's secrets ([`computer_net::Secrets`]): what the host adds to a guest's requests
+//! on the way out (its curl, wget and git) and redacts from what comes back. They are kept
+//! outside every workspace file (the CLI keeps them in a [`computer_net::SecretStore`]);
+//! a guest sees placeholders only.
+
+use std::borrow::Cow;
+use std::sync::{OnceLock, RwLock};
+
+use computer_net::{Secret, Secrets};
+
+use crate::exec::ExecOutput;
+use crate::workspace::Workspace;
+use computer_isolate::OutputSink;
+
+/// The process's secrets, once an embedder set them.
+static HOST: RwLock<Option<Secrets>> = RwLock::new(None);
+
+/// Sets the secrets of every workspace of this process that was not given its own
+/// ([`Workspace::set_secrets`]). Until called, they are [`env_secrets`].
+pub fn set_host_secrets(secrets: Secrets) {
+    *HOST.write().unwrap_or_else(|e| e.into_inner()) = Some(secrets);
+}
+
+/// The process's secrets: those set by [`set_host_secrets`], else [`env_secrets`].
+pub fn host_secrets() -> Secrets {
+    HOST.read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_else(env_secrets)
+}
+
+/// The secrets of the host's environment: `COMPUTER_GIT_TOKEN`, sent to the hosts of the
+/// comma list `COMPUTER_GIT_TOKEN_HOSTS` (as git's basic auth; a guest sees
+/// `$COMPUTER_GIT_TOKEN` as its placeholder). A token with no hosts, or one that is not a
+/// valid secret, is left out, and the host's stderr says why (once).
+pub fn env_secrets() -> Secrets {
+    static ENV: OnceLock<Secrets> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let Some(token) = std::env::var("COMPUTER_GIT_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty())
+        else {
+            return Secrets::default();
+        };
+        let hosts: Vec<String> = std::env::var("COMPUTER_GIT_TOKEN_HOSTS")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(str::to_string)
+            .collect();
+        if hosts.is_empty() {
+            eprintln!(
+                "computer: COMPUTER_GIT_TOKEN is set but COMPUTER_GIT_TOKEN_HOSTS names no \
+                 host, so the token is sent nowhere (list the hosts it belongs to)"
+            );
+            return Secrets::default();
+        }
+        match Secret::new("COMPUTER_GIT_TOKEN", &token, &hosts, None, None)
+            .and_then(|s| Secrets::new(vec![s]))
+        {
+            Ok(secrets) => secrets,
+            Err(e) => {
+                eprintln!("computer: COMPUTER_GIT_TOKEN is not used: {e}");
+                Secrets::default()
+            }
+        }
+    })
+    .clone()
+}
+
+impl Workspace {
+    /// The secrets this workspace's guests' requests get on the way out: its own
+    /// ([`Workspace::set_secrets`]), else the process's ([`host_secrets`]).
+    pub fn secrets(&self) -> Secrets {
+        crate::lock(self.secrets_slot())
+            .clone()
+            .unwrap_or_else(host_secrets)
+    }
+
+    /// Gives this workspace (and its clones) secrets of its own; `None` goes back to the
+    /// process's. Applies from the next command and git operation.
+    pub fn set_secrets(&self, secrets: Option<Secrets>) {
+        *crate::lock(self.secrets_slot()) = secrets;
+        self.forget_git();
+    }
+}
+
+/// Gives the guest's environment each secret's placeholder (`NAME=computer-secret:NAME`),
+/// unless the request sets `NAME` itself.
+pub(crate) fn add_placeholders(secrets: &Secrets, env: &mut Vec<(String, String)>) {
+    for (name, placeholder) in secrets.env() {
+        if !env.iter().any(|(k, _)| *k == name) {
+            env.push((name, placeholder));
+        }
+    }
+}
+
+/// `sink` with the secrets' values redacted from each chunk (a value split across two chunks
+/// is not seen: the collected output is redacted again whole).
+pub(crate) fn redacting(secrets: &Secrets, sink: Option<OutputSink>) -> Option<OutputSink> {
+    let sink = sink?;
+    if secrets.is_empty() {
+        return Some(sink);
+    }
+    let secrets = secrets.clone();
+    Some(std::sync::Arc::new(move |stream, bytes: &[u8]| {
+        sink(stream, &secrets.redact_bytes(bytes));
+    }))
+}
+
+impl ExecOutput {
+    /// The output with the secrets' values replaced by their placeholders.
+    pub(crate) fn redacted(mut self, secrets: &Secrets) -> ExecOutput {
+        if let Cow::Owned(out) = secrets.redact_bytes(&self.stdout) {
+            self.stdout = out;
+        }
+        if let Cow::Owned(err) = secrets.redact_bytes(&self.stderr) {
+            self.stderr = err;
+        }
+        self
+    }
+}
