@@ -1131,6 +1131,88 @@ mod hostile {
         s.assert_healthy();
     }
 
+    /// The network policy over HTTP: a token of the workspace reads it; only the server's own
+    /// token sets it (an agent holding a scoped token must not open its own network); a bad
+    /// rule is a 400 that changes nothing; the guests' curl meets what was set.
+    #[test]
+    fn the_network_policy_is_set_with_the_servers_token_only() {
+        let s = Server::start(&[]);
+        s.create("w");
+        let r = json_of(s.get("/v1/workspaces/w/net"), StatusCode::OK);
+        assert_eq!(
+            (r["none"].clone(), r["rules"].clone()),
+            (json!(true), json!([]))
+        );
+        let rules = json!([
+            "allow https://docs.python.org GET",
+            "deny https://docs.python.org/2"
+        ]);
+        let r = json_of(
+            s.put(
+                "/v1/workspaces/w/net",
+                json!({ "rules": rules }).to_string(),
+            ),
+            StatusCode::OK,
+        );
+        assert_eq!(
+            (r["none"].clone(), r["rules"].clone()),
+            (json!(false), rules.clone())
+        );
+        let out = json_of(
+            s.post(
+                "/v1/workspaces/w/exec",
+                &json!({"command": "curl -sS https://example.com/"}),
+            ),
+            StatusCode::OK,
+        );
+        assert_eq!(out["status"], 7, "{out}");
+        let err = out["stderr"].as_str().unwrap();
+        assert!(
+            err.contains("no rule of the workspace's network policy allows it"),
+            "{err}"
+        );
+        for bad in [
+            json!({"rules": ["allow ftp://x"]}),
+            json!({"rules": ["permit https://x"]}),
+            json!({"rules": "allow https://x"}),
+            json!({"rules": [], "all": true}),
+        ] {
+            let r = s.put("/v1/workspaces/w/net", bad.to_string());
+            assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
+        let r = json_of(s.get("/v1/workspaces/w/net"), StatusCode::OK);
+        assert_eq!(r["rules"], rules);
+        let made = json_of(
+            s.post("/v1/tokens", &json!({"workspaces": ["w"]})),
+            StatusCode::CREATED,
+        );
+        let scoped = made["token"].as_str().unwrap().to_string();
+        let r = s
+            .client
+            .get(s.url("/v1/workspaces/w/net"))
+            .bearer_auth(&scoped)
+            .send()
+            .unwrap();
+        assert_eq!(json_of(r, StatusCode::OK)["rules"], rules);
+        let r = s
+            .client
+            .put(s.url("/v1/workspaces/w/net"))
+            .bearer_auth(&scoped)
+            .body(json!({"rules": ["all"]}).to_string())
+            .send()
+            .unwrap();
+        let why = error_of(r, StatusCode::FORBIDDEN);
+        assert!(why.contains("server's own token"), "{why}");
+        let r = json_of(s.get("/v1/workspaces/w/net"), StatusCode::OK);
+        assert_eq!(r["rules"], rules);
+        // Back to none.
+        let r = json_of(
+            s.put("/v1/workspaces/w/net", json!({"rules": []}).to_string()),
+            StatusCode::OK,
+        );
+        assert_eq!(r["none"], true);
+    }
+
     /// A token scoped to one workspace reaches that one only, and a read-only one changes
     /// nothing; revoked, it is refused. Made with `computer token` and over `/v1/tokens`.
     #[test]

@@ -599,7 +599,7 @@ pub(super) async fn audit_log(
 
 /// `GET /v1/tokens`: the scoped tokens (never the tokens themselves).
 pub(super) async fn list_tokens(state: Shared, Extension(access): Extension<Access>) -> ApiResult {
-    admin_only(&access)?;
+    admin_only(&access, TOKENS_ADMIN)?;
     let tokens = blocking(move || {
         state
             .tokens
@@ -627,7 +627,7 @@ pub(super) async fn create_token(
     Extension(access): Extension<Access>,
     b: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    admin_only(&access)?;
+    admin_only(&access, TOKENS_ADMIN)?;
     let args: CreateToken = json_body(b)?;
     let scope = super::Scope {
         workspaces: args.workspaces,
@@ -652,7 +652,7 @@ pub(super) async fn revoke_token(
     Extension(access): Extension<Access>,
     Path(id): Path<String>,
 ) -> ApiResult {
-    admin_only(&access)?;
+    admin_only(&access, TOKENS_ADMIN)?;
     let found = blocking(move || {
         state
             .tokens
@@ -666,12 +666,12 @@ pub(super) async fn revoke_token(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-fn admin_only(access: &Access) -> ApiResult<()> {
+/// Refuses a scoped token with 403 and `why`.
+pub(super) fn admin_only(access: &Access, why: &str) -> ApiResult<()> {
     match access {
         Access::Admin => Ok(()),
-        Access::Scoped(_) => Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "tokens are managed with the server's own token",
-        )),
+        Access::Scoped(_) => Err(ApiError::new(StatusCode::FORBIDDEN, why)),
     }
 }
+
+const TOKENS_ADMIN: &str = "tokens are managed with the server's own token";

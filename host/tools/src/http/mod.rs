@@ -16,6 +16,7 @@ mod api;
 mod bucket;
 mod error;
 mod guard;
+mod net;
 mod openapi;
 mod private;
 mod registry;
@@ -210,6 +211,10 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
         .route(&format!("{ws}/exec"), post(api::exec))
         .route(&format!("{ws}/tools/{{name}}"), post(api::call_tool))
         .route(&format!("{ws}/log"), get(api::audit_log))
+        .route(
+            &format!("{ws}/net"),
+            get(net::get_policy).put(net::set_policy),
+        )
         .route(&format!("{ws}/bucket/import"), post(bucket::import))
         .route(&format!("{ws}/bucket/export"), post(bucket::export))
         .route(&format!("{ws}/bucket/push"), post(bucket::push))

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::api::{CreateSnapshot, CreateToken, CreateWorkspace};
 use super::bucket::{BucketExport, BucketImport, BucketPush};
+use super::net::SetPolicy;
 use super::registry::WorkspaceInfo;
 use crate::ExecArgs;
 
@@ -227,6 +228,22 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
                 Reply::Json(200, object()),
             )
         },
+        op(
+            "get",
+            "/v1/workspaces/{id}/net",
+            "getNetPolicy",
+            "The workspace's network policy: the hosts a guest's requests (curl, wget, git) may reach; `none` when nothing is.",
+            Body::None,
+            Reply::Json(200, object()),
+        ),
+        op(
+            "put",
+            "/v1/workspaces/{id}/net",
+            "setNetPolicy",
+            "Replaces the workspace's network policy (lines as `computer net show` prints them). The server's own token only.",
+            Body::Json(schema::<SetPolicy>(g), true),
+            Reply::Json(200, object()),
+        ),
         op(
             "post",
             "/v1/workspaces/{id}/bucket/import",
