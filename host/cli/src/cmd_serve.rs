@@ -33,6 +33,12 @@ pub struct ServeArgs {
     /// own credentials; may be repeated; `*` allows any. None by default.
     #[arg(long = "allow-bucket", value_name = "NAME")]
     allow_buckets: Vec<String>,
+    /// A network rule every workspace the server creates starts with
+    /// (`SCHEME://HOST[:PORT][/PATH]`, as `computer net allow` takes, or `all`); may be
+    /// repeated. None by default: a new workspace reaches nothing until its policy is set
+    /// (`PUT /v1/workspaces/ID/net`).
+    #[arg(long = "net-allow", value_name = "RULE")]
+    net_allow: Vec<String>,
     /// Offer only what does not change workspaces (read, ls, find, grep; file reads).
     #[arg(long)]
     read_only: bool,
@@ -109,6 +115,16 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
         .context("--max-exec-timeout: a positive number of seconds")?;
     config.allow_origins = args.allow_origins;
     config.allow_buckets = args.allow_buckets;
+    for rule in &args.net_allow {
+        if rule == "all" {
+            config.net_policy.all = true;
+        } else {
+            config
+                .net_policy
+                .allow(computer::net::Rule::parse(rule, &[]).context("--net-allow")?)
+                .context("--net-allow")?;
+        }
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -1211,6 +1211,23 @@ mod hostile {
             StatusCode::OK,
         );
         assert_eq!(r["none"], true);
+        // A server's --net-allow is where each workspace it creates starts.
+        let s = Server::start(&[
+            "--net-allow",
+            "https://docs.python.org",
+            "--net-allow",
+            "all",
+        ]);
+        s.create("n");
+        let r = json_of(s.get("/v1/workspaces/n/net"), StatusCode::OK);
+        assert_eq!(r["rules"], json!(["all", "allow https://docs.python.org"]));
+        let out = Command::new(env!("CARGO_BIN_EXE_computer"))
+            .args(["serve", "--net-allow", "ftp://x", "--listen", "127.0.0.1:0"])
+            .current_dir(s.dir.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--net-allow"));
     }
 
     /// A token scoped to one workspace reaches that one only, and a read-only one changes

@@ -73,6 +73,8 @@ pub struct ServerConfig {
     pub max_workspaces: usize,
     /// The size quota each new workspace gets, in bytes (0: none).
     pub default_quota: u64,
+    /// The network policy each new workspace starts with (default: none).
+    pub net_policy: computer::net::Policy,
     /// Commands (`exec`, over the JSON API and the tools) running at once; one more waits
     /// for [`ServerConfig::exec_queue_timeout`], then is refused.
     pub max_concurrent_execs: usize,
@@ -102,6 +104,7 @@ impl ServerConfig {
             allow_buckets: Vec::new(),
             max_workspaces: 1000,
             default_quota: 10 << 30,
+            net_policy: computer::net::Policy::default(),
             max_concurrent_execs: 32,
             exec_queue_timeout: Duration::from_secs(30),
             max_connections: 1024,
@@ -165,6 +168,7 @@ impl AppState {
 pub fn router(config: ServerConfig) -> std::io::Result<Router> {
     let registry = Registry::new(&config.data_dir, config.idle)?
         .with_limits(config.max_workspaces, config.default_quota)
+        .with_net_policy(config.net_policy.clone())
         .with_sleep_after(config.sleep_after);
     let mut mcp_config =
         StreamableHttpServerConfig::default().with_max_request_body_bytes(config.max_body);

@@ -39,6 +39,8 @@ pub struct Registry {
     state: Mutex<State>,
     max_workspaces: usize,
     default_quota: u64,
+    /// The network policy each new workspace starts with.
+    net_policy: computer::net::Policy,
 }
 
 /// What the registry's lock guards.
@@ -118,6 +120,7 @@ impl Registry {
             state: Mutex::default(),
             max_workspaces: usize::MAX,
             default_quota: 0,
+            net_policy: computer::net::Policy::default(),
         })
     }
 
@@ -126,6 +129,13 @@ impl Registry {
     pub fn with_limits(mut self, max_workspaces: usize, default_quota: u64) -> Registry {
         self.max_workspaces = max_workspaces;
         self.default_quota = default_quota;
+        self
+    }
+
+    /// Each new workspace (created, or pulled from a bucket) starts with `policy` as its
+    /// network policy (default: none, nothing reachable).
+    pub fn with_net_policy(mut self, policy: computer::net::Policy) -> Registry {
+        self.net_policy = policy;
         self
     }
 
@@ -142,6 +152,11 @@ impl Registry {
             ws.fs()
                 .set_quota(self.default_quota)
                 .map_err(|e| ApiError::internal(format!("set the quota of {id:?}: {e}")))?;
+        }
+        if !self.net_policy.is_none() {
+            ws.set_net_policy(&self.net_policy).map_err(|e| {
+                ApiError::internal(format!("set the network policy of {id:?}: {e}"))
+            })?;
         }
         Ok(())
     }
