@@ -93,8 +93,6 @@ pub struct ContainerConfig {
     pub image: String,
     /// Limits.
     pub limits: Limits,
-    /// Give the container a network (off by default: only loopback).
-    pub network: bool,
     /// The user commands run as (`uid[:gid]`); `None` is the image's (root, with every
     /// capability dropped).
     pub user: Option<String>,
@@ -112,7 +110,6 @@ impl Default for ContainerConfig {
         ContainerConfig {
             image: DEFAULT_IMAGE.to_string(),
             limits: Limits::default(),
-            network: false,
             user: None,
             idle: Duration::from_secs(300),
             transfer: Transfer::Auto,

@@ -287,7 +287,9 @@ impl Sandbox {
             memory_swap: Some(limits.memory_bytes),
             nano_cpus: Some((limits.cpus * 1e9) as i64),
             pids_limit: Some(limits.pids),
-            network_mode: Some(if config.network { "bridge" } else { "none" }.into()),
+            // No interface but loopback, always: a guest's requests go through the host's
+            // egress policy, which a bridge would bypass.
+            network_mode: Some("none".into()),
             cap_drop: Some(vec!["ALL".into()]),
             security_opt: Some(vec!["no-new-privileges".into()]),
             readonly_rootfs: Some(true),
@@ -315,7 +317,7 @@ impl Sandbox {
             // with the container.
             volumes: mount.is_none().then(|| vec!["/workspace".to_string()]),
             user: config.user.clone(),
-            network_disabled: Some(!config.network),
+            network_disabled: Some(true),
             labels: Some(labels),
             host_config: Some(host_config),
             ..Default::default()

@@ -59,7 +59,7 @@ impl Workspace {
         &self.jobs
     }
 
-    /// Sets how this workspace's container is made (image, limits, network, idle time).
+    /// Sets how this workspace's container is made (image, limits, idle time).
     /// Applies to the next container: one already running keeps its settings until it stops.
     /// The default image can be set with `COMPUTER_CONTAINER_IMAGE`.
     pub fn set_container_config(&self, config: ContainerConfig) {
