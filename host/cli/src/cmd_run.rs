@@ -148,13 +148,16 @@ pub fn run_component(
     let limits = options.limits()?;
     let git = ws.git_handler();
     let network = ws.egress("isolate")?;
+    // The secrets' placeholders in its environment, their values out of its output.
+    let mut env = options.env()?;
+    let on_output = ws.guest_view(&mut env, Some(forward_output()));
     let req = RunRequest {
         args: argv,
-        env: options.env()?,
+        env,
         cwd: options.cwd(ws),
         stdin: stdin.into(),
         limits,
-        on_output: Some(forward_output()),
+        on_output,
         exec: Arc::new(WorkspaceComponents {
             isolate: Arc::clone(&isolate),
             vfs: ws.vfs(),

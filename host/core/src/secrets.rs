@@ -84,6 +84,18 @@ impl Workspace {
         *crate::lock(self.secrets_slot()) = secrets;
         self.forget_git();
     }
+
+    /// For an embedder running components itself (as [`Workspace::exec`] does): gives `env`
+    /// each secret's placeholder, and `sink` the output with every value redacted.
+    pub fn guest_view(
+        &self,
+        env: &mut Vec<(String, String)>,
+        sink: Option<OutputSink>,
+    ) -> Option<OutputSink> {
+        let secrets = self.secrets();
+        add_placeholders(&secrets, env);
+        redacting(&secrets, sink)
+    }
 }
 
 /// Gives the guest's environment each secret's placeholder (`NAME=computer-secret:NAME`),
