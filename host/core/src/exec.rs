@@ -221,9 +221,12 @@ impl Workspace {
         // back verbatim (a server echoing a header) is redacted from what it prints.
         let secrets = self.secrets();
         crate::secrets::add_placeholders(&secrets, &mut req.env);
-        let on_output = crate::secrets::redacting(&secrets, on_output);
-        let out = self.run_backend(req, on_output, session)?;
-        Ok(out.redacted(&secrets))
+        let (on_output, redactor) = crate::secrets::redacting(&secrets, on_output);
+        let out = self.run_backend(req, on_output, session);
+        if let Some(redactor) = redactor {
+            redactor.flush();
+        }
+        Ok(out?.redacted(&secrets))
     }
 
     fn run_backend(

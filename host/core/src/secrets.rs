@@ -4,13 +4,13 @@
 //! a guest sees placeholders only.
 
 use std::borrow::Cow;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use computer_net::{Secret, Secrets};
 
 use crate::exec::ExecOutput;
 use crate::workspace::Workspace;
-use computer_isolate::OutputSink;
+use computer_isolate::{OutputSink, Stream};
 
 /// The process's secrets, once an embedder set them.
 static HOST: RwLock<Option<Secrets>> = RwLock::new(None);
@@ -94,7 +94,16 @@ impl Workspace {
     ) -> Option<OutputSink> {
         let secrets = self.secrets();
         add_placeholders(&secrets, env);
-        redacting(&secrets, sink)
+        let (sink, redactor) = redacting(&secrets, sink);
+        // Each chunk redacted alone (flushed at once): this sink's caller has no end-of-run
+        // call to flush a held-back tail, so a value split across two chunks can pass here.
+        match redactor {
+            Some(redactor) => Some(Arc::new(move |stream, bytes: &[u8]| {
+                redactor.write(stream, bytes);
+                redactor.flush();
+            }) as OutputSink),
+            None => sink,
+        }
     }
 }
 
@@ -108,17 +117,68 @@ pub(crate) fn add_placeholders(secrets: &Secrets, env: &mut Vec<(String, String)
     }
 }
 
-/// `sink` with the secrets' values redacted from each chunk (a value split across two chunks
-/// is not seen: the collected output is redacted again whole).
-pub(crate) fn redacting(secrets: &Secrets, sink: Option<OutputSink>) -> Option<OutputSink> {
-    let sink = sink?;
+/// `sink` with the secrets' values redacted, and the redactor to flush when the run ends.
+pub(crate) fn redacting(
+    secrets: &Secrets,
+    sink: Option<OutputSink>,
+) -> (Option<OutputSink>, Option<Arc<StreamRedactor>>) {
+    let Some(sink) = sink else {
+        return (None, None);
+    };
     if secrets.is_empty() {
-        return Some(sink);
+        return (Some(sink), None);
     }
-    let secrets = secrets.clone();
-    Some(std::sync::Arc::new(move |stream, bytes: &[u8]| {
-        sink(stream, &secrets.redact_bytes(bytes));
-    }))
+    let redactor = Arc::new(StreamRedactor {
+        secrets: secrets.clone(),
+        sink,
+        pending: Mutex::default(),
+    });
+    let writer = Arc::clone(&redactor);
+    let sink: OutputSink = Arc::new(move |stream, bytes: &[u8]| writer.write(stream, bytes));
+    (Some(sink), Some(redactor))
+}
+
+/// Redacts a stream as it comes: the end of a chunk that could begin a value waits for the
+/// next chunk (or the end of the run), so a value split across two chunks is caught too.
+pub(crate) struct StreamRedactor {
+    secrets: Secrets,
+    sink: OutputSink,
+    /// Held back, already redacted: stdout's and stderr's.
+    pending: Mutex<[Vec<u8>; 2]>,
+}
+
+impl StreamRedactor {
+    fn slot(stream: Stream) -> usize {
+        match stream {
+            Stream::Stdout => 0,
+            Stream::Stderr => 1,
+        }
+    }
+
+    fn write(&self, stream: Stream, bytes: &[u8]) {
+        // Under the lock, so that chunks reach the sink in order.
+        let mut pending = crate::lock(&self.pending);
+        let slot = &mut pending[Self::slot(stream)];
+        slot.extend_from_slice(bytes);
+        let out = self.secrets.redact_bytes(slot).into_owned();
+        let keep = self.secrets.partial_tail(&out);
+        let (ready, held) = out.split_at(out.len() - keep);
+        if !ready.is_empty() {
+            (self.sink)(stream, ready);
+        }
+        *slot = held.to_vec();
+    }
+
+    /// Sends what was held back.
+    pub(crate) fn flush(&self) {
+        let mut pending = crate::lock(&self.pending);
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            let held = std::mem::take(&mut pending[Self::slot(stream)]);
+            if !held.is_empty() {
+                (self.sink)(stream, &held);
+            }
+        }
+    }
 }
 
 impl ExecOutput {
@@ -131,5 +191,36 @@ impl ExecOutput {
             self.stderr = err;
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value split across chunks, even byte by byte, never reaches the sink; what could
+    /// begin one is held back only until it is known, and flushed at the end.
+    #[test]
+    fn a_stream_never_shows_a_value_split_across_chunks() {
+        let secret = Secret::new("K", "value-0123456789", &["docs.test".into()], None, None);
+        let secrets = Secrets::new(vec![secret.unwrap()]).unwrap();
+        let seen: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let into = Arc::clone(&seen);
+        let sink: OutputSink = Arc::new(move |_, b: &[u8]| crate::lock(&into).extend_from_slice(b));
+        let (sink, redactor) = redacting(&secrets, Some(sink));
+        let (sink, redactor) = (sink.unwrap(), redactor.unwrap());
+        for byte in b"say value-0123456789 twice: value-01234567" {
+            sink(Stream::Stdout, &[*byte]);
+        }
+        sink(Stream::Stdout, b"89 and value-01");
+        assert_eq!(
+            String::from_utf8_lossy(&crate::lock(&seen)),
+            "say computer-secret:K twice: computer-secret:K and "
+        );
+        redactor.flush();
+        assert_eq!(
+            String::from_utf8_lossy(&crate::lock(&seen)),
+            "say computer-secret:K twice: computer-secret:K and value-01"
+        );
     }
 }

@@ -245,6 +245,8 @@ struct Inner {
     redactor: Option<AhoCorasick>,
     /// The placeholder of each pattern of `redactor`.
     replacements: Vec<String>,
+    /// The patterns of `redactor`.
+    patterns: Vec<String>,
 }
 
 impl fmt::Debug for Secrets {
@@ -292,6 +294,7 @@ impl Secrets {
                 list,
                 redactor,
                 replacements,
+                patterns,
             }),
         })
     }
@@ -494,6 +497,28 @@ impl Secrets {
             }
             _ => std::borrow::Cow::Borrowed(bytes),
         }
+    }
+
+    /// How many bytes at the end of `bytes` could begin a value (or a form of one) that the
+    /// next chunk of a stream completes: a stream holds them back until it knows.
+    pub fn partial_tail(&self, bytes: &[u8]) -> usize {
+        let longest = self
+            .inner
+            .patterns
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(0);
+        (1..longest.min(bytes.len() + 1))
+            .rev()
+            .find(|&k| {
+                let tail = &bytes[bytes.len() - k..];
+                self.inner
+                    .patterns
+                    .iter()
+                    .any(|p| p.len() > k && p.as_bytes().starts_with(tail))
+            })
+            .unwrap_or(0)
     }
 
     /// Whether `text` holds a value.
