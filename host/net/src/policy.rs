@@ -322,6 +322,7 @@ impl Policy {
                 None => (rest.trim(), Vec::new()),
             };
             let rule = Rule::parse(rule, &methods)?;
+            policy.check_room()?;
             match kind {
                 "allow" => policy.allow.push(rule),
                 "deny" => policy.deny.push(rule),

@@ -188,6 +188,12 @@ fn every_decision_is_audited_without_credentials_or_query_values() {
 
 #[test]
 fn rules_parse_print_and_refuse_nonsense() {
+    // The text form holds the same limit as adding rules one by one.
+    let many: String = (0..=computer_net::MAX_RULES)
+        .map(|i| format!("allow https://h{i}.test\n"))
+        .collect();
+    let err = Policy::from_text(&many).unwrap_err().to_string();
+    assert!(err.contains("MAX_RULES"), "{err}");
     for text in [
         "https://docs.test",
         "https://*.docs.test:*",
