@@ -117,7 +117,9 @@ impl From<NetError> for SendError {
             NetError::Refused { .. } => SendError::Refused(e.to_string()),
             NetError::Resolve { .. } => SendError::Resolve(e.to_string()),
             NetError::BadUrl { .. } | NetError::BadRule(_) => SendError::Invalid(e.to_string()),
-            NetError::Store(_) | NetError::Secrets(_) => SendError::Failed(e.to_string()),
+            NetError::Store(_) | NetError::Secrets(_) | NetError::Proxy(_) => {
+                SendError::Failed(e.to_string())
+            }
         }
     }
 }

@@ -41,6 +41,28 @@ pub struct Allowed {
     pub addrs: Vec<SocketAddr>,
 }
 
+impl Allowed {
+    /// The addresses, as an audit row lists them.
+    fn addresses(&self) -> String {
+        self.addrs
+            .iter()
+            .map(SocketAddr::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// What a proxy does with a `CONNECT` the policy allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectPlan {
+    /// Pass the bytes through, untouched, to these addresses.
+    Tunnel(Allowed),
+    /// End TLS at the proxy and send each request inside through [`Egress::send`]: a secret
+    /// is bound to the host, or a rule limits its paths or methods (which only the requests
+    /// themselves show).
+    Intercept,
+}
+
 /// The egress check of one workspace. It holds the workspace weakly (a git handle or a run
 /// that keeps one must not keep the workspace open): once the workspace is dropped, it
 /// refuses everything.
@@ -131,22 +153,63 @@ impl Egress {
         let started = Instant::now();
         let decision = self.decide_method_url(method, url);
         let (summary, error) = match &decision {
-            Ok(allowed) => (
-                format!(
-                    "allowed: {}",
-                    allowed
-                        .addrs
-                        .iter()
-                        .map(SocketAddr::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None,
-            ),
+            Ok(allowed) => (format!("allowed: {}", allowed.addresses()), None),
             Err(e) => ("refused".to_string(), Some(e.to_string())),
         };
         self.audit(method, url, started, summary, error);
         decision
+    }
+
+    /// Decides a proxy's `CONNECT host:port` (TLS to come): refused, tunnelled to checked
+    /// addresses, or ended at the proxy ([`ConnectPlan`]). The audit log gets a row.
+    pub fn connect(&self, host: &str, port: u16) -> Result<ConnectPlan, NetError> {
+        let started = Instant::now();
+        let shown_host = match host.parse::<IpAddr>() {
+            Ok(IpAddr::V6(ip)) => format!("[{ip}]"),
+            _ => host.to_string(),
+        };
+        let url = format!("https://{shown_host}:{port}/");
+        let decision = self.plan_connect(&url);
+        let (summary, error) = match &decision {
+            Ok(ConnectPlan::Intercept) => ("intercepted: TLS ended at the proxy".to_string(), None),
+            Ok(ConnectPlan::Tunnel(allowed)) => {
+                (format!("tunnelled: {}", allowed.addresses()), None)
+            }
+            Err(e) => ("refused".to_string(), Some(e.to_string())),
+        };
+        self.audit("CONNECT", &url, started, summary, error);
+        decision
+    }
+
+    fn plan_connect(&self, url: &str) -> Result<ConnectPlan, NetError> {
+        let target = target("GET", url, url)?;
+        let vfs = self
+            .vfs
+            .upgrade()
+            .ok_or(computer_vfs::VfsError::Invalid("the workspace was closed"))?;
+        let policy = load_policy(&vfs)?;
+        // Whether a rule is about this host and port, whatever the path and method.
+        let about = |rule: &crate::policy::Rule| {
+            let mut any = rule.clone();
+            any.path = None;
+            any.methods.clear();
+            any.matches(&target)
+        };
+        let narrow = |rule: &crate::policy::Rule| rule.path.is_some() || !rule.methods.is_empty();
+        let limited = policy
+            .allow
+            .iter()
+            .chain(&policy.deny)
+            .any(|r| about(r) && narrow(r));
+        if limited || self.secrets.any_bound(url) {
+            if !policy.all && !policy.allow.iter().any(about) {
+                // Refused as a request to the host would be.
+                self.decide("GET", url, url)?;
+            }
+            return Ok(ConnectPlan::Intercept);
+        }
+        // No rule looks past the host: any request there is decided as this one.
+        Ok(ConnectPlan::Tunnel(self.decide("CONNECT", url, url)?))
     }
 
     /// The policy's decision on a request, without its audit row.

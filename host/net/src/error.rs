@@ -35,6 +35,9 @@ pub enum NetError {
     /// A secret, or the secret store, is not right.
     #[error("{0}")]
     Secrets(String),
+    /// The egress proxy of a container could not do its part.
+    #[error("network proxy: {0}")]
+    Proxy(String),
     /// The workspace could not be read or written.
     #[error("network policy: {0}")]
     Store(#[from] computer_vfs::VfsError),

@@ -22,28 +22,41 @@
 //! the way out: a guest holds only placeholders (`computer-secret:NAME`), which the host
 //! replaces in the headers of https requests to the hosts a secret is bound to, and refuses
 //! anywhere else. Values are redacted from audit rows and errors.
+//!
+//! A container reaches the network through a [`Proxy`] the host serves inside the
+//! container's network namespace: plain requests and the requests inside TLS it ends (for
+//! hosts with a secret bound, or with rules on paths or methods, with a certificate of the
+//! container's own [`ProxyCa`]) go through [`Egress::send`]; other `CONNECT`s are decided by
+//! [`Egress::connect`] and tunnelled to the checked addresses.
 
 mod address;
+mod ca;
 mod client;
 mod egress;
 mod error;
+mod http1;
 mod policy;
+mod proxy;
 mod resolve;
 mod secret_store;
 mod secrets;
 
 pub use address::{is_metadata_class, restricted_range};
+pub use ca::{MAX_PROXY_HOSTS, ProxyCa};
 pub use client::{
     DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT, Head, MAX_REQUEST_BYTES,
     MAX_REQUEST_HEADERS, Request, Response, SendError,
 };
 pub use egress::{
-    Allowed, Egress, POLICY_SETTING, PinnedResolver, load_policy, redacted, save_policy,
+    Allowed, ConnectPlan, Egress, POLICY_SETTING, PinnedResolver, load_policy, redacted,
+    save_policy,
 };
 pub use error::NetError;
+pub use http1::PROXY_MAX_HEAD_BYTES;
 pub use policy::{
     HostPattern, MAX_RULES, Policy, PortRule, Rule, SCHEMES, Target, TargetHost, default_port,
 };
+pub use proxy::{EgressSlot, PROXY_IDLE_TIMEOUT, PROXY_MAX_CONNECTIONS, Proxy, ProxyServer};
 pub use resolve::{Resolver, StaticResolver, SystemResolver};
 pub use secret_store::SecretStore;
 pub use secrets::{

@@ -455,6 +455,12 @@ impl Secrets {
         Ok(used)
     }
 
+    /// Whether a secret is bound to the host and port of `url` (over https).
+    pub fn any_bound(&self, url: &str) -> bool {
+        crate::egress::target_of(url)
+            .is_some_and(|target| self.inner.list.iter().any(|s| s.bound_to(&target)))
+    }
+
     /// The headers git sends to the remote `url`: every secret bound to its host over https,
     /// as its header (`Authorization: Basic` with user `x-access-token`, the form git hosts
     /// take a token in, for a secret bound to no header).

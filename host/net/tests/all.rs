@@ -11,6 +11,9 @@ use computer_net::{
 };
 use computer_vfs::Vfs;
 
+#[path = "all/proxy.rs"]
+mod proxy;
+
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
 }

@@ -1,0 +1,399 @@
+//! The egress proxy of containers, driven by the real curl (`curl -x`), in front of plain
+//! and TLS servers on 127.0.0.1 under test names (the proxy listens on loopback here; in a
+//! container it listens in the container's own network namespace).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use computer_net::{
+    Egress, EgressSlot, Policy, Proxy, ProxyCa, ProxyServer, Secrets, StaticResolver, save_policy,
+};
+use computer_vfs::Vfs;
+
+/// A site on 127.0.0.1: `/hello` says hello, `/echo` answers with the request's head; every
+/// head it got is kept in `received`.
+struct Site {
+    port: u16,
+    connections: Arc<AtomicUsize>,
+    received: Arc<Mutex<String>>,
+}
+
+fn answer(stream: &mut (impl Read + Write), received: &Mutex<String>) {
+    let mut reader = BufReader::new(stream);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    received.lock().unwrap().push_str(&head);
+    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+    let body = match path.as_str() {
+        "/hello" => "hello".to_string(),
+        "/echo" => head.clone(),
+        _ => "no".to_string(),
+    };
+    let stream = reader.get_mut();
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.flush();
+}
+
+fn site(tls: Option<Arc<rustls::ServerConfig>>) -> Site {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let received = Arc::new(Mutex::new(String::new()));
+    let (count, record) = (Arc::clone(&connections), Arc::clone(&received));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            count.fetch_add(1, Ordering::SeqCst);
+            let (record, tls) = (Arc::clone(&record), tls.clone());
+            std::thread::spawn(move || match tls {
+                None => answer(&mut { stream }, &record),
+                Some(config) => {
+                    let Ok(conn) = rustls::ServerConnection::new(config) else {
+                        return;
+                    };
+                    let mut tls = rustls::StreamOwned::new(conn, stream);
+                    answer(&mut tls, &record);
+                    tls.conn.send_close_notify();
+                    let _ = tls.conn.complete_io(&mut tls.sock);
+                }
+            });
+        }
+    });
+    Site {
+        port,
+        connections,
+        received,
+    }
+}
+
+/// A proxy on loopback for a workspace with `policy` and `secrets`; its egress trusts
+/// `site_ca` (the test sites' CA) beside the system's roots.
+struct Setup {
+    vfs: Arc<Vfs>,
+    server: ProxyServer,
+    port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(policy: &str, secrets: Secrets, site_ca: &ProxyCa) -> Setup {
+        let vfs = Arc::new(Vfs::in_memory().unwrap());
+        save_policy(&vfs, &Policy::from_text(policy).unwrap()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("site-ca.pem"), site_ca.cert_pem()).unwrap();
+        let names = StaticResolver::new([
+            ("docs.test", "127.0.0.1".parse().unwrap()),
+            ("other.test", "127.0.0.1".parse().unwrap()),
+        ]);
+        let egress = Egress::new(Arc::clone(&vfs), "container")
+            .with_resolver(Arc::new(names))
+            .with_ca_file(dir.path().join("site-ca.pem"))
+            .with_secrets(secrets);
+        let slot = EgressSlot::default();
+        slot.set(Some(egress));
+        let proxy = Proxy::new(slot).unwrap();
+        std::fs::write(dir.path().join("proxy-ca.pem"), proxy.ca_pem()).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = proxy.serve(listener).unwrap();
+        Setup {
+            vfs,
+            server,
+            port,
+            dir,
+        }
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// The real curl through the proxy: status, stdout, stderr.
+    fn curl(&self, args: &[&str]) -> (i32, String, String) {
+        let out = std::process::Command::new("curl")
+            .args(["-sS", "--max-time", "20", "-x"])
+            .arg(format!("http://127.0.0.1:{}", self.port))
+            .args(args)
+            .env_clear()
+            .output()
+            .expect("curl runs (CI installs it)");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn audit(&self) -> String {
+        self.vfs
+            .audit_log(0, 100)
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} {} {}\n",
+                    e.origin,
+                    e.args,
+                    e.summary,
+                    e.error.as_deref().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+}
+
+fn site_tls() -> (ProxyCa, Arc<rustls::ServerConfig>) {
+    let ca = ProxyCa::new().unwrap();
+    let config = ca.server_config("docs.test").unwrap();
+    (ca, config)
+}
+
+fn cacert(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[test]
+fn plain_requests_go_through_the_policy_and_the_audit_log() {
+    let s = site(None);
+    let (site_ca, _) = site_tls();
+    let setup = Setup::new(
+        &format!("allow http://docs.test:{}", s.port),
+        Secrets::default(),
+        &site_ca,
+    );
+    let (code, out, err) = setup.curl(&[&format!("http://docs.test:{}/hello", s.port)]);
+    assert_eq!((code, out.as_str()), (0, "hello"), "{err}");
+    // Another name of the same address: refused, with the policy's reason in the body.
+    let (code, out, _) = setup.curl(&[
+        "-w",
+        "\n%{http_code}",
+        &format!("http://other.test:{}/hello", s.port),
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.ends_with("\n403"), "{out}");
+    assert!(
+        out.contains("no rule of the workspace's network policy allows it"),
+        "{out}"
+    );
+    assert_eq!(s.connections.load(Ordering::SeqCst), 1);
+    // A POST body is passed on, sized or chunked.
+    let (code, out, err) = setup.curl(&[
+        "-H",
+        "Transfer-Encoding: chunked",
+        "--data-binary",
+        "abc",
+        &format!("http://docs.test:{}/echo", s.port),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("POST /echo HTTP/1.1"), "{out}");
+    assert!(
+        out.to_ascii_lowercase().contains("content-length: 3"),
+        "{out}"
+    );
+    let log = setup.audit();
+    assert!(log.contains("container"), "{log}");
+    assert!(log.contains("200, 5 bytes"), "{log}");
+    assert!(log.contains("other.test"), "{log}");
+}
+
+#[test]
+fn https_is_tunnelled_untouched_to_the_checked_address() {
+    let (site_ca, tls) = site_tls();
+    let s = site(Some(tls));
+    let setup = Setup::new(
+        &format!("allow https://docs.test:{}", s.port),
+        Secrets::default(),
+        &site_ca,
+    );
+    // The site's own certificate reaches curl: it trusts the site's CA, not the proxy's.
+    let (code, out, err) = setup.curl(&[
+        "--cacert",
+        &cacert(&setup.file("site-ca.pem")),
+        &format!("https://docs.test:{}/hello", s.port),
+    ]);
+    assert_eq!((code, out.as_str()), (0, "hello"), "{err}");
+    assert!(
+        setup.audit().contains("tunnelled: 127.0.0.1"),
+        "{}",
+        setup.audit()
+    );
+    // A host the policy does not name: the CONNECT is refused and nothing connects.
+    let before = s.connections.load(Ordering::SeqCst);
+    let (code, _, err) = setup.curl(&[
+        "--cacert",
+        &cacert(&setup.file("site-ca.pem")),
+        &format!("https://other.test:{}/hello", s.port),
+    ]);
+    assert_eq!(code, 56, "{err}");
+    assert!(err.contains("403"), "{err}");
+    assert_eq!(s.connections.load(Ordering::SeqCst), before);
+    assert!(
+        setup
+            .audit()
+            .contains("no rule of the workspace's network policy allows it"),
+        "{}",
+        setup.audit()
+    );
+}
+
+#[test]
+fn loopback_under_all_is_refused_at_the_connect() {
+    let (site_ca, tls) = site_tls();
+    let s = site(Some(tls));
+    let setup = Setup::new("all", Secrets::default(), &site_ca);
+    let (code, _, err) = setup.curl(&[
+        "--cacert",
+        &cacert(&setup.file("site-ca.pem")),
+        &format!("https://docs.test:{}/hello", s.port),
+    ]);
+    assert_eq!(code, 56, "{err}");
+    assert_eq!(s.connections.load(Ordering::SeqCst), 0);
+    assert!(setup.audit().contains("127.0.0.0/8"), "{}", setup.audit());
+}
+
+#[test]
+fn a_secret_is_added_inside_tls_ended_at_the_proxy() {
+    let (site_ca, tls) = site_tls();
+    let s = site(Some(tls));
+    let value = "s3cr3t-proxy-value";
+    let secret = computer_net::Secret::new(
+        "TOKEN",
+        value,
+        &["docs.test".to_string()],
+        Some("Authorization"),
+        Some("Bearer {}"),
+    )
+    .unwrap();
+    let setup = Setup::new(
+        &format!("allow https://docs.test:{}", s.port),
+        Secrets::new(vec![secret]).unwrap(),
+        &site_ca,
+    );
+    // The proxy ends TLS for a host with a secret: the site's CA alone does not verify it.
+    let url = format!("https://docs.test:{}/echo", s.port);
+    let (code, _, err) = setup.curl(&["--cacert", &cacert(&setup.file("site-ca.pem")), &url]);
+    assert_eq!(code, 60, "{err}");
+    // The container's trust store holds the proxy's CA: the request goes through, and the
+    // secret is added on the host, past the guest.
+    let (code, out, err) = setup.curl(&[
+        "--cacert",
+        &cacert(&setup.file("proxy-ca.pem")),
+        "-H",
+        "X-Sent: computer-secret:TOKEN",
+        &url,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("GET /echo HTTP/1.1"), "{out}");
+    let received = s.received.lock().unwrap().clone();
+    assert!(
+        received.contains(&format!("authorization: Bearer {value}")),
+        "{received}"
+    );
+    assert!(received.contains(&format!("x-sent: {value}")), "{received}");
+    let log = setup.audit();
+    assert!(log.contains("intercepted"), "{log}");
+    assert!(log.contains("with secret TOKEN"), "{log}");
+    assert!(!log.contains(value), "{log}");
+}
+
+#[test]
+fn path_and_method_rules_are_held_inside_tls() {
+    let (site_ca, tls) = site_tls();
+    let s = site(Some(tls));
+    let setup = Setup::new(
+        &format!("allow https://docs.test:{}/hello GET", s.port),
+        Secrets::default(),
+        &site_ca,
+    );
+    let ca = cacert(&setup.file("proxy-ca.pem"));
+    let base = format!("https://docs.test:{}", s.port);
+    let (code, out, err) = setup.curl(&["--cacert", &ca, &format!("{base}/hello")]);
+    assert_eq!((code, out.as_str()), (0, "hello"), "{err}");
+    let (_, out, _) = setup.curl(&[
+        "--cacert",
+        &ca,
+        "-w",
+        "\n%{http_code}",
+        &format!("{base}/echo"),
+    ]);
+    assert!(out.ends_with("\n403"), "{out}");
+    let (_, out, _) = setup.curl(&[
+        "--cacert",
+        &ca,
+        "-w",
+        "\n%{http_code}",
+        "-d",
+        "x",
+        &format!("{base}/hello"),
+    ]);
+    assert!(out.ends_with("\n403"), "{out}");
+    assert!(!s.received.lock().unwrap().contains("/echo"));
+}
+
+#[test]
+fn raw_tcp_through_a_tunnel_and_oversized_heads_get_named_errors() {
+    let s = site(None);
+    let (site_ca, _) = site_tls();
+    let setup = Setup::new(
+        &format!("allow https://docs.test:{}", s.port),
+        Secrets::default(),
+        &site_ca,
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
+    write!(
+        stream,
+        "CONNECT docs.test:{0} HTTP/1.1\r\nHost: docs.test:{0}\r\n\r\n",
+        s.port
+    )
+    .unwrap();
+    let mut reply = [0u8; 39];
+    stream.read_exact(&mut reply).unwrap();
+    assert_eq!(&reply[..], b"HTTP/1.1 200 Connection established\r\n\r\n");
+    stream.write_all(b"SSH-2.0-OpenSSH_9.2\r\n").unwrap();
+    let mut rest = String::new();
+    let _ = stream.read_to_string(&mut rest);
+    assert!(
+        rest.contains("only HTTP and HTTPS leave a container"),
+        "{rest}"
+    );
+    assert!(
+        setup.audit().contains("ssh and other raw TCP"),
+        "{}",
+        setup.audit()
+    );
+
+    let mut stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
+    let huge = "a".repeat(computer_net::PROXY_MAX_HEAD_BYTES);
+    let _ = write!(
+        stream,
+        "GET http://docs.test:{}/hello HTTP/1.1\r\nX-Big: {huge}\r\n\r\n",
+        s.port
+    );
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+    assert!(answer.contains("PROXY_MAX_HEAD_BYTES"), "{answer}");
+    // Not a proxy request at all.
+    let mut stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
+    stream.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("HTTP_PROXY"), "{answer}");
+    // The site got no byte of any of it.
+    assert_eq!(s.received.lock().unwrap().as_str(), "");
+    drop(setup.server);
+}
