@@ -37,6 +37,8 @@ pub struct Containers {
     progress: Mutex<Option<ContainerProgress>>,
     state: Mutex<State>,
     runtime: std::sync::OnceLock<tokio::runtime::Runtime>,
+    /// What the container's egress proxy sends through (set by the workspace).
+    egress: computer_net::EgressSlot,
 }
 
 impl std::fmt::Debug for Containers {
@@ -67,6 +69,7 @@ impl Containers {
             progress: Mutex::new(None),
             state: Mutex::default(),
             runtime: std::sync::OnceLock::new(),
+            egress: computer_net::EgressSlot::default(),
         })
     }
 
@@ -78,6 +81,12 @@ impl Containers {
     /// The settings in force.
     pub fn config(&self) -> ContainerConfig {
         lock(&self.config).clone()
+    }
+
+    /// What the container's egress proxy sends through: the workspace's policy, secrets and
+    /// resolver, replaced before each command (requests take the one in place).
+    pub fn egress(&self) -> &computer_net::EgressSlot {
+        &self.egress
     }
 
     /// Where the steps of getting a container ready are said (an image build takes minutes).
@@ -134,7 +143,12 @@ impl Containers {
             .vfs
             .upgrade()
             .ok_or_else(|| ContainerError::Invalid("the workspace is closed".into()))?;
-        let sandbox = rt.block_on(Sandbox::start(&engine, vfs, &config))?;
+        let sandbox = rt.block_on(Sandbox::start_with_egress(
+            &engine,
+            vfs,
+            &config,
+            Some(self.egress.clone()),
+        ))?;
         let sandbox = Arc::new(sandbox);
         state.sandbox = Some(Arc::clone(&sandbox));
         drop(state);

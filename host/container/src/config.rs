@@ -1,18 +1,20 @@
-//! How containers are made: the image, the limits (each with a default), the network, where
-//! workspaces are mounted on the host.
+//! How containers are made: the image, the limits (each with a default), where workspaces
+//! are mounted on the host.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The default image: Debian bookworm with python3, git, build-essential, built locally by
-/// [`crate::build_debian_image`] (`computer image build`) when no registry has it.
-pub const DEFAULT_IMAGE: &str = "computer-base:bookworm";
+/// The default image: Debian bookworm with python3, git, curl, build-essential, built locally
+/// by [`crate::build_debian_image`] (`computer image build`) when no registry has it. The tag
+/// changes with [`DEFAULT_PACKAGES`], so an image built with an older list is not taken for it.
+pub const DEFAULT_IMAGE: &str = "computer-base:bookworm-2";
 
 /// Packages the default image holds beyond Debian's minimal base.
 pub const DEFAULT_PACKAGES: &[&str] = &[
     "python3",
     "git",
     "ca-certificates",
+    "curl",
     "build-essential",
     "xz-utils",
     "procps",

@@ -33,6 +33,9 @@ pub enum ContainerError {
     /// Copy mode could not copy the workspace into the container or the changes back.
     #[error("copy mode: {0}")]
     Copy(String),
+    /// The egress proxy of the container could not start.
+    #[error("container network: {0}")]
+    Network(String),
     /// A bad request (an empty command, a working directory outside the workspace).
     #[error("{0}")]
     Invalid(String),

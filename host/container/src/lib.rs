@@ -14,6 +14,10 @@
 //!   an init process that reaps orphans; per command a time limit that kills every process
 //!   the command started (found by a mark in their environment, which children inherit),
 //!   and an output cap. An OOM kill is reported as the memory limit.
+//! - Network: none but loopback. With a local engine, the workspace's egress proxy
+//!   ([`computer_net::Proxy`]) listens on the container's own `127.0.0.1:3128`, opened by
+//!   the host in the container's network namespace; `HTTP_PROXY`, `HTTPS_PROXY` and the
+//!   trust variables (`SSL_CERT_FILE`, ...) point commands at it and at its CA ([`NET_DIR`]).
 //! - Copy mode ([`Transfer::Copy`]) for an engine the mount cannot reach: the workspace is
 //!   copied into a volume at the container's `/workspace` before each command (only what
 //!   changed) and what the command changed is copied back, through the archive API.
@@ -26,6 +30,7 @@ mod copy;
 mod engine;
 mod error;
 mod image;
+mod network;
 mod procs;
 mod sandbox;
 
@@ -33,4 +38,5 @@ pub use backend::{ContainerFallback, ContainerProgress, Containers};
 pub use config::{ContainerConfig, DEFAULT_IMAGE, DEFAULT_PACKAGES, Limits, Transfer};
 pub use engine::Engine;
 pub use error::{ContainerError, Result};
+pub use network::{EGRESS_PROXY_PORT, NET_DIR};
 pub use sandbox::{Command, Output, OutputStream, Sandbox};

@@ -25,6 +25,7 @@ use crate::config::{ContainerConfig, Transfer};
 use crate::copy::CopyState;
 use crate::engine::{BOOT, Engine, HOST, LABEL, OWNER};
 use crate::error::{ContainerError, Result, docker, io};
+use crate::network::{self, Network};
 use crate::procs;
 
 /// Where a command's output went: the stream every backend names.
@@ -83,6 +84,8 @@ pub struct Sandbox {
     init: Option<(u32, u32)>,
     /// Commands running now.
     running: std::sync::atomic::AtomicUsize,
+    /// The egress proxy on the container's loopback (a local engine, given an egress).
+    network: Option<Network>,
     /// Removed by [`Sandbox::stop`].
     stopped: bool,
 }
@@ -205,11 +208,15 @@ fn mib(bytes: i64) -> i64 {
     bytes >> 20
 }
 
+/// Whether this process runs as root.
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")))
+}
+
 /// Whether this process can make FUSE mounts (root, and `/dev/fuse`).
 fn can_mount() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
-    root && Path::new("/dev/fuse").exists()
+    is_root() && Path::new("/dev/fuse").exists()
 }
 
 /// The mode `transfer` means with `engine`.
@@ -226,10 +233,23 @@ impl Sandbox {
     /// creates and starts the container with every limit, and checks that the container's
     /// `/workspace` really is the mount before anything runs there. In copy mode the
     /// container's `/workspace` is a volume of its own, filled with the workspace here.
+    /// The container has no network (see [`Sandbox::start_with_egress`]).
     pub async fn start(
         engine: &Engine,
         vfs: Arc<Vfs>,
         config: &ContainerConfig,
+    ) -> Result<Sandbox> {
+        Sandbox::start_with_egress(engine, vfs, config, None).await
+    }
+
+    /// [`Sandbox::start`], and with a local engine (and root, to enter the container's
+    /// network namespace) the egress proxy of `egress` on the container's `127.0.0.1`,
+    /// which every command is pointed at.
+    pub async fn start_with_egress(
+        engine: &Engine,
+        vfs: Arc<Vfs>,
+        config: &ContainerConfig,
+        egress: Option<computer_net::EgressSlot>,
     ) -> Result<Sandbox> {
         // Commands run as the workspace's owner when no user is set: its files are that
         // user's, and the kernel checks their modes (a root without capabilities could not
@@ -269,20 +289,30 @@ impl Sandbox {
         } else {
             None
         };
+        let egress = egress.filter(|_| engine.is_local() && is_root());
+        let net_dir = match &egress {
+            Some(_) => Some(network::make_dir(&config.mount_root, &name)?),
+            None => None,
+        };
+        let mut mounts = Vec::new();
+        if mount.is_some() {
+            mounts.push(DockerMount {
+                target: Some("/workspace".into()),
+                source: Some(mount_dir.display().to_string()),
+                typ: Some(MountType::BIND),
+                bind_options: Some(MountBindOptions {
+                    propagation: Some(MountBindOptionsPropagationEnum::RSLAVE),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            });
+        }
+        if let Some(dir) = &net_dir {
+            mounts.push(network::docker_mount(dir));
+        }
         let limits = &config.limits;
         let host_config = HostConfig {
-            mounts: mount.as_ref().map(|_| {
-                vec![DockerMount {
-                    target: Some("/workspace".into()),
-                    source: Some(mount_dir.display().to_string()),
-                    typ: Some(MountType::BIND),
-                    bind_options: Some(MountBindOptions {
-                        propagation: Some(MountBindOptionsPropagationEnum::RSLAVE),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }]
-            }),
+            mounts: (!mounts.is_empty()).then_some(mounts),
             memory: Some(limits.memory_bytes),
             memory_swap: Some(limits.memory_bytes),
             nano_cpus: Some((limits.cpus * 1e9) as i64),
@@ -344,6 +374,7 @@ impl Sandbox {
                 .then(|| tokio::sync::Mutex::new(CopyState::default())),
             mount,
             mount_dir,
+            network: None,
             stopped: false,
         };
         let started = engine
@@ -364,6 +395,13 @@ impl Sandbox {
             sandbox.oom_counter = procs::oom_counter(&sandbox.id);
             sandbox.init = sandbox.init_pids().await;
         }
+        if let (Some(slot), Some(dir)) = (egress, net_dir) {
+            let started = sandbox.start_network(slot, dir).await;
+            if let Err(e) = started {
+                sandbox.stop().await;
+                return Err(e);
+            }
+        }
         let ready = match &sandbox.copy {
             None => sandbox.check_mount().await,
             Some(state) => sandbox.push(&sandbox.vfs, &mut *state.lock().await).await,
@@ -373,6 +411,31 @@ impl Sandbox {
             return Err(e);
         }
         Ok(sandbox)
+    }
+
+    /// Starts the egress proxy in the container's network namespace, its CA bundled with
+    /// the image's own trust store.
+    async fn start_network(&mut self, slot: computer_net::EgressSlot, dir: PathBuf) -> Result<()> {
+        let Some((init, _)) = self.init else {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(ContainerError::Network(
+                "the container's init process was not found".into(),
+            ));
+        };
+        let read = Command {
+            argv: network::read_system_roots(),
+            cwd: "/".into(),
+            timeout: Some(Duration::from_secs(30)),
+            ..Default::default()
+        };
+        // An image without a trust store (or without one of the places) still gets the CA.
+        let roots = self
+            .run_capped(&read, 16 << 20, true, &|_, _| {}, &|| false)
+            .await
+            .map(|out| out.stdout)
+            .unwrap_or_default();
+        self.network = Some(Network::start(slot, init, dir, &roots)?);
+        Ok(())
     }
 
     /// The host pids of the container's init and of the one process it starts (`sleep`).
@@ -527,6 +590,13 @@ impl Sandbox {
         ] {
             if !cmd.env.iter().any(|(k, _)| k == key) {
                 env.push(format!("{key}={default}"));
+            }
+        }
+        if self.network.is_some() {
+            for (key, value) in Network::env() {
+                if !cmd.env.iter().any(|(k, _)| k == key) {
+                    env.push(format!("{key}={value}"));
+                }
             }
         }
         env.push(format!("{}={mark}", procs::MARK));

@@ -11,6 +11,9 @@ use computer_container::{
 };
 use computer_vfs::Vfs;
 
+#[path = "all/network.rs"]
+mod network;
+
 const BUSYBOX: &str = "computer-test-busybox:latest";
 
 fn runtime() -> &'static tokio::runtime::Runtime {

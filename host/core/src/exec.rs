@@ -235,6 +235,11 @@ impl Workspace {
         on_output: Option<OutputSink>,
         session: Option<&str>,
     ) -> Result<ExecOutput> {
+        // The container's proxy sends through the workspace's egress as it is now (its
+        // secrets, the host's test names and CA file).
+        self.containers()
+            .egress()
+            .set(self.egress("container").ok());
         if req.backend == Backend::Container {
             return self.run_in_container(req, on_output);
         }
