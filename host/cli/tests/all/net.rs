@@ -301,19 +301,9 @@ fn curl_reaches_an_allowed_tls_server_by_its_test_name() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.x only"));
 }
 
-/// A secret is used without ever being readable by the guest: `computer secret set` takes
-/// the value on stdin; the guest's `$API_KEY` is a placeholder; the host adds the value as
-/// the bound header on https requests to docs.test; the value is in no output, audit row or
-/// workspace file; the placeholder sent to another host is refused before any connection.
-#[test]
-fn a_secret_reaches_its_host_and_nothing_else_sees_it() {
-    let cli = Cli::new();
-    let tls = tls_server(&cli);
-    let port = tls.port;
-    let value = "key-0123456789abcdef";
-    let sh = |script: &str| tls_sh(&cli, &tls, script);
-    // Set from stdin; listed without its value; a bad one is refused with why.
-    let out = cli.run_with_stdin(
+/// `computer secret set API_KEY` for docs.test as a bearer token, the value on stdin.
+fn set_api_key(cli: &Cli, value: &str) -> std::process::Output {
+    cli.run_with_stdin(
         &[
             "secret",
             "set",
@@ -326,7 +316,22 @@ fn a_secret_reaches_its_host_and_nothing_else_sees_it() {
             "Bearer {}",
         ],
         format!("{value}\n").as_bytes(),
-    );
+    )
+}
+
+/// A secret is used without ever being readable by the guest: `computer secret set` takes
+/// the value on stdin; the guest's `$API_KEY` is a placeholder; the host adds the value as
+/// the bound header on https requests to docs.test; the value is in no output, audit row or
+/// workspace file; the placeholder sent to another host is refused before any connection.
+#[test]
+fn a_secret_reaches_its_host_and_nothing_else_sees_it() {
+    let cli = Cli::new();
+    let tls = tls_server(&cli);
+    let port = tls.port;
+    let value = "key-0123456789abcdef";
+    let sh = |script: &str| tls_sh(&cli, &tls, script);
+    // Set from stdin; listed without its value; a bad one is refused with why.
+    let out = set_api_key(&cli, value);
     assert!(
         out.status.success(),
         "{}",
@@ -402,4 +407,82 @@ fn a_secret_reaches_its_host_and_nothing_else_sees_it() {
     );
     let (status, out, _) = sh(&format!("curl -sS {echo}; echo \"[$API_KEY]\""));
     assert_eq!((status, out.as_str()), (Some(0), "[]\n"));
+}
+
+/// The network issue's "done when" on the other backend: `computer net allow` lets the
+/// container's curl reach the TLS server under its test name through the proxy on the
+/// container's loopback (tunnelled: the server's own certificate, checked with the test CA
+/// the guest is given), and nothing else; with a secret bound the proxy ends TLS with the
+/// container's own CA, the host adds the header, and the guest holds only the placeholder;
+/// python's urllib goes the same way.
+#[test]
+fn the_containers_curl_goes_through_the_proxy_under_the_same_policy_and_secrets() {
+    if !crate::requirements::containers_here() {
+        return;
+    }
+    let cli = Cli::new();
+    let tls = tls_server(&cli);
+    let port = tls.port;
+    let ca = std::fs::read(&tls.ca).unwrap();
+    assert!(
+        cli.run_with_stdin(&["fs", "write", "test-ca.pem"], &ca)
+            .status
+            .success()
+    );
+    let exec = |script: &str| {
+        let out = cli
+            .command(&["exec", "--backend", "container", script])
+            .env_remove("HOME")
+            .env("COMPUTER_NET_HOSTS", "docs.test=127.0.0.1")
+            .env("COMPUTER_CA_FILE", &tls.ca)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let hello = format!("https://docs.test:{port}/hello.txt");
+    let (status, _, err) = exec(&format!("curl -sS --cacert test-ca.pem {hello}"));
+    assert_eq!(status, Some(56), "refused before it is allowed: {err}");
+    assert!(err.contains("403"), "{err}");
+    cli.ok(&["net", "allow", &format!("https://docs.test:{port}")]);
+    let (status, out, err) = exec(&format!("curl -sS --cacert test-ca.pem {hello}"));
+    assert_eq!((status, out.as_str()), (Some(0), "over tls\n"), "{err}");
+    // Its address is not what the rule names; nor is plain http.
+    let (status, _, err) = exec(&format!(
+        "curl -sS --cacert test-ca.pem https://127.0.0.1:{port}/hello.txt"
+    ));
+    assert_ne!(status, Some(0), "{err}");
+    let (status, out, err) = exec(&format!(
+        "curl -sS -o /dev/null -w '%{{http_code}}' http://docs.test:{port}/hello.txt"
+    ));
+    assert_eq!((status, out.as_str()), (Some(0), "403"), "{err}");
+    // A secret bound to docs.test: the proxy ends TLS there with the container's own CA
+    // (trusted inside through SSL_CERT_FILE and CURL_CA_BUNDLE) and adds the header.
+    let value = "container-key-0123456789";
+    let set = set_api_key(&cli, value);
+    assert!(set.status.success());
+    let echo = format!("https://docs.test:{port}/echo");
+    let (status, out, err) = exec(&format!(
+        "echo \"$API_KEY\"; curl -sS {echo}; env | grep -c container-key || true"
+    ));
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "computer-secret:API_KEY\nauthorization: computer-secret:API_KEY\n0\n"
+    );
+    let received = std::fs::read_to_string(&tls.received).unwrap();
+    assert_eq!(received, format!("authorization: Bearer {value}\n"));
+    // Python's urllib takes the proxy and the CA from the environment too.
+    let (status, out, err) = exec(&format!(
+        "python3 -c \"import urllib.request; print(urllib.request.urlopen('{hello}').read().decode(), end='')\""
+    ));
+    assert_eq!((status, out.as_str()), (Some(0), "over tls\n"), "{err}");
+    let log = cli.ok(&["log"]);
+    assert!(log.contains("tunnelled"), "{log}");
+    assert!(log.contains("intercepted"), "{log}");
+    assert!(log.contains("with secret API_KEY"), "{log}");
+    assert!(!log.contains(value), "{log}");
 }
