@@ -28,17 +28,39 @@ const SYSTEM_BUNDLES: &[&str] = &[
     "/etc/pki/tls/certs/ca-bundle.crt",
 ];
 
-/// The host folder of one container's network files: made before the container, so that
-/// it can be bound at [`NET_DIR`].
-pub(crate) fn make_dir(mount_root: &Path, name: &str) -> Result<PathBuf> {
-    crate::sandbox::private_root(mount_root)?;
-    let dir = mount_root.join(format!("{name}.net"));
+/// The host folder of one container's network files (`$TMPDIR/computer-net/NAME`): made
+/// before the container, so that it can be bound at [`NET_DIR`]. Not under the mount root,
+/// whose sweep removes any empty folder there (another process's sweep would take this one
+/// before its files are written). Folders of processes that are gone are removed here.
+pub(crate) fn make_dir(name: &str) -> Result<PathBuf> {
+    let root = std::env::temp_dir().join("computer-net");
+    crate::sandbox::private_root(&root)?;
+    sweep(&root);
+    let dir = root.join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::DirBuilder::new()
         .mode(0o755)
         .create(&dir)
         .map_err(io(format!("create {}", dir.display())))?;
     Ok(dir)
+}
+
+/// Removes the folders (`computer-PID-N`) of processes no longer running.
+fn sweep(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("computer-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !crate::procs::alive(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The read-only bind of `dir` at [`NET_DIR`].
@@ -162,4 +184,24 @@ fn listen_in(pid: u32, port: u16) -> std::io::Result<TcpListener> {
             .join()
             .unwrap_or_else(|_| Err(std::io::Error::other("the listening thread panicked")))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_sweep_takes_only_folders_of_processes_that_are_gone() {
+        let root = tempfile::tempdir().unwrap();
+        let gone = root.path().join("computer-999999999-1");
+        let mine = root
+            .path()
+            .join(format!("computer-{}-1", std::process::id()));
+        let other = root.path().join("not-ours");
+        for dir in [&gone, &mine, &other] {
+            std::fs::create_dir(dir).unwrap();
+            std::fs::write(dir.join("ca.pem"), "x").unwrap();
+        }
+        super::sweep(root.path());
+        assert!(!gone.exists());
+        assert!(mine.exists() && other.exists());
+    }
 }

@@ -291,7 +291,7 @@ impl Sandbox {
         };
         let egress = egress.filter(|_| engine.is_local() && is_root());
         let net_dir = match &egress {
-            Some(_) => Some(network::make_dir(&config.mount_root, &name)?),
+            Some(_) => Some(network::make_dir(&name)?),
             None => None,
         };
         let mut mounts = Vec::new();
