@@ -234,6 +234,17 @@ impl Proxy {
                     return None;
                 }
             };
+            let Some(egress) = self.slot.get() else {
+                let _ = http1::write_error(reader.get_mut(), 403, NO_EGRESS);
+                return None;
+            };
+            // A request the policy refuses is answered before its body is read: the host
+            // holds no body for a host it would not send it to.
+            if let Err(e) = egress.check_quietly(&head.method, &url) {
+                let e = SendError::from(e);
+                let _ = http1::write_error(reader.get_mut(), status_of(&e), &e.to_string());
+                return None;
+            }
             let body = match http1::read_body(reader, &head) {
                 Ok(body) => body,
                 Err(Bad { status, why }) => {
@@ -241,10 +252,7 @@ impl Proxy {
                     return None;
                 }
             };
-            let sent = match self.slot.get() {
-                Some(egress) => self.forward(&egress, &head, url, body),
-                None => Err(SendError::Refused(NO_EGRESS.into())),
-            };
+            let sent = self.forward(&egress, &head, url, body);
             let written = match &sent {
                 Ok(response) => http1::write_response(
                     reader.get_mut(),

@@ -386,6 +386,21 @@ fn raw_tcp_through_a_tunnel_and_oversized_heads_get_named_errors() {
     let _ = stream.read_to_string(&mut answer);
     assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
     assert!(answer.contains("PROXY_MAX_HEAD_BYTES"), "{answer}");
+    // A refused request is answered before its body is read (none is sent here: the
+    // answer comes at once, not at the idle limit).
+    let mut stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "POST http://other.test:{}/echo HTTP/1.1\r\nContent-Length: 50000000\r\n\r\n",
+        s.port
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     // Not a proxy request at all.
     let mut stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
     stream.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
