@@ -41,6 +41,14 @@ pub(crate) struct Head {
 }
 
 impl Head {
+    /// Whether a body follows the head (chunked, or a length above 0).
+    pub fn has_body(&self) -> bool {
+        self.header("transfer-encoding").is_some()
+            || self
+                .header("content-length")
+                .is_some_and(|v| v.trim() != "0")
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()

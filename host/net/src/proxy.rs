@@ -238,9 +238,12 @@ impl Proxy {
                 let _ = http1::write_error(reader.get_mut(), 403, NO_EGRESS);
                 return None;
             };
-            // A request the policy refuses is answered before its body is read: the host
-            // holds no body for a host it would not send it to.
-            if let Err(e) = egress.check_quietly(&head.method, &url) {
+            // A request with a body that the policy refuses is answered before the body is
+            // read: the host holds none for a host it would not send it to. (Without a
+            // body, `send` decides alone: no second lookup.)
+            if head.has_body()
+                && let Err(e) = egress.check_quietly(&head.method, &url)
+            {
                 let e = SendError::from(e);
                 let _ = http1::write_error(reader.get_mut(), status_of(&e), &e.to_string());
                 return None;
