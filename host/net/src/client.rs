@@ -2,7 +2,7 @@
 //! checked addresses only, redirects followed by hand (each one checked again), the body
 //! read under a size limit, and a row in the audit log for every hop.
 
-use std::io::Read;
+use std::io::{self, Read};
 use std::time::{Duration, Instant};
 
 use crate::egress::{Allowed, Egress, PinnedResolver, redacted};
@@ -148,29 +148,28 @@ impl Egress {
                 )));
             }
             let hop_started = Instant::now();
-            // The secrets go into this hop's copy of the headers: a redirect to another host
-            // starts again from the placeholders.
-            let mut sent = headers.clone();
-            // A misplaced placeholder is refused first: before any lookup of the name.
-            let checked = self
-                .put_secrets(&method, &url, &mut sent)
-                .and_then(|used| Ok((self.decide_method_url(&method, &url)?, used)));
-            let (allowed, used) = match checked {
-                Ok(checked) => checked,
-                Err(e) => {
-                    self.audit(
-                        &method,
-                        &url,
-                        hop_started,
-                        "refused".into(),
-                        Some(e.to_string()),
-                    );
-                    return Err(e);
-                }
-            };
+            let Admitted {
+                headers: sent,
+                allowed,
+                used,
+            } = self.admit(&method, &url, &headers)?;
             let left = req.timeout.saturating_sub(started.elapsed());
-            let result = self.hop(&req, &method, &url, &sent, &body, allowed, left, stop);
-            let (head, location, hop_body) = match result {
+            let shown = redacted(&url);
+            let result = self
+                .exchange(
+                    &method,
+                    &url,
+                    &sent,
+                    body_of(&body),
+                    allowed,
+                    left,
+                    req.timeout,
+                )
+                .and_then(|(head, response)| {
+                    let hop_body = read_whole(response, &shown, req.max_bytes, stop)?;
+                    Ok((head, hop_body))
+                });
+            let (head, hop_body) = match result {
                 Ok(done) => done,
                 Err(e) => {
                     let e = e.map_text(|t| self.secrets().redact(&t));
@@ -184,16 +183,12 @@ impl Egress {
                     return Err(e);
                 }
             };
-            let with = if used.is_empty() {
-                String::new()
-            } else {
-                format!(", with secret {}", used.join(", "))
-            };
+            let location = location(&head);
             self.audit(
                 &method,
                 &url,
                 hop_started,
-                format!("{}, {} bytes{with}", head.status, hop_body.len()),
+                format!("{}, {} bytes{}", head.status, hop_body.len(), with(&used)),
                 None,
             );
             let next = location.filter(|_| is_redirect(head.status));
@@ -239,42 +234,91 @@ impl Egress {
         }
     }
 
-    /// Puts the bound secrets into `headers` for a request to `url`; refuses one that
-    /// carries a placeholder where its secret may not go.
-    fn put_secrets(
+    /// Checks one hop of a request: its secrets put into a copy of `headers` (a misplaced
+    /// placeholder is refused before any lookup of the name), then the policy. Refused, the
+    /// audit log gets a row.
+    fn admit(
         &self,
-        method: &str,
-        url: &str,
-        headers: &mut Vec<(String, String)>,
-    ) -> Result<Vec<String>, SendError> {
-        let shown = redacted(url);
-        self.secrets().apply(url, headers).map_err(|why| {
-            SendError::Refused(
-                NetError::Refused {
-                    method: method.to_string(),
-                    url: shown,
-                    why,
-                }
-                .to_string(),
-            )
-        })
-    }
-
-    /// One exchange with one host.
-    #[allow(clippy::too_many_arguments)]
-    fn hop(
-        &self,
-        req: &Request,
         method: &str,
         url: &str,
         headers: &[(String, String)],
-        body: &[u8],
+    ) -> Result<Admitted, SendError> {
+        let started = Instant::now();
+        let mut sent = headers.to_vec();
+        let checked = self
+            .secrets()
+            .apply(url, &mut sent)
+            .map_err(|why| {
+                SendError::Refused(
+                    NetError::Refused {
+                        method: method.to_string(),
+                        url: redacted(url),
+                        why,
+                    }
+                    .to_string(),
+                )
+            })
+            .and_then(|used| Ok((self.decide_method_url(method, url)?, used)));
+        match checked {
+            Ok((allowed, used)) => Ok(Admitted {
+                headers: sent,
+                allowed,
+                used,
+            }),
+            Err(e) => {
+                self.audit(method, url, started, "refused".into(), Some(e.to_string()));
+                Err(e)
+            }
+        }
+    }
+
+    /// Checks a request to one host whose body will stream (the container's proxy): its
+    /// method and headers, its secrets and the policy, before a byte of the body is read.
+    /// Refused, the audit log gets a row; allowed, [`Prepared::send`] sends it.
+    pub fn prepare(
+        &self,
+        method: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+    ) -> Result<Prepared, SendError> {
+        check_head(method, &headers)?;
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            return Err(SendError::Invalid(format!(
+                "network: {}: only http and https are sent",
+                redacted(url)
+            )));
+        }
+        let started = Instant::now();
+        let Admitted {
+            headers,
+            allowed,
+            used,
+        } = self.admit(method, url, &headers)?;
+        Ok(Prepared {
+            egress: self.clone(),
+            method: method.to_string(),
+            url: url.to_string(),
+            headers,
+            allowed,
+            used,
+            started,
+        })
+    }
+
+    /// One exchange with one host, up to the response's head.
+    #[allow(clippy::too_many_arguments)]
+    fn exchange(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<reqwest::blocking::Body>,
         allowed: Allowed,
         left: Duration,
-        stop: &(dyn Fn() -> bool + Sync),
-    ) -> Result<(Head, Option<String>, Vec<u8>), SendError> {
+        limit: Duration,
+    ) -> Result<(Head, reqwest::blocking::Response), SendError> {
         if left.is_zero() {
-            return Err(timed_out(req.timeout));
+            return Err(timed_out(limit));
         }
         let shown = redacted(url);
         // The extra roots matter to TLS alone: plain http does not read the CA file.
@@ -298,12 +342,10 @@ impl Egress {
         for (name, value) in headers {
             builder = builder.header(name.as_str(), value.as_str());
         }
-        if !body.is_empty() {
-            builder = builder.body(body.to_vec());
+        if let Some(body) = body {
+            builder = builder.body(body);
         }
-        let mut response = builder
-            .send()
-            .map_err(|e| classify(&shown, &e, req.timeout))?;
+        let response = builder.send().map_err(|e| classify(&shown, &e, limit))?;
         let head = Head {
             version: format!("{:?}", response.version()),
             status: response.status().as_u16(),
@@ -323,36 +365,236 @@ impl Egress {
                 })
                 .collect(),
         };
-        let location = response
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        // Sized once from Content-Length (within the limit): no copies as the body grows.
-        let expected = response.content_length().unwrap_or(0).min(req.max_bytes);
-        let mut out = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
-        let mut buf = vec![0u8; 256 * 1024];
-        loop {
-            if stop() {
-                return Err(SendError::Timeout(format!(
-                    "network: {shown}: stopped with the command (its time limit or a cancel)"
-                )));
+        Ok((head, response))
+    }
+}
+
+/// One hop the policy allowed: its headers with the secrets put in, where to connect, and
+/// the secrets it carries.
+struct Admitted {
+    headers: Vec<(String, String)>,
+    allowed: Allowed,
+    used: Vec<String>,
+}
+
+/// A request the policy allowed ([`Egress::prepare`]), ready to send to its one host.
+#[derive(Debug)]
+pub struct Prepared {
+    egress: Egress,
+    method: String,
+    url: String,
+    /// With the secrets put in.
+    headers: Vec<(String, String)>,
+    allowed: Allowed,
+    used: Vec<String>,
+    started: Instant,
+}
+
+/// A request body read as it is sent, never held whole.
+pub struct StreamBody {
+    /// Where the bytes come from.
+    pub reader: Box<dyn Read + Send>,
+    /// Its length when known (sent as `Content-Length`; otherwise the body is chunked).
+    pub length: Option<u64>,
+}
+
+impl Prepared {
+    /// Sends the request with `body` (read as it goes) and gives the response with its body
+    /// still to read (the caller limits how much it reads). `timeout` bounds sending the request (its
+    /// body included) with the wait for the response's head, and then each wait for more of
+    /// the response's body. Redirects come back as they are. The audit row is written when
+    /// the response is dropped, with the bytes read.
+    pub fn send(self, body: Option<StreamBody>, timeout: Duration) -> Result<Incoming, SendError> {
+        let egress = &self.egress;
+        let body = body.map(|b| match b.length {
+            Some(length) => reqwest::blocking::Body::sized(b.reader, length),
+            None => reqwest::blocking::Body::new(b.reader),
+        });
+        let exchanged = egress.exchange(
+            &self.method,
+            &self.url,
+            &self.headers,
+            body,
+            self.allowed.clone(),
+            timeout,
+            timeout,
+        );
+        match exchanged {
+            Ok((head, response)) => Ok(Incoming {
+                head,
+                response,
+                prepared: self,
+                read: 0,
+                ended: None,
+            }),
+            Err(e) => {
+                let e = e.map_text(|t| egress.secrets().redact(&t));
+                egress.audit(
+                    &self.method,
+                    &self.url,
+                    self.started,
+                    "failed".into(),
+                    Some(e.to_string()),
+                );
+                Err(e)
             }
-            let n = response
-                .read(&mut buf)
-                .map_err(|e| SendError::Failed(format!("network: {shown}: {e}")))?;
-            if n == 0 {
-                break;
-            }
-            if (out.len() + n) as u64 > req.max_bytes {
-                return Err(SendError::TooLarge(format!(
-                    "network: {shown}: the response is larger than the limit of {} bytes (max-bytes)",
-                    req.max_bytes
-                )));
-            }
-            out.extend_from_slice(&buf[..n]);
         }
-        Ok((head, location, out))
+    }
+}
+
+/// A response whose body is read as it arrives ([`Prepared::send`]).
+pub struct Incoming {
+    head: Head,
+    response: reqwest::blocking::Response,
+    prepared: Prepared,
+    read: u64,
+    /// `Ok` at the end of the body; the error that cut it short.
+    ended: Option<Result<(), String>>,
+}
+
+impl Incoming {
+    /// Its status line and headers.
+    pub fn head(&self) -> &Head {
+        &self.head
+    }
+
+    /// The body's length, when the host said it.
+    pub fn content_length(&self) -> Option<u64> {
+        self.response.content_length()
+    }
+
+    /// Records, for its audit row, why the body was not read to its end (past a limit, the
+    /// client went away, ...).
+    pub fn abandon(&mut self, why: &str) {
+        if self.ended.is_none() {
+            self.ended = Some(Err(why.to_string()));
+        }
+    }
+}
+
+impl Read for Incoming {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(ended) = &self.ended {
+            return match ended {
+                Ok(()) => Ok(0),
+                Err(why) => Err(io::Error::other(why.clone())),
+            };
+        }
+        let n = match self.response.read(buf) {
+            Ok(n) => n,
+            Err(e) => {
+                let why = format!(
+                    "network: {}: {}",
+                    redacted(&self.prepared.url),
+                    self.prepared.egress.secrets().redact(&e.to_string())
+                );
+                self.ended = Some(Err(why.clone()));
+                return Err(io::Error::new(e.kind(), why));
+            }
+        };
+        if n == 0 {
+            self.ended = Some(Ok(()));
+            return Ok(0);
+        }
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+impl Drop for Incoming {
+    fn drop(&mut self) {
+        let p = &self.prepared;
+        let status = self.head.status;
+        let (summary, error) = match &self.ended {
+            Some(Ok(())) => (
+                format!("{status}, {} bytes{}", self.read, with(&p.used)),
+                None,
+            ),
+            Some(Err(why)) => (
+                format!(
+                    "{status}, cut short after {} bytes{}",
+                    self.read,
+                    with(&p.used)
+                ),
+                Some(why.clone()),
+            ),
+            None => (
+                format!("{status}, {} bytes read{}", self.read, with(&p.used)),
+                None,
+            ),
+        };
+        p.egress.audit(&p.method, &p.url, p.started, summary, error);
+    }
+}
+
+impl std::fmt::Debug for Incoming {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Incoming")
+            .field("head", &self.head)
+            .field("read", &self.read)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for StreamBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamBody")
+            .field("length", &self.length)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The audit summary's mention of the secrets a request carried.
+fn with(used: &[String]) -> String {
+    if used.is_empty() {
+        String::new()
+    } else {
+        format!(", with secret {}", used.join(", "))
+    }
+}
+
+/// A whole body as reqwest sends it; none when empty.
+fn body_of(body: &[u8]) -> Option<reqwest::blocking::Body> {
+    (!body.is_empty()).then(|| reqwest::blocking::Body::from(body.to_vec()))
+}
+
+/// The redirect's target a head names.
+fn location(head: &Head) -> Option<String> {
+    head.headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("location"))
+        .map(|(_, v)| v.clone())
+}
+
+/// Reads a response's body whole, under `max_bytes`; `stop` is polled between reads.
+fn read_whole(
+    mut response: reqwest::blocking::Response,
+    shown: &str,
+    max_bytes: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<u8>, SendError> {
+    // Sized once from Content-Length (within the limit): no copies as the body grows.
+    let expected = response.content_length().unwrap_or(0).min(max_bytes);
+    let mut out = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        if stop() {
+            return Err(SendError::Timeout(format!(
+                "network: {shown}: stopped with the command (its time limit or a cancel)"
+            )));
+        }
+        let n = response
+            .read(&mut buf)
+            .map_err(|e| SendError::Failed(format!("network: {shown}: {e}")))?;
+        if n == 0 {
+            return Ok(out);
+        }
+        if (out.len() + n) as u64 > max_bytes {
+            return Err(SendError::TooLarge(format!(
+                "network: {shown}: the response is larger than the limit of {max_bytes} bytes (max-bytes)"
+            )));
+        }
+        out.extend_from_slice(&buf[..n]);
     }
 }
 
@@ -370,32 +612,33 @@ fn timed_out(limit: Duration) -> SendError {
 /// What a guest may not send: control characters in the method, names or values (a header
 /// injected through a newline), too many headers, a body past the limit.
 fn check_request(req: &Request) -> Result<(), SendError> {
-    let bad = |why: String| Err(SendError::Invalid(format!("network: {why}")));
-    if req.method.is_empty()
-        || !req
-            .method
-            .bytes()
-            .all(|b| b.is_ascii_alphabetic() || b == b'-')
-    {
-        return bad(format!("'{}' is not a method", req.method.escape_debug()));
+    check_head(&req.method, &req.headers)?;
+    if req.body.len() > MAX_REQUEST_BYTES {
+        return Err(SendError::Invalid(format!(
+            "network: the request body is larger than the limit of {MAX_REQUEST_BYTES} bytes (MAX_REQUEST_BYTES)"
+        )));
     }
-    if req.headers.len() > MAX_REQUEST_HEADERS {
+    Ok(())
+}
+
+/// [`check_request`] of the method and headers.
+fn check_head(method: &str, headers: &[(String, String)]) -> Result<(), SendError> {
+    let bad = |why: String| Err(SendError::Invalid(format!("network: {why}")));
+    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
+        return bad(format!("'{}' is not a method", method.escape_debug()));
+    }
+    if headers.len() > MAX_REQUEST_HEADERS {
         return bad(format!(
             "more than {MAX_REQUEST_HEADERS} headers (MAX_REQUEST_HEADERS)"
         ));
     }
-    for (name, value) in &req.headers {
+    for (name, value) in headers {
         if name.is_empty() || !name.bytes().all(crate::secrets::is_token_byte) {
             return bad(format!("'{}' is not a header name", name.escape_debug()));
         }
         if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
             return bad(format!("the value of header {name} holds a line break"));
         }
-    }
-    if req.body.len() > MAX_REQUEST_BYTES {
-        return bad(format!(
-            "the request body is larger than the limit of {MAX_REQUEST_BYTES} bytes (MAX_REQUEST_BYTES)"
-        ));
     }
     Ok(())
 }

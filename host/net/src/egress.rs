@@ -212,17 +212,6 @@ impl Egress {
         Ok(ConnectPlan::Tunnel(self.decide("CONNECT", url, url)?))
     }
 
-    /// [`Egress::check`] with an audit row only when refused (the request, if allowed, is
-    /// then sent through [`Egress::send`], which writes its own).
-    pub fn check_quietly(&self, method: &str, url: &str) -> Result<Allowed, NetError> {
-        let started = Instant::now();
-        let decision = self.decide_method_url(method, url);
-        if let Err(e) = &decision {
-            self.audit(method, url, started, "refused".into(), Some(e.to_string()));
-        }
-        decision
-    }
-
     /// The policy's decision on a request, without its audit row.
     pub(crate) fn decide_method_url(&self, method: &str, url: &str) -> Result<Allowed, NetError> {
         let method = method.to_ascii_uppercase();

@@ -1,9 +1,10 @@
 //! Just enough HTTP/1.1 for the egress proxy: a request's head (parsed by `httparse`), its
-//! body (sized or chunked, under the request limit), and a response written back whole.
+//! body decoded as it arrives (sized or chunked, under a limit), and a response's head and
+//! body passed on as they come (sized, chunked, or to the end of the connection).
 
 use std::io::{self, BufRead, Read, Write};
 
-use crate::client::{MAX_REQUEST_BYTES, MAX_REQUEST_HEADERS, Response};
+use crate::client::MAX_REQUEST_HEADERS;
 
 /// The longest request head the proxy reads.
 pub const PROXY_MAX_HEAD_BYTES: usize = 64 << 10;
@@ -38,17 +39,11 @@ pub(crate) struct Head {
     pub headers: Vec<(String, String)>,
     /// HTTP/1.0 without keep-alive, or `Connection: close`.
     pub close: bool,
+    /// An HTTP/1.0 request (its response may not be chunked).
+    pub http10: bool,
 }
 
 impl Head {
-    /// Whether a body follows the head (chunked, or a length above 0).
-    pub fn has_body(&self) -> bool {
-        self.header("transfer-encoding").is_some()
-            || self
-                .header("content-length")
-                .is_some_and(|v| v.trim() != "0")
-    }
-
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -156,113 +151,247 @@ fn parse_head(raw: &[u8]) -> Result<Head, Bad> {
         target: req.path.unwrap_or_default().to_string(),
         headers,
         close,
+        http10: req.version == Some(0),
     })
 }
 
-/// Reads the body `head` announces (answering `Expect: 100-continue` on `reply` first).
-pub(crate) fn read_body<S: Read + Write>(
-    reader: &mut io::BufReader<S>,
-    head: &Head,
-) -> Result<Vec<u8>, Bad> {
-    let too_large = || {
-        bad(
-            413,
-            format!(
-                "network: the request body is larger than the limit of {MAX_REQUEST_BYTES} bytes \
-                 (MAX_REQUEST_BYTES)"
-            ),
-        )
-    };
+/// How a request's body is framed, from its head: `None` without a body.
+pub(crate) fn request_framing(head: &Head) -> Result<Option<Framing>, Bad> {
     let chunked = head
         .header("transfer-encoding")
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    let length = match head.header("content-length") {
-        Some(v) => Some(
-            v.trim()
-                .parse::<u64>()
-                .map_err(|_| bad(400, "network proxy: a bad Content-Length"))?,
-        ),
-        None => None,
-    };
-    if !chunked && length.unwrap_or(0) == 0 {
-        return Ok(Vec::new());
+    if chunked {
+        return Ok(Some(Framing::Chunked));
     }
-    if length.is_some_and(|n| n > MAX_REQUEST_BYTES as u64) {
-        return Err(too_large());
+    match head.header("content-length") {
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(0) => Ok(None),
+            Ok(n) => Ok(Some(Framing::Length(n))),
+            Err(_) => Err(bad(400, "network proxy: a bad Content-Length")),
+        },
+        None => Ok(None),
     }
+}
+
+/// How a body's end is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// `Content-Length`.
+    Length(u64),
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
+    /// The end of the connection (a response to an HTTP/1.0 client of unknown length).
+    Close,
+}
+
+/// A request's body as it arrives on the connection, decoded (sized or chunked), failing
+/// past `limit` bytes with [`io::ErrorKind::FileTooLarge`] and on bad framing with
+/// [`io::ErrorKind::InvalidData`].
+pub(crate) struct BodyReader<R> {
+    inner: R,
+    chunked: bool,
+    /// Bytes left of the body (sized) or of the current chunk.
+    left: u64,
+    /// A chunk was read, and its line break is still to come.
+    after_chunk: bool,
+    done: bool,
+    read: u64,
+    limit: u64,
+}
+
+impl<R: BufRead> BodyReader<R> {
+    /// The body framed by `framing` (not [`Framing::Close`]: a request has no such body).
+    pub fn new(inner: R, framing: Framing, limit: u64) -> BodyReader<R> {
+        let (chunked, left) = match framing {
+            Framing::Length(n) => (false, n),
+            Framing::Chunked | Framing::Close => (true, 0),
+        };
+        BodyReader {
+            inner,
+            chunked,
+            left,
+            after_chunk: false,
+            done: false,
+            read: 0,
+            limit,
+        }
+    }
+
+    /// Whether the whole body was read.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    fn invalid(why: &str) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, format!("network proxy: {why}"))
+    }
+
+    /// Reads the next chunk's size line (and the trailers after the last).
+    fn next_chunk(&mut self) -> io::Result<()> {
+        let mut line = String::new();
+        if self.after_chunk {
+            self.inner.by_ref().take(2).read_line(&mut line)?;
+            if !line.trim_end_matches(['\r', '\n']).is_empty() {
+                return Err(Self::invalid("a chunk longer than its size"));
+            }
+            line.clear();
+            self.after_chunk = false;
+        }
+        self.inner.by_ref().take(4096).read_line(&mut line)?;
+        if !line.ends_with('\n') {
+            return Err(Self::invalid("a chunk size line cut short or too long"));
+        }
+        let size = line.trim_end().split(';').next().unwrap_or("").trim();
+        let size = u64::from_str_radix(size, 16).map_err(|_| Self::invalid("a bad chunk size"))?;
+        if size > 0 {
+            self.left = size;
+            return Ok(());
+        }
+        // Trailers, dropped, up to the empty line.
+        loop {
+            line.clear();
+            let n = self.inner.by_ref().take(8192).read_line(&mut line)?;
+            if n == 0 || line.trim_end().is_empty() {
+                self.done = true;
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Read for BodyReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.left == 0 && !self.done {
+            if self.chunked {
+                self.next_chunk()?;
+            } else {
+                self.done = true;
+            }
+        }
+        if self.done {
+            return Ok(0);
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "network proxy: the request body was cut short",
+            ));
+        }
+        self.left -= n as u64;
+        self.after_chunk = self.chunked && self.left == 0;
+        self.read += n as u64;
+        if self.read > self.limit {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!(
+                    "network: the request body is larger than the limit of {} bytes \
+                     (PROXY_MAX_BODY_BYTES)",
+                    self.limit
+                ),
+            ));
+        }
+        Ok(n)
+    }
+}
+
+/// Answers `Expect: 100-continue` on `out`, when the head asks for it.
+pub(crate) fn continue_if_expected(out: &mut impl Write, head: &Head) -> io::Result<()> {
     if head
         .header("expect")
         .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
     {
-        reader
-            .get_mut()
-            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+        out.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+        out.flush()?;
     }
-    if !chunked {
-        let mut body = vec![0u8; length.unwrap_or(0) as usize];
-        reader.read_exact(&mut body)?;
-        return Ok(body);
-    }
-    let mut body = Vec::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.by_ref().take(4096).read_line(&mut line)?;
-        let size = line.trim_end().split(';').next().unwrap_or("").trim();
-        let size = usize::from_str_radix(size, 16)
-            .map_err(|_| bad(400, "network proxy: a bad chunk size"))?;
-        if size == 0 {
-            // Trailers, dropped, up to the empty line.
-            loop {
-                line.clear();
-                let n = reader.by_ref().take(8192).read_line(&mut line)?;
-                if n == 0 || line.trim_end().is_empty() {
-                    return Ok(body);
-                }
-            }
-        }
-        if body.len() + size > MAX_REQUEST_BYTES {
-            return Err(too_large());
-        }
-        let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(&mut body[start..])?;
-        let mut crlf = [0u8; 2];
-        reader.read_exact(&mut crlf)?;
-    }
+    Ok(())
 }
 
-/// Writes `response` whole, sized by `Content-Length` (a HEAD's, a 204's or a 304's head
-/// keeps the length the server gave).
-pub(crate) fn write_response(
+/// Writes a response's head as the proxy passes it on: the host's headers but those of the
+/// connection, then the framing of the body to follow (`None`: no body, a HEAD's, a 204's or
+/// a 304's head keeps the length the server gave).
+pub(crate) fn write_head(
     out: &mut impl Write,
-    response: &Response,
-    head_only: bool,
+    head: &crate::client::Head,
+    framing: Option<Framing>,
     close: bool,
 ) -> io::Result<()> {
-    let status = response.head.status;
-    let bodyless = head_only || status < 200 || status == 204 || status == 304;
-    let mut text = format!("HTTP/1.1 {status} {}\r\n", response.head.reason);
-    for (name, value) in &response.head.headers {
+    let mut text = format!("HTTP/1.1 {} {}\r\n", head.status, head.reason);
+    for (name, value) in &head.headers {
         let length = name.eq_ignore_ascii_case("content-length");
-        if (is_hop_by_hop(name) && !(length && bodyless)) || name.contains(['\r', '\n']) {
-            continue;
-        }
-        if value.contains(['\r', '\n']) {
+        if (is_hop_by_hop(name) && !(length && framing.is_none()))
+            || name.contains(['\r', '\n'])
+            || value.contains(['\r', '\n'])
+        {
             continue;
         }
         text.push_str(&format!("{name}: {value}\r\n"));
     }
-    if !bodyless {
-        text.push_str(&format!("content-length: {}\r\n", response.body.len()));
+    match framing {
+        Some(Framing::Length(n)) => text.push_str(&format!("content-length: {n}\r\n")),
+        Some(Framing::Chunked) => text.push_str("transfer-encoding: chunked\r\n"),
+        Some(Framing::Close) | None => {}
     }
-    if close {
+    if close || framing == Some(Framing::Close) {
         text.push_str("connection: close\r\n");
     }
     text.push_str("\r\n");
-    out.write_all(text.as_bytes())?;
-    if !bodyless {
-        out.write_all(&response.body)?;
+    out.write_all(text.as_bytes())
+}
+
+/// Copies a body from `from` to `out` in `framing` as it comes, a buffer at a time, up to
+/// `limit` bytes; `stop` is polled between buffers. An error leaves the body cut short: the
+/// connection must end.
+pub(crate) fn copy_body(
+    from: &mut impl Read,
+    out: &mut impl Write,
+    framing: Framing,
+    limit: u64,
+    stop: &dyn Fn() -> bool,
+) -> io::Result<()> {
+    let mut buf = vec![0u8; 64 << 10];
+    let mut sent = 0u64;
+    loop {
+        if stop() {
+            return Err(io::Error::other("network proxy: stopped"));
+        }
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        sent += n as u64;
+        if sent > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!(
+                    "the response is larger than the limit of {limit} bytes (PROXY_MAX_BODY_BYTES)"
+                ),
+            ));
+        }
+        match framing {
+            Framing::Length(length) if sent > length => {
+                return Err(io::Error::other("network: the host sent more than it said"));
+            }
+            Framing::Chunked => {
+                out.write_all(format!("{n:x}\r\n").as_bytes())?;
+                out.write_all(&buf[..n])?;
+                out.write_all(b"\r\n")?;
+            }
+            _ => out.write_all(&buf[..n])?,
+        }
+    }
+    match framing {
+        Framing::Length(length) if sent != length => {
+            return Err(io::Error::other("network: the host's body was cut short"));
+        }
+        Framing::Chunked => out.write_all(b"0\r\n\r\n")?,
+        _ => {}
     }
     out.flush()
 }
@@ -283,4 +412,106 @@ pub(crate) fn write_error(out: &mut impl Write, status: u16, why: &str) -> io::R
     );
     out.write_all(text.as_bytes())?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Read};
+
+    use super::{BodyReader, Framing, copy_body};
+
+    fn decode(raw: &str, framing: Framing, limit: u64) -> (io::Result<String>, bool) {
+        let mut body = BodyReader::new(raw.as_bytes(), framing, limit);
+        let mut out = Vec::new();
+        let mut buf = [0u8; 3];
+        let result = loop {
+            match body.read(&mut buf) {
+                Ok(0) => break Ok(String::from_utf8(out).unwrap()),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => break Err(e),
+            }
+        };
+        (result, body.done())
+    }
+
+    #[test]
+    fn bodies_are_decoded_as_they_are_framed() {
+        let (body, done) = decode("hello world", Framing::Length(5), 100);
+        assert_eq!((body.unwrap().as_str(), done), ("hello", true));
+        let chunked = "5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: x\r\n\r\nNEXT";
+        let (body, done) = decode(chunked, Framing::Chunked, 100);
+        assert_eq!((body.unwrap().as_str(), done), ("hello world", true));
+        // Cut short, badly framed, too large: each a named error, the body not done.
+        let (body, done) = decode("hel", Framing::Length(5), 100);
+        assert_eq!(body.unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+        assert!(!done);
+        let (body, _) = decode("zz\r\nhello\r\n0\r\n\r\n", Framing::Chunked, 100);
+        assert_eq!(body.unwrap_err().kind(), io::ErrorKind::InvalidData);
+        let (body, _) = decode("3\r\nhello\r\n0\r\n\r\n", Framing::Chunked, 100);
+        assert!(
+            body.unwrap_err()
+                .to_string()
+                .contains("longer than its size")
+        );
+        let (body, _) = decode("5\r\nhello\r\n0\r\n\r\n", Framing::Chunked, 4);
+        let e = body.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("PROXY_MAX_BODY_BYTES"), "{e}");
+    }
+
+    #[test]
+    fn bodies_are_passed_on_in_their_framing_up_to_the_limit() {
+        let mut out = Vec::new();
+        copy_body(&mut &b"hello"[..], &mut out, Framing::Chunked, 10, &|| {
+            false
+        })
+        .unwrap();
+        assert_eq!(out, b"5\r\nhello\r\n0\r\n\r\n");
+        let mut out = Vec::new();
+        copy_body(
+            &mut &b"hello"[..],
+            &mut out,
+            Framing::Length(5),
+            10,
+            &|| false,
+        )
+        .unwrap();
+        assert_eq!(out, b"hello");
+        // Shorter or longer than the host said, past the limit, stopped: errors.
+        let short = copy_body(
+            &mut &b"hel"[..],
+            &mut Vec::new(),
+            Framing::Length(5),
+            10,
+            &|| false,
+        );
+        assert!(short.unwrap_err().to_string().contains("cut short"));
+        let long = copy_body(
+            &mut &b"hello!"[..],
+            &mut Vec::new(),
+            Framing::Length(5),
+            10,
+            &|| false,
+        );
+        assert!(long.is_err());
+        let e = copy_body(
+            &mut &b"hello"[..],
+            &mut Vec::new(),
+            Framing::Close,
+            4,
+            &|| false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("PROXY_MAX_BODY_BYTES"), "{e}");
+        assert!(
+            copy_body(
+                &mut &b"hello"[..],
+                &mut Vec::new(),
+                Framing::Close,
+                9,
+                &|| true
+            )
+            .is_err()
+        );
+    }
 }

@@ -26,7 +26,8 @@
 //! A container reaches the network through a [`Proxy`] the host serves inside the
 //! container's network namespace: plain requests and the requests inside TLS it ends (for
 //! hosts with a secret bound, or with rules on paths or methods, with a certificate of the
-//! container's own [`ProxyCa`]) go through [`Egress::send`]; other `CONNECT`s are decided by
+//! container's own [`ProxyCa`]) are checked by [`Egress::prepare`] and sent with their bodies
+//! streamed both ways ([`Prepared::send`]); other `CONNECT`s are decided by
 //! [`Egress::connect`] and tunnelled to the checked addresses.
 
 mod address;
@@ -44,8 +45,8 @@ mod secrets;
 pub use address::{is_metadata_class, restricted_range};
 pub use ca::{MAX_PROXY_HOSTS, ProxyCa};
 pub use client::{
-    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT, Head, MAX_REQUEST_BYTES,
-    MAX_REQUEST_HEADERS, Request, Response, SendError,
+    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT, Head, Incoming, MAX_REQUEST_BYTES,
+    MAX_REQUEST_HEADERS, Prepared, Request, Response, SendError, StreamBody,
 };
 pub use egress::{
     Allowed, ConnectPlan, Egress, POLICY_SETTING, PinnedResolver, load_policy, redacted,
@@ -56,7 +57,10 @@ pub use http1::PROXY_MAX_HEAD_BYTES;
 pub use policy::{
     HostPattern, MAX_RULES, Policy, PortRule, Rule, SCHEMES, Target, TargetHost, default_port,
 };
-pub use proxy::{EgressSlot, PROXY_IDLE_TIMEOUT, PROXY_MAX_CONNECTIONS, Proxy, ProxyServer};
+pub use proxy::{
+    EgressSlot, PROXY_IDLE_TIMEOUT, PROXY_MAX_BODY_BYTES, PROXY_MAX_CONNECTIONS,
+    PROXY_REQUEST_TIMEOUT, Proxy, ProxyServer,
+};
 pub use resolve::{Resolver, StaticResolver, SystemResolver};
 pub use secret_store::SecretStore;
 pub use secrets::{

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::ca::ProxyCa;
-use crate::client::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT, Request, SendError};
+use crate::client::{SendError, StreamBody};
 use crate::egress::{ConnectPlan, Egress};
 use crate::error::NetError;
 use crate::http1::{self, Bad, Head};
@@ -29,6 +29,16 @@ use crate::http1::{self, Bad, Head};
 pub const PROXY_MAX_CONNECTIONS: usize = 64;
 /// How long a connection may sit without a byte of its next request.
 pub const PROXY_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// The largest request or response body the proxy passes outside a tunnel (streamed, a few
+/// buffers at a time: never held whole).
+pub const PROXY_MAX_BODY_BYTES: u64 = 8 << 30;
+/// The longest the proxy waits for a host: to send it a request (its body included) and
+/// get the response's head, and then for each next part of the response's body.
+pub const PROXY_REQUEST_TIMEOUT: Duration = Duration::from_secs(3600);
+/// How many buffers of a request body may wait between the client and the host.
+const BODY_BUFFERS: usize = 4;
+/// The size of those buffers.
+const BODY_BUFFER_BYTES: usize = 64 << 10;
 /// How long the connection to a tunnelled host may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -181,7 +191,7 @@ impl Proxy {
     /// Answers requests on `reader` until the connection ends; gives back a CONNECT (only
     /// outside TLS, `origin` being `None`). `origin` is the host and port of a CONNECT whose
     /// TLS ended here: its requests name paths on it.
-    fn requests<S: Read + Write>(
+    fn requests<S: Read + Write + Send>(
         &self,
         reader: &mut BufReader<S>,
         origin: Option<(&str, u16)>,
@@ -238,63 +248,141 @@ impl Proxy {
                 let _ = http1::write_error(reader.get_mut(), 403, NO_EGRESS);
                 return None;
             };
-            // A request with a body that the policy refuses is answered before the body is
-            // read: the host holds none for a host it would not send it to. (Without a
-            // body, `send` decides alone: no second lookup.)
-            if head.has_body()
-                && let Err(e) = egress.check_quietly(&head.method, &url)
-            {
-                let e = SendError::from(e);
-                let _ = http1::write_error(reader.get_mut(), status_of(&e), &e.to_string());
-                return None;
-            }
-            let body = match http1::read_body(reader, &head) {
-                Ok(body) => body,
-                Err(Bad { status, why }) => {
-                    let _ = http1::write_error(reader.get_mut(), status, &why);
-                    return None;
-                }
-            };
-            let sent = self.forward(&egress, &head, url, body);
-            let written = match &sent {
-                Ok(response) => http1::write_response(
-                    reader.get_mut(),
-                    response,
-                    head.method.eq_ignore_ascii_case("HEAD"),
-                    head.close,
-                ),
-                Err(e) => http1::write_error(reader.get_mut(), status_of(e), &e.to_string()),
-            };
-            if written.is_err() || sent.is_err() || head.close {
+            if !self.exchange(&egress, reader, &head, &url) || head.close {
                 return None;
             }
         }
     }
 
-    fn forward(
+    /// Passes one request on and its response back, both bodies streamed; whether the
+    /// connection can carry another request.
+    fn exchange<S: Read + Write + Send>(
         &self,
         egress: &Egress,
+        reader: &mut BufReader<S>,
         head: &Head,
-        url: String,
-        body: Vec<u8>,
-    ) -> Result<crate::client::Response, SendError> {
+        url: &str,
+    ) -> bool {
+        let framing = match http1::request_framing(head) {
+            Ok(framing) => framing,
+            Err(Bad { status, why }) => {
+                let _ = http1::write_error(reader.get_mut(), status, &why);
+                return false;
+            }
+        };
+        if let Some(http1::Framing::Length(n)) = framing
+            && n > PROXY_MAX_BODY_BYTES
+        {
+            let why = format!(
+                "network: the request body is larger than the limit of {PROXY_MAX_BODY_BYTES} \
+                 bytes (PROXY_MAX_BODY_BYTES)"
+            );
+            let _ = http1::write_error(reader.get_mut(), 413, &why);
+            return false;
+        }
         let headers = head
             .headers
             .iter()
             .filter(|(name, _)| !http1::is_hop_by_hop(name))
             .cloned()
             .collect();
-        let request = Request {
-            method: head.method.to_ascii_uppercase(),
-            url,
-            headers,
-            body,
-            // The client follows redirects itself, each one back through here.
-            max_redirects: 0,
-            timeout: DEFAULT_REQUEST_TIMEOUT,
-            max_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        // Decided before a byte of the body is read: the host reads none for a host it would
+        // not send it to.
+        let prepared = match egress.prepare(&head.method.to_ascii_uppercase(), url, headers) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                let _ = http1::write_error(reader.get_mut(), status_of(&e), &e.to_string());
+                return false;
+            }
         };
-        egress.send(request, &|| self.stopped.load(Ordering::SeqCst))
+        let (sent, fed) = match framing {
+            None => (prepared.send(None, PROXY_REQUEST_TIMEOUT), Ok(true)),
+            Some(framing) => std::thread::scope(|s| {
+                // The body passes from the client to the host a few buffers at a time,
+                // through a thread of its own (the sending side reads from a channel).
+                let (tx, rx) = std::sync::mpsc::sync_channel(BODY_BUFFERS);
+                let client = &mut *reader;
+                let feeder = s.spawn(move || feed(client, head, framing, tx));
+                let body = StreamBody {
+                    reader: Box::new(ChannelReader {
+                        rx,
+                        pending: Vec::new(),
+                        at: 0,
+                    }),
+                    length: match framing {
+                        http1::Framing::Length(n) => Some(n),
+                        _ => None,
+                    },
+                };
+                let sent = prepared.send(Some(body), PROXY_REQUEST_TIMEOUT);
+                let fed = feeder.join().unwrap_or_else(|_| {
+                    Err(Bad {
+                        status: 500,
+                        why: "network proxy: reading the request body panicked".into(),
+                    })
+                });
+                (sent, fed)
+            }),
+        };
+        // A bad body is the client's error, whatever the host made of what it got.
+        let whole_body = match fed {
+            Ok(whole) => whole,
+            Err(Bad { status, why }) => {
+                let _ = http1::write_error(reader.get_mut(), status, &why);
+                return false;
+            }
+        };
+        let mut incoming = match sent {
+            Ok(incoming) => incoming,
+            Err(e) => {
+                let _ = http1::write_error(reader.get_mut(), status_of(&e), &e.to_string());
+                return false;
+            }
+        };
+        let status = incoming.head().status;
+        let bodyless = head.method.eq_ignore_ascii_case("HEAD")
+            || status < 200
+            || status == 204
+            || status == 304;
+        let framing = if bodyless {
+            None
+        } else {
+            Some(match incoming.content_length() {
+                Some(n) if n > PROXY_MAX_BODY_BYTES => {
+                    let why = format!(
+                        "network: {url}: the response is larger than the limit of \
+                         {PROXY_MAX_BODY_BYTES} bytes (PROXY_MAX_BODY_BYTES)"
+                    );
+                    incoming.abandon(&why);
+                    let _ = http1::write_error(reader.get_mut(), 502, &why);
+                    return false;
+                }
+                Some(n) => http1::Framing::Length(n),
+                None if head.http10 => http1::Framing::Close,
+                None => http1::Framing::Chunked,
+            })
+        };
+        // A body the host answered before reading whole leaves the connection's next
+        // request unknown: it ends after this response.
+        let close = head.close || !whole_body;
+        let out = reader.get_mut();
+        let mut written = http1::write_head(out, incoming.head(), framing, close);
+        if written.is_ok() {
+            written = match framing {
+                Some(framing) => {
+                    http1::copy_body(&mut incoming, out, framing, PROXY_MAX_BODY_BYTES, &|| {
+                        self.stopped.load(Ordering::SeqCst)
+                    })
+                }
+                None => out.flush(),
+            };
+        }
+        if let Err(e) = &written {
+            incoming.abandon(&format!(
+                "network proxy: {url}: passing the response on: {e}"
+            ));
+        }
+        written.is_ok() && !close && framing != Some(http1::Framing::Close)
     }
 
     /// A CONNECT: refused, tunnelled, or with TLS ended here.
@@ -367,6 +455,68 @@ impl Proxy {
                 let _ = stream.conn.complete_io(&mut stream.sock);
             }
         }
+    }
+}
+
+/// Reads a request's body from the client into `tx`, a buffer at a time (answering
+/// `Expect: 100-continue` first); whether it was read whole (not when the sending side
+/// stopped taking it).
+fn feed<S: Read + Write>(
+    reader: &mut BufReader<S>,
+    head: &Head,
+    framing: http1::Framing,
+    tx: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>,
+) -> Result<bool, Bad> {
+    http1::continue_if_expected(reader.get_mut(), head)?;
+    let mut body = http1::BodyReader::new(&mut *reader, framing, PROXY_MAX_BODY_BYTES);
+    loop {
+        let mut buf = vec![0u8; BODY_BUFFER_BYTES];
+        match body.read(&mut buf) {
+            Ok(0) => return Ok(true),
+            Ok(n) => {
+                buf.truncate(n);
+                if tx.send(Ok(buf)).is_err() {
+                    return Ok(body.done());
+                }
+            }
+            Err(e) => {
+                let status = if e.kind() == io::ErrorKind::FileTooLarge {
+                    413
+                } else {
+                    400
+                };
+                let why = e.to_string();
+                let _ = tx.send(Err(e));
+                return Err(Bad { status, why });
+            }
+        }
+    }
+}
+
+/// The sending side of a streamed request body: the buffers [`feed`] passes.
+struct ChannelReader {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    pending: Vec<u8>,
+    at: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.pending.len() {
+            match self.rx.recv() {
+                Ok(Ok(next)) => {
+                    self.pending = next;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                // The feeder is done: the body ended.
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.pending.len() - self.at);
+        buf[..n].copy_from_slice(&self.pending[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 

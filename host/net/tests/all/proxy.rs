@@ -199,6 +199,18 @@ fn plain_requests_go_through_the_policy_and_the_audit_log() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("POST /echo HTTP/1.1"), "{out}");
+    // Streamed: a chunked body goes on chunked.
+    assert!(
+        out.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{out}"
+    );
+    let (code, out, err) = setup.curl(&[
+        "--data-binary",
+        "abc",
+        &format!("http://docs.test:{}/echo", s.port),
+    ]);
+    assert_eq!(code, 0, "{err}");
     assert!(
         out.to_ascii_lowercase().contains("content-length: 3"),
         "{out}"
@@ -401,6 +413,19 @@ fn raw_tcp_through_a_tunnel_and_oversized_heads_get_named_errors() {
     let mut answer = String::new();
     let _ = stream.read_to_string(&mut answer);
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    // A body past the limit: refused before the host hears of it.
+    let mut stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
+    write!(
+        stream,
+        "PUT http://docs.test:{}/echo HTTP/1.1\r\nContent-Length: {}\r\n\r\n",
+        s.port,
+        computer_net::PROXY_MAX_BODY_BYTES + 1
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("PROXY_MAX_BODY_BYTES"), "{answer}");
     // Not a proxy request at all.
     let mut stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
     stream.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
@@ -411,4 +436,122 @@ fn raw_tcp_through_a_tunnel_and_oversized_heads_get_named_errors() {
     // The site got no byte of any of it.
     assert_eq!(s.received.lock().unwrap().as_str(), "");
     drop(setup.server);
+}
+
+/// Reads from `stream` until `want` has come (or the read times out): what came.
+fn read_until(stream: &mut TcpStream, want: &str) -> String {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains(want) {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[test]
+fn bodies_stream_through_the_proxy_both_ways() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    // A host that reads a request body in two parts and answers a chunked body in two parts,
+    // telling the test what it got, and waiting for its word before the second part.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (got_tx, got_rx) = mpsc::channel::<String>();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let mut reader = BufReader::new(stream);
+            let mut head = String::new();
+            while reader.read_line(&mut head).unwrap_or(0) > 2 {}
+            if head.starts_with("POST") {
+                let mut first = [0u8; 5];
+                reader.read_exact(&mut first).unwrap();
+                got_tx.send(String::from_utf8_lossy(&first).into()).unwrap();
+                let mut last = [0u8; 5];
+                reader.read_exact(&mut last).unwrap();
+                got_tx.send(String::from_utf8_lossy(&last).into()).unwrap();
+            }
+            let out = reader.get_mut();
+            out.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nready\r\n")
+                .unwrap();
+            out.flush().unwrap();
+            if go_rx.recv_timeout(Duration::from_secs(20)).is_err() {
+                return;
+            }
+            out.write_all(b"5\r\n-last\r\n0\r\n\r\n").unwrap();
+            out.flush().unwrap();
+        }
+    });
+    let (site_ca, _) = site_tls();
+    let setup = Setup::new(
+        &format!("allow http://docs.test:{port}"),
+        Secrets::default(),
+        &site_ca,
+    );
+    let client = || {
+        let stream = TcpStream::connect(("127.0.0.1", setup.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+    };
+
+    // Up: the host has the body's first part while the client still holds the rest.
+    let mut stream = client();
+    write!(
+        stream,
+        "POST http://docs.test:{port}/ HTTP/1.1\r\nHost: docs.test\r\nContent-Length: 10\r\n\r\nfirst"
+    )
+    .unwrap();
+    let first = got_rx.recv_timeout(Duration::from_secs(10));
+    assert_eq!(
+        first.as_deref(),
+        Ok("first"),
+        "the proxy held the body back"
+    );
+    stream.write_all(b"-last").unwrap();
+    assert_eq!(
+        got_rx.recv_timeout(Duration::from_secs(10)).as_deref(),
+        Ok("-last")
+    );
+    // Down: the client has the response's first part while the host still holds the rest.
+    let head = read_until(&mut stream, "ready");
+    assert!(head.starts_with("HTTP/1.1 200 OK"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{head}"
+    );
+    assert!(
+        head.contains("ready"),
+        "the proxy held the response back: {head}"
+    );
+    go_tx.send(()).unwrap();
+    let rest = read_until(&mut stream, "0\r\n\r\n");
+    assert!(
+        rest.contains("-last") && rest.ends_with("0\r\n\r\n"),
+        "{rest}"
+    );
+
+    // An HTTP/1.0 client gets a body of unknown length up to the end of the connection.
+    let mut stream = client();
+    write!(stream, "GET http://docs.test:{port}/ HTTP/1.0\r\n\r\n").unwrap();
+    let head = read_until(&mut stream, "ready");
+    assert!(!head.to_ascii_lowercase().contains("chunked"), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("connection: close"),
+        "{head}"
+    );
+    go_tx.send(()).unwrap();
+    let mut rest = String::new();
+    stream.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "-last");
+
+    let log = setup.audit();
+    assert!(log.contains(r#""method":"POST""#), "{log}");
+    assert_eq!(log.matches("200, 10 bytes").count(), 2, "{log}");
 }
