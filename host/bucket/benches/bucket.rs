@@ -35,6 +35,7 @@ fn main() {
         access_key_id: Some("bench".into()),
         secret_access_key: Some("bench".into()),
         allow_http: true,
+        ..Default::default()
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -9,6 +9,9 @@ pub enum BucketError {
     /// A malformed `s3://` address.
     #[error("{0}")]
     Url(String),
+    /// Refused: by the workspace's network policy, or for credentials bound elsewhere.
+    #[error("{0}")]
+    Refused(String),
     /// The object store refused or failed (credentials, a missing bucket, the network).
     /// The store's error already carries its causes in its text, so it is not a `source`
     /// (which would print them twice).

@@ -16,10 +16,14 @@
 //!
 //! Endpoint, region and credentials come from the host's standard AWS variables
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
-//! `AWS_ALLOW_HTTP`); they never reach guests. Requests use path-style addressing (what
+//! `AWS_ALLOW_HTTP`), or the credentials from the host's secret store
+//! ([`BucketConfig::with_secrets`]); they never reach guests. A transfer a workspace's user
+//! asks for (the server's routes) is held to the workspace's network policy
+//! ([`BucketConfig::held_by`]). Requests use path-style addressing (what
 //! self-hosted servers expect) and object_store's retries with backoff on transient errors;
 //! a download cut midway resumes from the last byte received.
 
+mod egress;
 mod error;
 mod export;
 mod import;
@@ -31,8 +35,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use object_store::ObjectStore;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 
+pub use egress::{ACCESS_KEY_SECRET, SECRET_KEY_SECRET};
 pub use error::{BucketError, Result};
 pub use export::export;
 pub use import::import;
@@ -90,11 +95,17 @@ pub struct BucketConfig {
     pub secret_access_key: Option<String>,
     /// Allow a plain-HTTP endpoint.
     pub allow_http: bool,
+    /// How the store resolves names (`None`: the system's resolver); set by
+    /// [`BucketConfig::held_by`].
+    pub resolver: Option<Arc<dyn object_store::client::DnsResolver>>,
 }
 
-/// The store for `url`'s bucket, configured from the host's AWS environment variables.
+/// The store for `url`'s bucket, configured from the host's AWS environment variables, with
+/// the credentials of the host's secret store when it keeps them
+/// ([`BucketConfig::with_secrets`] of [`computer::host_secrets`]).
 pub fn open_store(url: &BucketUrl) -> Result<Arc<dyn ObjectStore>> {
-    open_store_with(url, &BucketConfig::default())
+    let config = BucketConfig::default().with_secrets(url, &computer::host_secrets())?;
+    open_store_with(url, &config)
 }
 
 /// The store for `url`'s bucket: the host's AWS environment variables, overridden by `config`.
@@ -104,7 +115,30 @@ pub fn open_store_with(url: &BucketUrl, config: &BucketConfig) -> Result<Arc<dyn
         retry_timeout: Duration::from_secs(60),
         ..Default::default()
     };
+    let store = builder(url, config)
+        .with_retry(retry)
+        .build()
+        .map_err(error::store(format!("configure access to {url}")))?;
+    Ok(Arc::new(store))
+}
+
+/// The configuration of `url`'s store, before it is built.
+fn builder(url: &BucketUrl, config: &BucketConfig) -> AmazonS3Builder {
     let mut builder = AmazonS3Builder::from_env();
+    if let Some(resolver) = &config.resolver {
+        // Client options replace the environment's whole: take its client settings
+        // (`AWS_ALLOW_HTTP`, proxies, ...) along.
+        let mut options = object_store::ClientOptions::new();
+        for (key, value) in std::env::vars() {
+            if let Some(rest) = key.strip_prefix("AWS_")
+                && let Ok(AmazonS3ConfigKey::Client(key)) =
+                    format!("aws_{}", rest.to_ascii_lowercase()).parse()
+            {
+                options = options.with_config(key, value);
+            }
+        }
+        builder = builder.with_client_options(options.with_dns_resolver(Arc::clone(resolver)));
+    }
     if let Some(endpoint) = &config.endpoint {
         builder = builder.with_endpoint(endpoint);
     }
@@ -120,13 +154,9 @@ pub fn open_store_with(url: &BucketUrl, config: &BucketConfig) -> Result<Arc<dyn
     if config.allow_http {
         builder = builder.with_allow_http(true);
     }
-    let store = builder
+    builder
         .with_bucket_name(&url.bucket)
         .with_virtual_hosted_style_request(false)
-        .with_retry(retry)
-        .build()
-        .map_err(error::store(format!("configure access to {url}")))?;
-    Ok(Arc::new(store))
 }
 
 /// `PID-NANOS`: names for temporary files and folders that no other transfer uses.

@@ -22,6 +22,7 @@ fn config(moto: &Moto) -> BucketConfig {
         access_key_id: Some("test".into()),
         secret_access_key: Some("test".into()),
         allow_http: true,
+        ..Default::default()
     }
 }
 
@@ -592,4 +593,96 @@ mod hostile {
         assert!(result.is_err(), "two versions were stitched into one file");
         assert!(!ws.fs().exists("/workspace/changing/f.bin").unwrap());
     }
+}
+
+#[test]
+fn a_workspaces_policy_holds_its_transfers_and_credentials_come_from_secrets() {
+    use computer::net::{Policy, Secret, Secrets};
+    let Some(moto) = moto::shared() else {
+        return;
+    };
+    moto.create_bucket("held");
+    let port = moto.endpoint.rsplit(':').next().unwrap().to_string();
+    // By name: the store connects to the addresses the policy checked for it.
+    let endpoint = format!("http://localhost:{port}");
+    let url = BucketUrl::parse("s3://held/open").unwrap();
+    let base = BucketConfig {
+        endpoint: Some(endpoint.clone()),
+        ..config(moto)
+    };
+    assert_eq!(base.request_url(&url), format!("{endpoint}/held/open/"));
+    let ws = Workspace::in_memory().unwrap();
+    ws.fs().create_dir_all("/workspace/out").unwrap();
+    ws.fs().write_file("/workspace/out/a.txt", b"a").unwrap();
+    // Nothing allowed: refused before any request.
+    let err = base.clone().held_by(&url, &ws, &["PUT"]).unwrap_err();
+    assert!(matches!(err, BucketError::Refused(_)), "{err}");
+    assert!(err.to_string().contains("allows nothing"), "{err}");
+    ws.set_net_policy(&Policy::from_text(&format!("allow {endpoint}/held/open")).unwrap())
+        .unwrap();
+    let held = base.clone().held_by(&url, &ws, &["PUT"]).unwrap();
+    let store = computer_bucket::open_store_with(&url, &held).unwrap();
+    export(&store, &url, &ws, "/workspace/out", false);
+    assert_eq!(objects(&store, "open").len(), 1);
+    // Another prefix of the same bucket, or a method the rule does not give: refused.
+    let other = BucketUrl::parse("s3://held/closed").unwrap();
+    let err = base.clone().held_by(&other, &ws, &["PUT"]).unwrap_err();
+    assert!(err.to_string().contains("no rule"), "{err}");
+    ws.set_net_policy(&Policy::from_text(&format!("allow {endpoint}/held/open GET")).unwrap())
+        .unwrap();
+    assert!(base.clone().held_by(&url, &ws, &["PUT", "DELETE"]).is_err());
+    assert!(base.clone().held_by(&url, &ws, &["GET"]).is_ok());
+    let log = ws.fs().audit_log(0, 100).unwrap();
+    let rows: Vec<_> = log.iter().filter(|e| e.origin == "bucket").collect();
+    assert!(rows.len() >= 5, "{rows:?}");
+    assert!(
+        rows.iter().any(|e| e.args.contains("/held/closed/")),
+        "{rows:?}"
+    );
+
+    // Credentials from secrets bound to the endpoint's host, over http too.
+    let keys = |host: &str| {
+        Secrets::new(vec![
+            Secret::new(
+                "AWS_ACCESS_KEY_ID",
+                "from-the-store",
+                &[host.into()],
+                None,
+                None,
+            )
+            .unwrap(),
+            Secret::new(
+                "AWS_SECRET_ACCESS_KEY",
+                "secret-of-store",
+                &[host.into()],
+                None,
+                None,
+            )
+            .unwrap(),
+        ])
+        .unwrap()
+    };
+    let bare = BucketConfig {
+        access_key_id: None,
+        secret_access_key: None,
+        ..base.clone()
+    };
+    let keyed = bare.clone().with_secrets(&url, &keys("localhost")).unwrap();
+    assert_eq!(keyed.access_key_id.as_deref(), Some("from-the-store"));
+    assert_eq!(keyed.secret_access_key.as_deref(), Some("secret-of-store"));
+    let err = bare
+        .clone()
+        .with_secrets(&url, &keys("s3.elsewhere.test"))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("AWS_ACCESS_KEY_ID is not bound to the bucket's endpoint"),
+        "{err}"
+    );
+    // No keys kept: the config (and the host's AWS variables) stay as they were.
+    let kept = bare
+        .clone()
+        .with_secrets(&url, &Secrets::default())
+        .unwrap();
+    assert_eq!(kept.access_key_id, None);
 }

@@ -455,6 +455,19 @@ impl Secrets {
         Ok(used)
     }
 
+    /// The value of secret `name` for the host's own signing of requests to `url` (a
+    /// bucket's keys: the requests carry a signature, never the key, so an http URL gets
+    /// it too); `None` when there is no such secret or it is not bound to `url`'s host.
+    pub fn signing_value(&self, name: &str, url: &str) -> Option<&str> {
+        let mut target = crate::egress::target_of(url)?;
+        target.scheme = "https".to_string();
+        self.inner
+            .list
+            .iter()
+            .find(|s| s.name == name && s.bound_to(&target))
+            .map(|s| s.value.as_str())
+    }
+
     /// Whether a secret is bound to the host and port of `url` (over https).
     pub fn any_bound(&self, url: &str) -> bool {
         crate::egress::target_of(url)

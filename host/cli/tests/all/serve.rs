@@ -813,6 +813,28 @@ fn a_streamed_exec_stops_when_its_client_goes_away() {
     );
 }
 
+/// Keeps secret `name` (bound to `host`) in the secret store at `store`, as `computer secret
+/// set` does, the value on stdin.
+fn keep_secret(store: &std::path::Path, name: &str, host: &str, value: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_computer"))
+        .args(["secret", "set", name, "--host", host])
+        .env("COMPUTER_SECRETS", store)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(value.as_bytes())
+        .unwrap();
+    assert!(
+        child.wait().unwrap().success(),
+        "computer secret set {name}"
+    );
+}
+
 #[test]
 fn buckets_import_export_push_and_pull_over_http() {
     let Some(moto) = crate::moto::shared() else {
@@ -820,9 +842,19 @@ fn buckets_import_export_push_and_pull_over_http() {
     };
     moto.create_bucket("served");
     // Credentials and endpoint are the server's, from its environment; callers name only
-    // s3:// addresses.
+    // s3:// addresses. Each workspace's network policy holds its transfers: these open two
+    // prefixes of the bucket.
+    let seed = format!("{}/served/seed", moto.endpoint);
+    let snaps = format!("{}/served/snaps", moto.endpoint);
     let s = Server::start_with_env(
-        &["--allow-bucket", "served"],
+        &[
+            "--allow-bucket",
+            "served",
+            "--net-allow",
+            &seed,
+            "--net-allow",
+            &snaps,
+        ],
         &[
             ("AWS_ENDPOINT_URL", &moto.endpoint),
             ("AWS_ALLOW_HTTP", "true"),
@@ -979,6 +1011,94 @@ fn buckets_import_export_push_and_pull_over_http() {
         StatusCode::FORBIDDEN,
     );
     assert!(msg.contains("--allow-bucket private"), "{msg}");
+    // A prefix the workspace's policy does not open, and a workspace whose policy allows
+    // nothing: refused before any request, and in the audit log.
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces/src/bucket/export",
+            &json!({"url": "s3://served/elsewhere", "src": "/workspace/data"}),
+        ),
+        StatusCode::FORBIDDEN,
+    );
+    assert!(
+        msg.contains("no rule of the workspace's network policy"),
+        "{msg}"
+    );
+    json_of(
+        s.put("/v1/workspaces/dst/net", json!({"rules": []}).to_string()),
+        StatusCode::OK,
+    );
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces/dst/bucket/import",
+            &json!({"url": "s3://served/seed", "dest": "/workspace/again"}),
+        ),
+        StatusCode::FORBIDDEN,
+    );
+    assert!(msg.contains("allows nothing"), "{msg}");
+    let log = json_of(s.get("/v1/workspaces/src/log"), StatusCode::OK);
+    let bucket_rows: Vec<&Value> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["origin"] == "bucket")
+        .collect();
+    assert!(
+        bucket_rows
+            .iter()
+            .any(|e| e["args"].as_str().unwrap().contains("/served/elsewhere/")),
+        "{log}"
+    );
+    drop(s);
+    // Credentials from the server's secret store instead of its environment: used where
+    // they are bound, refused (before any request) where they are not.
+    let secrets = tempfile::tempdir().unwrap();
+    let store = secrets.path().join("secrets.json");
+    // (Secrets are bound to hosts, on any port.)
+    for name in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
+        keep_secret(&store, name, "127.0.0.1", "test-key-of-moto");
+    }
+    let keyed = || {
+        let s = Server::start_with_env(
+            &["--allow-bucket", "served", "--net-allow", &seed],
+            &[
+                ("AWS_ENDPOINT_URL", &moto.endpoint),
+                ("AWS_ALLOW_HTTP", "true"),
+                ("AWS_REGION", "us-east-1"),
+                ("COMPUTER_SECRETS", store.to_str().unwrap()),
+            ],
+        );
+        s.create("keys");
+        s
+    };
+    let s = keyed();
+    let r = json_of(
+        s.post(
+            "/v1/workspaces/keys/bucket/import",
+            &json!({"url": "s3://served/seed", "dest": "/workspace/in"}),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(r["transferred"], 1, "{r}");
+    drop(s);
+    keep_secret(
+        &store,
+        "AWS_SECRET_ACCESS_KEY",
+        "elsewhere.test",
+        "test-key-of-moto",
+    );
+    let s = keyed();
+    let msg = error_of(
+        s.post(
+            "/v1/workspaces/keys/bucket/import",
+            &json!({"url": "s3://served/seed", "dest": "/workspace/in"}),
+        ),
+        StatusCode::FORBIDDEN,
+    );
+    assert!(
+        msg.contains("AWS_SECRET_ACCESS_KEY is not bound to the bucket's endpoint"),
+        "{msg}"
+    );
     drop(s);
     // A read-only server exports, but does not delete.
     let s = Server::start_with_env(

@@ -1,8 +1,10 @@
 //! The HTTP API's bucket routes: import a bucket prefix into a workspace folder, export a
 //! folder to a prefix (optionally deleting what the folder lacks), push a snapshot to a
 //! bucket, and (through `POST /v1/workspaces` with `pull`) restore one into a new workspace.
-//! Endpoint and credentials come from the server's AWS environment variables; callers name
-//! only `s3://BUCKET/PREFIX`.
+//! Endpoint and credentials come from the server's AWS environment variables (credentials
+//! also from its secret store); callers name only `s3://BUCKET/PREFIX`. A transfer of a
+//! workspace is held to its network policy (`ENDPOINT/BUCKET/PREFIX/`, GET to import, PUT to
+//! export or push, DELETE too for an export that deletes), like its guests' requests.
 //!
 //! A transfer's network I/O runs on the server's runtime and its SQLite work on a blocking
 //! thread, as every other route's.
@@ -14,8 +16,9 @@ use axum::body::Bytes;
 use axum::extract::Path;
 use axum::extract::rejection::BytesRejection;
 use axum::http::StatusCode;
+use computer::Workspace;
 use computer_bucket::object_store::{self, ObjectStore};
-use computer_bucket::{BucketError, BucketStats, BucketUrl, PushStats};
+use computer_bucket::{BucketConfig, BucketError, BucketStats, BucketUrl, PushStats};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -78,6 +81,7 @@ pub struct PullSnapshot {
 fn api_error(e: BucketError) -> ApiError {
     let status = match &e {
         BucketError::Url(_) => StatusCode::BAD_REQUEST,
+        BucketError::Refused(_) => StatusCode::FORBIDDEN,
         BucketError::Store { error, .. } => match error {
             object_store::Error::NotFound { .. } => StatusCode::NOT_FOUND,
             object_store::Error::PermissionDenied { .. }
@@ -93,9 +97,15 @@ fn api_error(e: BucketError) -> ApiError {
     ApiError::new(status, e.to_string())
 }
 
-/// The address and a store for it, configured from the server's environment; only for the
-/// buckets the operator listed (`--allow-bucket`): the server's credentials may reach more.
-fn open(state: &AppState, url: &str) -> ApiResult<(BucketUrl, Arc<dyn ObjectStore>)> {
+/// The address and a store for it, configured from the server's environment and secret
+/// store; only for the buckets the operator listed (`--allow-bucket`): the server's
+/// credentials may reach more. A transfer of a workspace (`held`: it, and the methods its
+/// requests use) is held to the workspace's network policy as well.
+fn open(
+    state: &AppState,
+    url: &str,
+    held: Option<(&Workspace, &[&str])>,
+) -> ApiResult<(BucketUrl, Arc<dyn ObjectStore>)> {
     let shown = url;
     let url = BucketUrl::parse(url).map_err(api_error)?;
     let allowed = &state.config.allow_buckets;
@@ -109,7 +119,14 @@ fn open(state: &AppState, url: &str) -> ApiResult<(BucketUrl, Arc<dyn ObjectStor
             ),
         ));
     }
-    let store = computer_bucket::open_store(&url).map_err(api_error)?;
+    let secrets = held.map_or_else(computer::host_secrets, |(ws, _)| ws.secrets());
+    let mut config = BucketConfig::default()
+        .with_secrets(&url, &secrets)
+        .map_err(api_error)?;
+    if let Some((ws, methods)) = held {
+        config = config.held_by(&url, ws, methods).map_err(api_error)?;
+    }
+    let store = computer_bucket::open_store_with(&url, &config).map_err(api_error)?;
     Ok((url, store))
 }
 
@@ -149,7 +166,7 @@ pub(super) async fn import(
     let (args, raw): (BucketImport, _) = json_body_logged(b)?;
     let stats = run(move |rt| {
         logged(&state, &id, "bucket.import", raw, |ws| {
-            let (url, store) = open(&state, &args.url)?;
+            let (url, store) = open(&state, &args.url, Some((ws, &["GET"])))?;
             let dest = FsPath::new(&args.dest);
             let stats = rt
                 .block_on(computer_bucket::import(store, &url, ws, dest, &mut |_| {}))
@@ -174,7 +191,12 @@ pub(super) async fn export(
     }
     let stats = run(move |rt| {
         logged(&state, &id, "bucket.export", raw, |ws| {
-            let (url, store) = open(&state, &args.url)?;
+            let methods: &[&str] = if args.delete {
+                &["PUT", "DELETE"]
+            } else {
+                &["PUT"]
+            };
+            let (url, store) = open(&state, &args.url, Some((ws, methods)))?;
             let src = FsPath::new(&args.src);
             let stats = rt
                 .block_on(computer_bucket::export(
@@ -204,7 +226,7 @@ pub(super) async fn push(
     let (args, raw): (BucketPush, _) = json_body_logged(b)?;
     let stats = run(move |rt| {
         logged(&state, &id, "bucket.push", raw, |ws| {
-            let (url, store) = open(&state, &args.url)?;
+            let (url, store) = open(&state, &args.url, Some((ws, &["PUT"])))?;
             let stats = rt
                 .block_on(computer_bucket::push(store, &url, ws, &args.snapshot))
                 .map_err(api_error)?;
@@ -220,7 +242,9 @@ pub(super) async fn push(
 pub(super) async fn pull(state: Arc<AppState>, id: String, pull: PullSnapshot) -> ApiResult<Value> {
     run(move |rt| {
         let reservation = state.registry.reserve(&id)?;
-        let (url, store) = open(&state, &pull.url)?;
+        // No workspace yet: the token's scope (creating workspaces) decides, as the
+        // server's operator listed the bucket.
+        let (url, store) = open(&state, &pull.url, None)?;
         let path = reservation.path().to_path_buf();
         let ws = rt
             .block_on(computer_bucket::pull(store, &url, &pull.snapshot, &path))
