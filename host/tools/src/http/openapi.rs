@@ -248,7 +248,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Op> {
             "post",
             "/v1/workspaces/{id}/bucket/import",
             "bucketImport",
-            "Imports every object under an `s3://` prefix into a workspace folder, all or nothing (the server's AWS credentials).",
+            "Imports every object under an `s3://` prefix into a workspace folder, all or nothing (the server's AWS credentials; the workspace's network policy must allow GET on the prefix).",
             Body::Json(schema::<BucketImport>(g), true),
             Reply::Json(200, object()),
         ),
