@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use crate::ca::ProxyCa;
 use crate::client::{SendError, StreamBody};
-use crate::egress::{ConnectPlan, Egress};
+use crate::egress::{ConnectPlan, Egress, redacted};
 use crate::error::NetError;
 use crate::http1::{self, Bad, Head};
 
@@ -350,8 +350,9 @@ impl Proxy {
             Some(match incoming.content_length() {
                 Some(n) if n > PROXY_MAX_BODY_BYTES => {
                     let why = format!(
-                        "network: {url}: the response is larger than the limit of \
-                         {PROXY_MAX_BODY_BYTES} bytes (PROXY_MAX_BODY_BYTES)"
+                        "network: {}: the response is larger than the limit of \
+                         {PROXY_MAX_BODY_BYTES} bytes (PROXY_MAX_BODY_BYTES)",
+                        redacted(url)
                     );
                     incoming.abandon(&why);
                     let _ = http1::write_error(reader.get_mut(), 502, &why);
@@ -379,7 +380,8 @@ impl Proxy {
         }
         if let Err(e) = &written {
             incoming.abandon(&format!(
-                "network proxy: {url}: passing the response on: {e}"
+                "network proxy: {}: passing the response on: {e}",
+                redacted(url)
             ));
         }
         written.is_ok() && !close && framing != Some(http1::Framing::Close)
