@@ -334,6 +334,11 @@ impl Proxy {
         };
         let mut incoming = match sent {
             Ok(incoming) => incoming,
+            Err(SendError::Timeout(why)) => {
+                let why = format!("{why} (PROXY_REQUEST_TIMEOUT)");
+                let _ = http1::write_error(reader.get_mut(), 504, &why);
+                return false;
+            }
             Err(e) => {
                 let _ = http1::write_error(reader.get_mut(), status_of(&e), &e.to_string());
                 return false;
