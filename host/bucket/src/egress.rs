@@ -13,9 +13,31 @@ use computer::Workspace;
 use computer::net::{NetError, Secrets};
 use object_store::aws::AmazonS3ConfigKey;
 use object_store::client::{DnsFuture, DnsResolver};
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 
 use crate::error::{BucketError, Result};
 use crate::{BucketConfig, BucketUrl};
+
+/// What a key's segment has encoded in the URL a rule is matched against: what would end
+/// the path (`?`, `#`), split it (`\`, which a URL parser takes for `/`) or be read as an
+/// escape (`%`), and what the URL parser encodes itself (so a rule written with the same
+/// characters reads the same).
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
 
 /// The secret names a bucket's credentials are kept under (`computer secret set
 /// AWS_SECRET_ACCESS_KEY --host s3.example.com`).
@@ -38,11 +60,14 @@ impl BucketConfig {
                     .unwrap_or_else(|| "us-east-1".to_string());
                 format!("https://s3.{region}.amazonaws.com")
             });
-        let prefix = if url.prefix.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", url.prefix)
-        };
+        // Each segment encoded whole: a `#`, `?` or `%` in a key is part of its segment, as
+        // in the store's own requests, never a fragment or query that a rule would not see.
+        let prefix: String = url
+            .prefix
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| format!("{}/", utf8_percent_encode(s, SEGMENT)))
+            .collect();
         format!("{}/{}/{prefix}", endpoint.trim_end_matches('/'), url.bucket)
     }
 

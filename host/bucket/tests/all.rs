@@ -624,6 +624,13 @@ fn a_workspaces_policy_holds_its_transfers_and_credentials_come_from_secrets() {
     let store = computer_bucket::open_store_with(&url, &held).unwrap();
     export(&store, &url, &ws, "/workspace/out", false);
     assert_eq!(objects(&store, "open").len(), 1);
+    // A key's `#`, `?` or `%` is part of its segment: no fragment or query hides the rest
+    // of the prefix from the rule.
+    for sly in ["open#x", "open?x", "open%2Fx", "open x", r"open\..\closed"] {
+        let sly = BucketUrl::parse(&format!("s3://held/{sly}")).unwrap();
+        let err = base.clone().held_by(&sly, &ws, &["PUT"]).unwrap_err();
+        assert!(err.to_string().contains("no rule"), "{sly}: {err}");
+    }
     // Another prefix of the same bucket, or a method the rule does not give: refused.
     let other = BucketUrl::parse("s3://held/closed").unwrap();
     let err = base.clone().held_by(&other, &ws, &["PUT"]).unwrap_err();
