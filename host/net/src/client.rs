@@ -140,13 +140,7 @@ impl Egress {
         let mut headers = req.headers.clone();
         let mut redirects = Vec::new();
         loop {
-            if !url.starts_with("http://") && !url.starts_with("https://") {
-                let scheme = url.split(':').next().unwrap_or("");
-                return Err(SendError::Invalid(format!(
-                    "network: {}: only http and https are sent (not {scheme})",
-                    redacted(&url)
-                )));
-            }
+            http_only(&url)?;
             let hop_started = Instant::now();
             let Admitted {
                 headers: sent,
@@ -169,20 +163,8 @@ impl Egress {
                     let hop_body = read_whole(response, &shown, req.max_bytes, stop)?;
                     Ok((head, hop_body))
                 });
-            let (head, hop_body) = match result {
-                Ok(done) => done,
-                Err(e) => {
-                    let e = e.map_text(|t| self.secrets().redact(&t));
-                    self.audit(
-                        &method,
-                        &url,
-                        hop_started,
-                        "failed".into(),
-                        Some(e.to_string()),
-                    );
-                    return Err(e);
-                }
-            };
+            let (head, hop_body) =
+                result.map_err(|e| self.failed(&method, &url, hop_started, e))?;
             let location = location(&head);
             self.audit(
                 &method,
@@ -234,6 +216,13 @@ impl Egress {
         }
     }
 
+    /// A hop that got no response, its error redacted, with its audit row.
+    fn failed(&self, method: &str, url: &str, started: Instant, e: SendError) -> SendError {
+        let e = e.map_text(|t| self.secrets().redact(&t));
+        self.audit(method, url, started, "failed".into(), Some(e.to_string()));
+        e
+    }
+
     /// Checks one hop of a request: its secrets put into a copy of `headers` (a misplaced
     /// placeholder is refused before any lookup of the name), then the policy. Refused, the
     /// audit log gets a row.
@@ -282,12 +271,7 @@ impl Egress {
         headers: Vec<(String, String)>,
     ) -> Result<Prepared, SendError> {
         check_head(method, &headers)?;
-        if !url.starts_with("http://") && !url.starts_with("https://") {
-            return Err(SendError::Invalid(format!(
-                "network: {}: only http and https are sent",
-                redacted(url)
-            )));
-        }
+        http_only(url)?;
         let started = Instant::now();
         let Admitted {
             headers,
@@ -400,9 +384,9 @@ pub struct StreamBody {
 
 impl Prepared {
     /// Sends the request with `body` (read as it goes) and gives the response with its body
-    /// still to read (the caller limits how much it reads). `timeout` bounds sending the request (its
-    /// body included) with the wait for the response's head, and then each wait for more of
-    /// the response's body. Redirects come back as they are. The audit row is written when
+    /// still to read (the caller limits how much it reads). `timeout` bounds sending the
+    /// request (its body included) with the wait for the response's head, and then each wait
+    /// for more of the response's body. Redirects come back as they are. The audit row is written when
     /// the response is dropped, with the bytes read.
     pub fn send(self, body: Option<StreamBody>, timeout: Duration) -> Result<Incoming, SendError> {
         let egress = &self.egress;
@@ -427,17 +411,7 @@ impl Prepared {
                 read: 0,
                 ended: None,
             }),
-            Err(e) => {
-                let e = e.map_text(|t| egress.secrets().redact(&t));
-                egress.audit(
-                    &self.method,
-                    &self.url,
-                    self.started,
-                    "failed".into(),
-                    Some(e.to_string()),
-                );
-                Err(e)
-            }
+            Err(e) => Err(egress.failed(&self.method, &self.url, self.started, e)),
         }
     }
 }
@@ -596,6 +570,18 @@ fn read_whole(
         }
         out.extend_from_slice(&buf[..n]);
     }
+}
+
+/// Refuses a URL that is not http or https (a redirect may lead anywhere).
+fn http_only(url: &str) -> Result<(), SendError> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        return Ok(());
+    }
+    let scheme = url.split(':').next().unwrap_or("");
+    Err(SendError::Invalid(format!(
+        "network: {}: only http and https are sent (not {scheme})",
+        redacted(url)
+    )))
 }
 
 fn is_redirect(status: u16) -> bool {
