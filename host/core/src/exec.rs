@@ -249,6 +249,12 @@ impl Workspace {
         };
         let isolate = runtime()?;
         let program = shell_program(&isolate)?;
+        // A bad COMPUTER_NET_HOSTS must not stop every command: its test names then do not
+        // resolve, and the host's stderr says why.
+        let network = self.egress("isolate").unwrap_or_else(|e| {
+            eprintln!("computer: {e}; the test names are not used");
+            computer_net::Egress::new(self.vfs(), "isolate").with_secrets(self.secrets())
+        });
         // `python3` runs in the isolate when the runtime is installed, on any backend but
         // the container's (which was handled above).
         let next = match crate::runtimes::python(&isolate) {
@@ -258,6 +264,7 @@ impl Workspace {
                 vfs: self.vfs(),
                 limits: req.limits,
                 next,
+                network: Some(network.clone()),
             }) as Arc<dyn computer_isolate::ExecHandler>,
             None => next,
         };
@@ -279,12 +286,6 @@ impl Workspace {
             env.push(("COMPUTER_SH_SESSION".into(), path.into()));
         }
         let git = self.git_handler_with(req.backend == Backend::Auto);
-        // A bad COMPUTER_NET_HOSTS must not stop every command: its test names then do not
-        // resolve, and the host's stderr says why.
-        let network = self.egress("isolate").unwrap_or_else(|e| {
-            eprintln!("computer: {e}; the test names are not used");
-            computer_net::Egress::new(self.vfs(), "isolate").with_secrets(self.secrets())
-        });
         let run = RunRequest {
             args,
             env,

@@ -28,13 +28,20 @@ pub(crate) fn artifact_key(module_hash: &[u8; 32]) -> [u8; 32] {
 
 /// The world of a WASI 0.1 module's own imports and exports beyond WASI (a runtime's host
 /// function, its `run` export), in WIT: `wit-component` needs it to type them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct ModuleWorld {
     /// The WIT source: one package holding the world.
     pub wit: &'static str,
     /// The world's name in it.
     pub world: &'static str,
+    /// A rewrite of the module that makes its imports fit the world (such as the Python
+    /// runtime's door, [`crate::door`]), and a name that changes with what it writes (part
+    /// of the compiled artifact's key).
+    pub prepare: Option<(&'static str, Rewrite)>,
 }
+
+/// A rewrite of a core module: the new module, or why it cannot be rewritten.
+pub type Rewrite = fn(&[u8]) -> Result<Vec<u8>, String>;
 
 /// The cache key of the component made from the module `module_hash` in `world`.
 pub(crate) fn world_key(module_hash: &[u8; 32], world: &ModuleWorld) -> [u8; 32] {
@@ -43,6 +50,10 @@ pub(crate) fn world_key(module_hash: &[u8; 32], world: &ModuleWorld) -> [u8; 32]
     h.update(world.world.as_bytes());
     h.update(&[0]);
     h.update(world.wit.as_bytes());
+    if let Some((version, _)) = world.prepare {
+        h.update(&[0]);
+        h.update(version.as_bytes());
+    }
     h.finalize().into()
 }
 
@@ -70,6 +81,9 @@ pub fn component_from_module_in(
     // encoder on crafted input must fail this load, not the host.
     std::panic::catch_unwind(|| {
         let mut module = exit_with_code(module).map_err(invalid)?;
+        if let Some((_, prepare)) = world.and_then(|w| w.prepare) {
+            module = prepare(&module).map_err(invalid)?;
+        }
         if let Some(world) = world {
             embed_world(&mut module, "world.wit", world.wit, world.world).map_err(invalid)?;
         }

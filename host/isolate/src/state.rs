@@ -103,10 +103,12 @@ pub(crate) fn linker(engine: &Engine) -> wasmtime::Result<Linker<State>> {
     git::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     http::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
     workspace::add_to_linker::<State, HasSelf<State>>(&mut l, |s| s)?;
-    // The one import of CPython for WASI beyond WASI (see `python.rs`): no bridge.
-    l.instance("host")?
-        .func_wrap("call", |_, _: (i32, i32, i32, i32)| {
-            Ok((crate::python::NO_HOST,))
-        })?;
+    // The one import of CPython for WASI beyond WASI, bridged (see `door.rs`).
+    l.instance("door")?.func_wrap(
+        "call",
+        |mut store: wasmtime::StoreContextMut<'_, State>, (frame,): (Vec<u8>,)| {
+            Ok((crate::python_net::answer(store.data_mut(), &frame),))
+        },
+    )?;
     Ok(l)
 }

@@ -486,3 +486,127 @@ fn the_containers_curl_goes_through_the_proxy_under_the_same_policy_and_secrets(
     assert!(log.contains("with secret API_KEY"), "{log}");
     assert!(!log.contains(value), "{log}");
 }
+
+/// The isolate's Python reaches the network the same way as its curl: `urllib` and
+/// `http.client` send each request through the runtime's door to the host, which holds it to
+/// the workspace's policy, makes the TLS connection (the test CA through `COMPUTER_CA_FILE`)
+/// and puts in the bound secret; refusals are the `OSError`s a socket would raise.
+#[test]
+fn pythons_urllib_goes_through_the_same_policy_and_secrets() {
+    if !crate::python::python_here() {
+        return;
+    }
+    let cli = Cli::new();
+    let tls = tls_server(&cli);
+    let port = tls.port;
+    let py = |script: &str| {
+        let mut cmd = cli.command(&["exec", "--backend", "isolate", "python3 -"]);
+        cmd.env_remove("HOME")
+            .env("COMPUTER_DATA_DIR", crate::python::data_dir())
+            .env("COMPUTER_NET_HOSTS", "docs.test=127.0.0.1")
+            .env("COMPUTER_CA_FILE", &tls.ca);
+        let out = crate::finish(cmd, script.as_bytes());
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let fetch = |url: &str| {
+        format!(
+            "import urllib.request, urllib.error\n\
+             try:\n\
+             \x20   with urllib.request.urlopen({url:?}, timeout=20) as r:\n\
+             \x20       print(r.status, r.read().decode(), end='')\n\
+             except urllib.error.URLError as e:\n\
+             \x20   print('URLError', type(e.reason).__name__, e.reason)\n"
+        )
+    };
+    let url = format!("https://docs.test:{port}/hello.txt");
+    // Refused before it is allowed: PermissionError, the policy named.
+    let (status, out, err) = py(&fetch(&url));
+    assert_eq!(status, Some(0), "{err}");
+    assert!(out.starts_with("URLError PermissionError"), "{out}");
+    assert!(out.contains("network policy allows nothing"), "{out}");
+    cli.ok(&["net", "allow", &format!("https://docs.test:{port}")]);
+    let (status, out, err) = py(&fetch(&url));
+    assert_eq!((status, out.as_str()), (Some(0), "200 over tls\n"), "{err}");
+    // http.client directly: a HEAD keeps the length it would have; a missing file is 404.
+    let (status, out, err) = py(&format!(
+        "import http.client\n\
+         c = http.client.HTTPSConnection('docs.test', {port}, timeout=20)\n\
+         c.request('HEAD', '/hello.txt')\n\
+         r = c.getresponse(); r.read()\n\
+         print(r.status, r.getheader('Content-Length'))\n\
+         c.request('GET', '/nothing-here')\n\
+         r = c.getresponse(); r.read()\n\
+         print(r.status)\n"
+    ));
+    assert_eq!((status, out.as_str()), (Some(0), "200 9\n404\n"), "{err}");
+    // Not what the rule names: plain http to the name, the address; and loopback under
+    // `all` is still refused.
+    for other in [
+        format!("http://docs.test:{port}/hello.txt"),
+        format!("https://127.0.0.1:{port}/hello.txt"),
+    ] {
+        let (_, out, err) = py(&fetch(&other));
+        assert!(
+            out.starts_with("URLError PermissionError"),
+            "{other}: {out} {err}"
+        );
+    }
+    let (plain_port, count) = server();
+    cli.ok(&["net", "allow", "all"]);
+    let (_, out, _) = py(&fetch(&format!("http://127.0.0.1:{plain_port}/")));
+    assert!(out.contains("127.0.0.0/8"), "{out}");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+    // A plain http server allowed by its address, with a POST body and a header.
+    cli.ok(&["net", "allow", &format!("http://127.0.0.1:{plain_port}")]);
+    let (status, out, err) = py(&format!(
+        "import urllib.request\n\
+         req = urllib.request.Request('http://127.0.0.1:{plain_port}/', data=b'a=1', \
+         headers={{'X-Test': 'yes'}})\n\
+         print(urllib.request.urlopen(req).read().decode(), end='')\n"
+    ));
+    assert_eq!((status, out.as_str()), (Some(0), "hello\n"), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    // A secret: the host adds it on https to its host; the guest holds the placeholder and
+    // reads the echo redacted; sent to another host, it is refused before any connection.
+    let value = "key-0123456789abcdef";
+    assert!(set_api_key(&cli, value).status.success());
+    let (status, out, err) = py(&format!(
+        "import os, urllib.request\n\
+         print(os.environ['API_KEY'])\n\
+         print(urllib.request.urlopen('https://docs.test:{port}/echo').read().decode(), end='')\n"
+    ));
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            Some(0),
+            "computer-secret:API_KEY\nauthorization: computer-secret:API_KEY\n"
+        ),
+        "{err}"
+    );
+    let received = std::fs::read_to_string(&tls.received).unwrap();
+    assert_eq!(received, format!("authorization: Bearer {value}\n"));
+    let (_, out, err) = py(&format!(
+        "import os, urllib.request, urllib.error\n\
+         req = urllib.request.Request('http://127.0.0.1:{plain_port}/', \
+         headers={{'Authorization': os.environ['API_KEY']}})\n\
+         try:\n\
+         \x20   urllib.request.urlopen(req)\n\
+         except urllib.error.URLError as e:\n\
+         \x20   print(e.reason)\n"
+    ));
+    assert!(out.contains("secret API_KEY"), "{out} {err}");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    // The runtime's tool protocol still finds no host.
+    let (_, out, err) = py("try:\n\
+         \x20   from host import tools\n\
+         except Exception as e:\n\
+         \x20   print(type(e).__name__)\n");
+    assert!(!out.is_empty(), "{err}");
+    let log = cli.ok(&["log"]);
+    assert!(log.contains("with secret API_KEY"), "{log}");
+    assert!(!log.contains(value), "{log}");
+}

@@ -2,6 +2,7 @@
 //! Every test program has a test named after it (checked at compile time below).
 
 mod conformance;
+mod door;
 mod examples;
 mod guests;
 mod hostile;
