@@ -143,10 +143,15 @@ pub fn install(
     }
     let dir = root.join(python::DIR_NAME);
     if Python::installed(&dir) {
+        // A newer `computer` may compile the interpreter differently (its world, the
+        // engine): compile it now rather than in the first command's time.
+        step(InstallStep::Compile);
+        let started = Instant::now();
+        Python::load(isolate, &dir).map_err(compile_error)?;
         return Ok(Installed {
             dir,
             already: true,
-            compile: Duration::ZERO,
+            compile: started.elapsed(),
         });
     }
     let host = |path: &Path| {
