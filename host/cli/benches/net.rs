@@ -5,6 +5,10 @@
 //! server: the added latency of a small request and the throughput ratio of a large one.
 //! The isolate runs in process (`Workspace::exec`, the component compiled once), as a server
 //! keeps it; native curl is a new process each time, as an agent's shell would start it.
+//!
+//! With the Python runtime installed (`COMPUTER_DATA_DIR` as `computer runtime install`
+//! used), Python's `urllib` in the isolate (through the runtime's door) against native
+//! CPython's, each one process running the same script: 20 GETs of 1 KiB, and one of 64 MiB.
 
 mod common;
 
@@ -90,6 +94,45 @@ fn main() {
             assert!(out.status.success());
         })
     };
+    let python = computer::isolate::python::installed_python().map(|_| {
+        let script = |path: &str, times: usize| {
+            format!(
+                "import urllib.request as u\n\
+                 n = 0\n\
+                 for _ in range({times}):\n    n += len(u.urlopen('{base}{path}').read())\n\
+                 print(n)\n"
+            )
+        };
+        let ours = |script: &str, runs: usize, bytes: usize| {
+            // `python3 -c`: the script as one argument, no shell quoting.
+            let req = || ExecRequest::argv(["python3", "-c", script]);
+            let out = ws.exec(req()).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("{bytes}\n"),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            median_of(runs, || {
+                assert_eq!(ws.exec(req()).unwrap().status, 0);
+            })
+        };
+        let native = |script: &str, runs: usize| {
+            median_of(runs, || {
+                let out = Command::new("python3")
+                    .args(["-c", script])
+                    .output()
+                    .expect("native python3");
+                assert!(out.status.success());
+            })
+        };
+        let small = script("/1k", 20);
+        let big = script("/64m", 1);
+        (
+            (ours(&small, 7, 20 << 10), native(&small, 7)),
+            (ours(&big, 3, 64 << 20), native(&big, 3)),
+        )
+    });
     let (ours_small, native_small) = (ours("/1k", 50), native("/1k", 50));
     let (ours_big, native_big) = (ours("/64m", 7), native("/64m", 7));
     let mib_s = |d: std::time::Duration| 64.0 / d.as_secs_f64();
@@ -106,5 +149,24 @@ fn main() {
         mib_s(ours_big),
         mib_s(native_big),
         mib_s(native_big) / mib_s(ours_big)
+    );
+    let Some(((py_small, native_py_small), (py_big, native_py_big))) = python else {
+        println!("(Python's urllib not measured: the Python runtime is not installed)");
+        return;
+    };
+    println!();
+    println!("| python3 script | isolate | native CPython | ratio |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| 20 GETs of 1 KiB (median ms, whole process) | {:.1} | {:.1} | {:.1} |",
+        py_small.as_secs_f64() * 1e3,
+        native_py_small.as_secs_f64() * 1e3,
+        py_small.as_secs_f64() / native_py_small.as_secs_f64()
+    );
+    println!(
+        "| GET 64 MiB (median ms, whole process) | {:.0} | {:.0} | {:.2} |",
+        py_big.as_secs_f64() * 1e3,
+        native_py_big.as_secs_f64() * 1e3,
+        py_big.as_secs_f64() / native_py_big.as_secs_f64()
     );
 }
