@@ -600,6 +600,56 @@ fn pythons_urllib_goes_through_the_same_policy_and_secrets() {
     ));
     assert!(out.contains("secret API_KEY"), "{out} {err}");
     assert_eq!(count.load(Ordering::SeqCst), 1);
+    // A method rule, a path rule, a redirect to a host the policy does not name (followed by
+    // urllib, checked again: no connection), a response past the host's size limit, and one
+    // slower than the request's timeout, each named.
+    let tricks = tricky_server(plain_port);
+    cli.ok(&["net", "deny", "all"]);
+    cli.ok(&[
+        "net",
+        "allow",
+        &format!("http://127.0.0.1:{tricks}/ok"),
+        "--method",
+        "GET",
+    ]);
+    let base = format!("http://127.0.0.1:{tricks}");
+    let probe = |path: &str, post: bool| {
+        let data = if post { "b'x'" } else { "None" };
+        py(&format!(
+            "import urllib.request, urllib.error\n\
+             req = urllib.request.Request('{base}{path}', data={data})\n\
+             try:\n\
+             \x20   print(urllib.request.urlopen(req, timeout=2).read().decode(), end='')\n\
+             except urllib.error.URLError as e:\n\
+             \x20   print(type(e.reason).__name__, e.reason)\n\
+             except OSError as e:\n\
+             \x20   print(type(e).__name__, e)\n"
+        ))
+    };
+    let (status, out, err) = probe("/ok", false);
+    assert_eq!((status, out.as_str()), (Some(0), "ok\n"), "{err}");
+    let (_, out, _) = probe("/ok", true);
+    assert!(
+        out.starts_with("PermissionError"),
+        "POST is not allowed: {out}"
+    );
+    let (_, out, _) = probe("/other", false);
+    assert!(out.starts_with("PermissionError"), "another path: {out}");
+    let (_, out, _) = probe("/ok/redirect", false);
+    assert!(
+        out.starts_with("PermissionError"),
+        "the redirect's target: {out}"
+    );
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        1,
+        "the redirect's target got no connection"
+    );
+    let (_, out, _) = probe("/ok/big", false);
+    assert!(out.contains("larger than the limit"), "{out}");
+    let (_, out, _) = probe("/ok/slow", false);
+    assert!(out.starts_with("TimeoutError"), "{out}");
+    assert!(out.contains("time limit of 2000 ms"), "{out}");
     // The runtime's tool protocol still finds no host.
     let (_, out, err) = py("try:\n\
          \x20   from host import tools\n\
@@ -609,4 +659,52 @@ fn pythons_urllib_goes_through_the_same_policy_and_secrets() {
     let log = cli.ok(&["log"]);
     assert!(log.contains("with secret API_KEY"), "{log}");
     assert!(!log.contains(value), "{log}");
+}
+
+/// A server for the Python test: `/ok` answers `ok`, `/ok/redirect` sends the client to
+/// `127.0.0.1:{to}`, `/ok/big` announces and sends more than the host's response limit,
+/// `/ok/slow` answers after 5 s.
+fn tricky_server(to: u16) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut first = String::new();
+                let _ = reader.read_line(&mut first);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let path = first.split(' ').nth(1).unwrap_or("").to_string();
+                let mut stream = stream;
+                let _ = match path.as_str() {
+                    "/ok/redirect" => stream.write_all(
+                        format!(
+                            "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{to}/\r\n\
+                             Content-Length: 0\r\n\r\n"
+                        )
+                        .as_bytes(),
+                    ),
+                    "/ok/big" => {
+                        let size = computer::net::DEFAULT_MAX_RESPONSE_BYTES + (1 << 20);
+                        let _ = stream.write_all(
+                            format!("HTTP/1.1 200 OK\r\nContent-Length: {size}\r\n\r\n").as_bytes(),
+                        );
+                        let chunk = vec![0u8; 1 << 20];
+                        (0..size >> 20).try_for_each(|_| stream.write_all(&chunk))
+                    }
+                    "/ok/slow" => {
+                        std::thread::sleep(std::time::Duration::from_secs(5));
+                        stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                    }
+                    _ => stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n"),
+                };
+            });
+        }
+    });
+    port
 }
