@@ -55,6 +55,15 @@ pub(crate) fn answer(state: &mut State, frame: &[u8]) -> Result<Vec<u8>, i32> {
         .take(MAX_FRAME_HEAD_BYTES)
         .position(|&b| b == b'\n');
     let Some(head_end) = head_end else {
+        if frame.starts_with(br#"{"op": "http""#) || frame.starts_with(br#"{"op":"http""#) {
+            return Ok(failure(
+                "limit",
+                &format!(
+                    "network: a request's URL and headers are larger than \
+                     {MAX_FRAME_HEAD_BYTES} bytes (MAX_FRAME_HEAD_BYTES)"
+                ),
+            ));
+        }
         return Err(NO_HOST);
     };
     let Ok(req) = serde_json::from_slice::<Request>(&frame[..head_end]) else {

@@ -650,6 +650,15 @@ fn pythons_urllib_goes_through_the_same_policy_and_secrets() {
     let (_, out, _) = probe("/ok/slow", false);
     assert!(out.starts_with("TimeoutError"), "{out}");
     assert!(out.contains("time limit of 2000 ms"), "{out}");
+    let (_, out, err) = py(&format!(
+        "import urllib.request, urllib.error\n\
+         req = urllib.request.Request('{base}/ok', headers={{'X-Big': 'a' * (2 << 20)}})\n\
+         try:\n\
+         \x20   urllib.request.urlopen(req)\n\
+         except urllib.error.URLError as e:\n\
+         \x20   print(e.reason)\n"
+    ));
+    assert!(out.contains("MAX_FRAME_HEAD_BYTES"), "{out} {err}");
     // The runtime's tool protocol still finds no host.
     let (_, out, err) = py("try:\n\
          \x20   from host import tools\n\
