@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::egress::{Allowed, Egress, PinnedResolver, redacted};
 use crate::error::NetError;
+use rustls::ClientConfig;
 
 /// The largest response body the host reads for a guest unless the embedder says otherwise.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 128 << 20;
@@ -311,12 +312,13 @@ impl Egress {
         } else {
             &[]
         };
+        let tls = crate::tls::client_config(roots).map_err(SendError::Failed)?;
         let client = reqwest::blocking::Client::builder()
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .dns_resolver(std::sync::Arc::new(PinnedResolver::new(allowed)))
             .timeout(left)
-            .tls_certs_merge(roots.iter().cloned())
+            .tls_backend_preconfigured(ClientConfig::clone(&tls))
             .user_agent(concat!("computer/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| SendError::Failed(format!("network: {e}")))?;

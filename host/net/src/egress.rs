@@ -82,7 +82,7 @@ pub struct Egress {
 #[derive(Debug)]
 struct CaFile {
     path: std::path::PathBuf,
-    roots: std::sync::OnceLock<Result<Vec<reqwest::Certificate>, String>>,
+    roots: std::sync::OnceLock<Result<Vec<rustls::pki_types::CertificateDer<'static>>, String>>,
 }
 
 impl Egress {
@@ -129,14 +129,19 @@ impl Egress {
     }
 
     /// The extra trusted roots, read on first use.
-    pub(crate) fn extra_roots(&self) -> Result<&[reqwest::Certificate], String> {
+    pub(crate) fn extra_roots(
+        &self,
+    ) -> Result<&[rustls::pki_types::CertificateDer<'static>], String> {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
         let Some(ca) = &self.ca_file else {
             return Ok(&[]);
         };
         let read = ca.roots.get_or_init(|| {
             let shown = ca.path.display();
             let pem = std::fs::read(&ca.path).map_err(|e| format!("CA file {shown}: {e}"))?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            let certs = CertificateDer::pem_slice_iter(&pem)
+                .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("CA file {shown}: {e}"))?;
             if certs.is_empty() {
                 return Err(format!("CA file {shown}: no certificate in it"));

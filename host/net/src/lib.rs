@@ -41,6 +41,7 @@ mod proxy;
 mod resolve;
 mod secret_store;
 mod secrets;
+mod tls;
 
 pub use address::{is_metadata_class, restricted_range};
 pub use ca::{MAX_PROXY_HOSTS, ProxyCa};
