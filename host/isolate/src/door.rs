@@ -76,7 +76,9 @@ pub fn bridge(module: &[u8]) -> Result<Vec<u8>, String> {
                 let mut imports = ImportSection::new();
                 for (at, import) in reader.into_imports().enumerate() {
                     let import = import.map_err(|e| e.to_string())?;
-                    if (import.module, import.name) == OLD_IMPORT && is_func(import.ty) {
+                    if (import.module, import.name) == OLD_IMPORT
+                        && matches!(import.ty, TypeRef::Func(_))
+                    {
                         imports.import("door", "call", wasm_encoder::EntityType::Function(lowered));
                     } else {
                         let ty = RoundtripReencoder
@@ -265,10 +267,6 @@ fn survey(module: &[u8]) -> Result<Option<Survey>, String> {
         imported_globals,
         defined_globals,
     }))
-}
-
-fn is_func(ty: TypeRef) -> bool {
-    matches!(ty, TypeRef::Func(_))
 }
 
 /// The scratch global: where the lowered call's result is written (0 until first used).

@@ -27,15 +27,18 @@ const HOOK: &str = include_str!("python_net_hook.py");
 /// The largest JSON line of a request frame: its headers and URL, not its body.
 pub const MAX_FRAME_HEAD_BYTES: usize = 1 << 20;
 
-/// The Python expression the prelude evaluates to install the hook (`None`).
-pub(crate) fn prelude_code() -> String {
-    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-    format!(
-        "exec(__import__('binascii').a2b_base64('{}'), {{'__name__': '_computer_net', \
-         '_SOURCE': '{}'}})",
-        b64(HOOK),
-        b64(PATCH)
-    )
+/// The Python expression the prelude evaluates to install the hook (`None`), made once.
+pub(crate) fn prelude_code() -> &'static str {
+    static CODE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CODE.get_or_init(|| {
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        format!(
+            "exec(__import__('binascii').a2b_base64('{}'), {{'__name__': '_computer_net', \
+             '_SOURCE': '{}'}})",
+            b64(HOOK),
+            b64(PATCH)
+        )
+    })
 }
 
 #[derive(Deserialize)]

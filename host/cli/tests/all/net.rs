@@ -8,6 +8,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::Cli;
 
+/// Reads a request's head (its body is not read); gives its first line.
+fn read_head(stream: &std::net::TcpStream) -> String {
+    let mut reader = BufReader::new(stream);
+    let mut first = String::new();
+    let _ = reader.read_line(&mut first);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            return first;
+        }
+    }
+}
+
 /// A server that answers every request with `hello` and counts the connections.
 fn server() -> (u16, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -17,13 +30,7 @@ fn server() -> (u16, Arc<AtomicUsize>) {
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             seen.fetch_add(1, Ordering::SeqCst);
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-            }
+            read_head(&stream);
             let mut stream = stream;
             let _ = stream.write_all(
                 b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhello\n",
@@ -679,15 +686,7 @@ fn tricky_server(to: u16) -> u16 {
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut first = String::new();
-                let _ = reader.read_line(&mut first);
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                }
+                let first = read_head(&stream);
                 let path = first.split(' ').nth(1).unwrap_or("").to_string();
                 let mut stream = stream;
                 let _ = match path.as_str() {
