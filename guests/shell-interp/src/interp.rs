@@ -30,6 +30,7 @@ mod pipeline;
 pub mod procsub;
 mod redirect;
 mod script;
+mod select;
 mod simple;
 mod stdin_script;
 mod trap;
@@ -95,13 +96,18 @@ impl<'s> Interp<'s> {
 
     /// Writes a diagnostic to standard error, as bash does: `NAME: line N: MESSAGE`.
     pub async fn error(&self, msg: &str) {
-        // bash names a function's errors after where it read the function: "environment"
-        // for `-c`, "main" for standard input.
-        let name = match self.shell.origin {
-            _ if self.shell.funcname.is_empty() => &self.shell.name,
-            Origin::Command => "environment",
-            Origin::Stdin => "main",
-            Origin::File => &self.shell.name,
+        // bash names an error after the file its code was read from: a function's is where
+        // it was defined ("environment" for `-c`, "main" for standard input), a sourced
+        // file's own lines are that file's, the rest are `$0`'s.
+        let name = match self.shell.funcname.last() {
+            Some(f) => match self.shell.function_files.get(f) {
+                Some(file) => file.clone(),
+                None => self.shell.current_file(),
+            },
+            None => match self.shell.files.last() {
+                Some((file, _)) => file.clone(),
+                None => self.shell.name.clone(),
+            },
         };
         let text = format!("{name}: line {}: {msg}\n", self.line);
         let _ = self.io.stderr.write_all(text.as_bytes()).await;
@@ -119,9 +125,20 @@ impl<'s> Interp<'s> {
     /// Parses and runs a script. On a syntax error, the complete commands before the one
     /// it is in run first, as bash reads and runs a script command by command; then the
     /// error is reported (status 2) and the script ends.
+    /// It reads as bash's reader does: an assignment error abandons one complete command
+    /// ([`Flow::Discard`]) and the next runs.
     pub async fn run_source(&mut self, src: &str) -> Option<Flow> {
         let origin = (self.shell.origin == Origin::Command).then_some("-c");
-        self.run_parsed(src, origin)
+        self.run_parsed(src, origin, true)
+            .await
+            .unwrap_or(Some(Flow::Exit))
+    }
+
+    /// Runs source text that stands in a command of its reader's (an alias's text, a
+    /// command substitution's): a [`Flow::Discard`] goes on up.
+    pub async fn run_source_within(&mut self, src: &str) -> Option<Flow> {
+        let origin = (self.shell.origin == Origin::Command).then_some("-c");
+        self.run_parsed(src, origin, false)
             .await
             .unwrap_or(Some(Flow::Exit))
     }
@@ -130,7 +147,10 @@ impl<'s> Interp<'s> {
     /// Its lines go on from the line the `eval` command ends on.
     pub async fn run_eval(&mut self, src: &str) -> Option<Flow> {
         let base = std::mem::replace(&mut self.line_base, self.command_end.saturating_sub(1));
-        let flow = self.run_parsed(src, Some("eval")).await.unwrap_or(None);
+        let flow = self
+            .run_parsed(src, Some("eval"), true)
+            .await
+            .unwrap_or(None);
         self.line_base = base;
         flow
     }
@@ -141,9 +161,10 @@ impl<'s> Interp<'s> {
         &mut self,
         src: &str,
         origin: Option<&str>,
+        reader: bool,
     ) -> Result<Option<Flow>, SyntaxErrorReached> {
         let error = match self.parse_text(src) {
-            Ok(program) => return Ok(self.run_text(&program).await),
+            Ok(program) => return Ok(self.run_text(&program, reader).await),
             Err(e) => e,
         };
         if let Some((closed, line, warning)) = crate::syntax::closed_here_document(src, &error)
@@ -153,10 +174,10 @@ impl<'s> Interp<'s> {
             let line = line + self.line_base;
             self.raw_error(&format!("{name}: line {line}: {warning}"))
                 .await;
-            return Ok(self.run_text(&program).await);
+            return Ok(self.run_text(&program, reader).await);
         }
         if let Some(program) = crate::syntax::complete_prefix(src, &error, |t| self.parse_text(t))
-            && let Some(flow) = self.run_text(&program).await
+            && let Some(flow) = self.run_text(&program, reader).await
         {
             return Ok(Some(flow));
         }
@@ -165,10 +186,10 @@ impl<'s> Interp<'s> {
     }
 
     /// Runs a parsed source text as a source of its own (its lines are its own, for aliases).
-    async fn run_text(&mut self, program: &ast::Program) -> Option<Flow> {
+    async fn run_text(&mut self, program: &ast::Program, reader: bool) -> Option<Flow> {
         self.shell.sources += 1;
         let outer = std::mem::replace(&mut self.shell.source, self.shell.sources);
-        let flow = self.run_program(program).await;
+        let flow = self.run_program(program, reader).await;
         self.shell.source = outer;
         flow
     }
@@ -188,16 +209,22 @@ impl<'s> Interp<'s> {
         // make the script parse.
         let mut text = src.to_string();
         let mut later: Option<brush_parser::ParseError> = None;
+        let mut selects = Vec::new();
         for _ in 0..MAX_REPAIRS {
             let brush_parser::ParseError::ParsingNear(at) = later.as_ref().unwrap_or(&first) else {
                 break;
             };
-            let Some(repaired) = crate::repair::repaired(&text, at) else {
+            let Some((repaired, select)) = crate::repair::repaired(&text, at) else {
                 break;
             };
+            crate::select::shift(&mut selects, &text, &repaired);
+            selects.extend(select);
             text = repaired;
             match parse(&text) {
-                Ok(program) => return Ok(program),
+                Ok(mut program) => {
+                    crate::select::mark(&mut program, &text, &selects);
+                    return Ok(program);
+                }
                 Err(e) => later = Some(e),
             }
         }
@@ -223,10 +250,18 @@ impl<'s> Interp<'s> {
         self.shell.status = 2;
     }
 
-    pub(crate) async fn run_program(&mut self, program: &ast::Program) -> Option<Flow> {
+    /// Runs a program's complete commands; as a `reader`, one a [`Flow::Discard`]
+    /// abandoned is followed by the next.
+    pub(crate) async fn run_program(
+        &mut self,
+        program: &ast::Program,
+        reader: bool,
+    ) -> Option<Flow> {
         for list in &program.complete_commands {
-            if let Err(flow) = self.run_list(list).await {
-                return Some(flow);
+            match self.run_list(list).await {
+                Ok(()) => {}
+                Err(Flow::Discard) if reader => {}
+                Err(flow) => return Some(flow),
             }
         }
         None
@@ -344,9 +379,10 @@ impl Interp<'_> {
     pub async fn run_source_in_subshell(&mut self, src: &str, io: Io) -> i32 {
         let mut sub = subshell_of(self.shell);
         let mut interp = Interp::new(&mut sub, io, self.builtins);
+        // Its lines count from the command's, as bash's do.
         interp.line = self.line;
-        interp.line_base = self.line_base;
-        interp.run_source(src).await;
+        interp.line_base = self.line.saturating_sub(1);
+        interp.run_source_within(src).await;
         interp.run_exit_trap().await;
         interp.shell.status
     }

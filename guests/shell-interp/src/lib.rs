@@ -29,6 +29,7 @@ pub mod interp;
 mod programs;
 mod quote;
 mod repair;
+mod select;
 pub mod session;
 pub mod state;
 mod syntax;

@@ -3,7 +3,7 @@
 
 /// Whether `c` must be written as an escape. In the C locale (bash's in our cases) every
 /// non-ASCII byte is unprintable; in a UTF-8 locale only control characters are.
-fn unprintable(c: char, utf8: bool) -> bool {
+pub fn unprintable(c: char, utf8: bool) -> bool {
     c.is_control() || (!utf8 && !c.is_ascii())
 }
 

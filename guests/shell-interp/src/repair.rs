@@ -5,6 +5,7 @@
 //!   out to `; ;` (in arithmetic the same thing).
 //! - `case` inside `$( )`: brush-parser ends the substitution at the `)` of a pattern; each
 //!   pattern gets the `(` bash allows before it (`case x in (a) ...`), which balances it.
+//! - `select`: written as a `for` loop the tree then marks (`crate::select`).
 
 use brush_parser::SourcePosition;
 
@@ -14,10 +15,16 @@ const MAX_SUBSTITUTIONS: usize = 16;
 /// How deeply substitutions may nest inside the one being repaired.
 const MAX_NESTING: usize = 64;
 
-/// `src` repaired where brush-parser stopped (`at`), or `None` when no repair applies.
-pub fn repaired(src: &str, at: &SourcePosition) -> Option<String> {
+/// `src` repaired where brush-parser stopped (`at`), or `None` when no repair applies; with
+/// the offset of a `select` keyword the repair wrote as `for` (see [`crate::select`]).
+pub fn repaired(src: &str, at: &SourcePosition) -> Option<(String, Option<usize>)> {
     let error = offset(src, at);
-    spaced_arithmetic_for(src, error).or_else(|| parenthesized_case_patterns(src, error))
+    if let Some((text, keyword)) = crate::select::as_for(src, error) {
+        return Some((text, Some(keyword)));
+    }
+    spaced_arithmetic_for(src, error)
+        .or_else(|| parenthesized_case_patterns(src, error))
+        .map(|text| (text, None))
 }
 
 /// The byte offset of `at` (a line and a column of chars, both from 1) in `src`.
@@ -432,7 +439,7 @@ mod tests {
         for _ in 0..8 {
             match parse(&text) {
                 Ok(_) => return Some(text),
-                Err(brush_parser::ParseError::ParsingNear(at)) => text = repaired(&text, &at)?,
+                Err(brush_parser::ParseError::ParsingNear(at)) => text = repaired(&text, &at)?.0,
                 Err(other) => panic!("{text:?}: {other:?}"),
             }
         }

@@ -38,6 +38,9 @@ pub struct Options {
     pub errtrace: bool,
     /// `-T`: they inherit the `DEBUG` and `RETURN` traps.
     pub functrace: bool,
+    /// `-o posix`: the errors POSIX says end a non-interactive shell end it (an assignment
+    /// error with no command, a special builtin's redirection error).
+    pub posix: bool,
 }
 
 impl Options {
@@ -68,7 +71,7 @@ impl Options {
             ("onecmd", false),
             ("physical", false),
             ("pipefail", o.pipefail),
-            ("posix", false),
+            ("posix", o.posix),
             ("privileged", false),
             ("verbose", o.verbose),
             ("vi", false),
@@ -171,6 +174,10 @@ pub enum Flow {
     Return,
     /// `exit`, or an error that ends the shell (`set -e`, `${x:?}`).
     Exit,
+    /// An assignment error with no command (`readonly r; r=1`): bash abandons the complete
+    /// command it was running (the rest of its line, the function or loop around it) and
+    /// reads on; a subshell ends. In POSIX mode such an error is an [`Flow::Exit`].
+    Discard,
 }
 
 /// `alias NAME=VALUE` (`value` set) or `unalias NAME` run on `line` of source text `source`.

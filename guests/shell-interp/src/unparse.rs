@@ -126,18 +126,15 @@ impl Printer {
                 self.out.push_str(&format!("{ind}done"));
             }
             CompoundCommand::ForClause(f) => {
+                let (name, select) = crate::select::loop_name(f);
+                let keyword = if select { "select" } else { "for" };
                 match &f.values {
                     Some(words) => {
                         let words: Vec<String> = words.iter().map(|w| w.value.clone()).collect();
-                        self.out.push_str(&format!(
-                            "for {} in {};\n",
-                            f.variable_name,
-                            words.join(" ")
-                        ));
+                        self.out
+                            .push_str(&format!("{keyword} {name} in {};\n", words.join(" ")));
                     }
-                    None => self
-                        .out
-                        .push_str(&format!("for {} in \"$@\";\n", f.variable_name)),
+                    None => self.out.push_str(&format!("{keyword} {name} in \"$@\";\n")),
                 }
                 self.out.push_str(&format!("{ind}do\n"));
                 self.body(&f.body.list, level);

@@ -144,8 +144,12 @@ pub(crate) fn case(attrs: Attrs, value: String) -> String {
     }
 }
 
-/// `"..."` with `"`, `\`, `$` and `` ` `` escaped, as `declare -p` quotes.
-pub fn double_quote(s: &str) -> String {
+/// `"..."` with `"`, `\`, `$` and `` ` `` escaped, as `declare -p` quotes; `$'...'` when
+/// there is something unprintable (in the C locale unless `utf8`), as bash's does.
+pub fn double_quote(s: &str, utf8: bool) -> String {
+    if s.chars().any(|c| crate::quote::unprintable(c, utf8)) {
+        return crate::quote::ansi_c(s, utf8);
+    }
     let mut out = String::from("\"");
     for c in s.chars() {
         if matches!(c, '"' | '\\' | '$' | '`') {
@@ -158,25 +162,25 @@ pub fn double_quote(s: &str) -> String {
 }
 
 /// An associative array's key as `declare -p` prints it (quoted when it needs to be).
-fn assoc_key(k: &str) -> String {
+fn assoc_key(k: &str, utf8: bool) -> String {
     if !k.is_empty()
         && k.chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-./:@%+,".contains(c))
     {
         k.to_string()
     } else {
-        double_quote(k)
+        double_quote(k, utf8)
     }
 }
 
 /// An array as `declare -p` and `set` write it: `([0]="a" [1]="b")`, or for an associative
 /// array `([k]="v" )` (bash's trailing space included). `None` for a scalar.
-pub fn compound_literal(value: &Value) -> Option<String> {
+pub fn compound_literal(value: &Value, utf8: bool) -> Option<String> {
     match value {
         Value::Array(m) => {
             let items: Vec<String> = m
                 .iter()
-                .map(|(k, v)| format!("[{k}]={}", double_quote(v)))
+                .map(|(k, v)| format!("[{k}]={}", double_quote(v, utf8)))
                 .collect();
             Some(format!("({})", items.join(" ")))
         }
@@ -184,7 +188,7 @@ pub fn compound_literal(value: &Value) -> Option<String> {
             let items: String = m
                 .ordered()
                 .into_iter()
-                .map(|(k, v)| format!("[{}]={} ", assoc_key(k), double_quote(v)))
+                .map(|(k, v)| format!("[{}]={} ", assoc_key(k, utf8), double_quote(v, utf8)))
                 .collect();
             Some(format!("({items})"))
         }

@@ -197,6 +197,12 @@ async fn candidates(sh: &mut Interp<'_>, spec: &Spec, word: &str) -> Vec<String>
             found.extend(starts(list));
         }
     }
+    if let Some(function) = &spec.function {
+        found.extend(function_matches(sh, function, word).await);
+    }
+    if let Some(command) = &spec.command {
+        found.extend(command_matches(sh, command, word).await);
+    }
     if let Some(filter) = &spec.filter {
         let (negate, text) = match filter.strip_prefix('!') {
             Some(rest) => (true, rest),
@@ -211,6 +217,45 @@ async fn candidates(sh: &mut Interp<'_>, spec: &Spec, word: &str) -> Vec<String>
         .into_iter()
         .map(|c| format!("{prefix}{c}{suffix}"))
         .collect()
+}
+
+/// `-F FUNCTION`: what the function leaves in `COMPREPLY`, called as completion calls it
+/// (`$1` the command, here `compgen`; `$2` the word; `$3` the word before it, none here).
+/// bash warns that outside completion it may not do what is meant, and so does this.
+async fn function_matches(sh: &mut Interp<'_>, function: &str, word: &str) -> Vec<String> {
+    sh.error("compgen: warning: -F option may not work as you expect")
+        .await;
+    if !sh.shell.functions.contains_key(function) {
+        sh.error(&format!("completion: function `{function}' not found"))
+            .await;
+        return Vec::new();
+    }
+    let argv = [function, "compgen", word, ""].map(str::to_string).to_vec();
+    let status = sh.shell.status;
+    let _ = sh.run_argv(argv).await;
+    sh.shell.status = status;
+    let reply = sh.shell.values("COMPREPLY").unwrap_or_default();
+    let _ = sh.shell.unset("COMPREPLY");
+    reply
+}
+
+/// `-C COMMAND`: the lines the command prints, run with the same three arguments.
+async fn command_matches(sh: &mut Interp<'_>, command: &str, word: &str) -> Vec<String> {
+    sh.error("compgen: warning: -C option may not work as you expect")
+        .await;
+    let args: Vec<String> = ["compgen", word, ""]
+        .iter()
+        .map(|a| crate::quote::single(a, true))
+        .collect();
+    let src = format!("{command} {}", args.join(" "));
+    let captured = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let io = shell_base::io::Io {
+        stdout: shell_base::io::Output::Capture(std::rc::Rc::clone(&captured)),
+        ..sh.io.clone()
+    };
+    sh.run_source_in_subshell(&src, io).await;
+    let text = String::from_utf8_lossy(&captured.borrow()).into_owned();
+    text.lines().map(str::to_string).collect()
 }
 
 /// `compgen [option...] [word]`: the candidates, one a line; 1 when there are none.

@@ -148,7 +148,13 @@ pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 
             }
         });
         if let Err(msg) = result {
-            sh.error(&format!("{cmd}: {msg}")).await;
+            // bash's `export` and `readonly` assign as a bare assignment does, whose error
+            // names no builtin.
+            if matches!(cmd, "export" | "readonly") && msg.ends_with(": readonly variable") {
+                sh.error(&msg).await;
+            } else {
+                sh.error(&format!("{cmd}: {msg}")).await;
+            }
             status = 1;
         }
     }
@@ -201,6 +207,8 @@ fn set_attributes(
         }
     }
     let a = &mut var.attrs;
+    // bash gives neither case when both are asked for (`declare -lu`).
+    let both_cases = flags.has('l') && flags.has('u');
     for (c, on) in flags
         .on
         .chars()
@@ -208,6 +216,7 @@ fn set_attributes(
         .chain(flags.off.chars().map(|c| (c, false)))
     {
         match c {
+            'l' | 'u' if on && both_cases => {}
             'x' => a.exported = on,
             'r' if on && !before_value => a.readonly = true,
             'i' => a.integer = on,
@@ -268,7 +277,7 @@ async fn list(sh: &mut Interp<'_>, cmd: &str, flags: &Flags) -> i32 {
         }
         if cmd == "declare" && !flags.has('p') && flags.on.is_empty() {
             // Plain `declare`: `name=value` lines, as `set` prints them.
-            if let Some(line) = crate::builtins::set::set_line(name, var) {
+            if let Some(line) = crate::builtins::set::set_line(name, var, sh.shell.utf8()) {
                 text.push_str(&line);
             }
         } else if let Some(line) = sh.shell.declaration(name) {

@@ -31,7 +31,7 @@ pub async fn set(sh: &mut Interp<'_>, args: &[String]) -> i32 {
         names.sort();
         let text: String = names
             .into_iter()
-            .filter_map(|n| set_line(n, &sh.shell.vars[n]))
+            .filter_map(|n| set_line(n, &sh.shell.vars[n], sh.shell.utf8()))
             .collect();
         return out(sh, &text).await;
     }
@@ -98,11 +98,11 @@ async fn list_options(sh: &mut Interp<'_>, minus: bool) -> i32 {
 }
 
 /// One variable as `set` lists it: `name=value`, quoted when needed.
-pub fn set_line(name: &str, var: &Var) -> Option<String> {
+pub fn set_line(name: &str, var: &Var, utf8: bool) -> Option<String> {
     let value = match &var.value {
         Value::Unset => return None,
         Value::Scalar(s) => maybe_quote(s),
-        other => crate::vars::compound_literal(other)?,
+        other => crate::vars::compound_literal(other, utf8)?,
     };
     Some(format!("{name}={value}\n"))
 }
@@ -131,6 +131,7 @@ pub(crate) fn set_named(o: &mut Options, name: &str, on: bool) -> bool {
         "pipefail" => &mut o.pipefail,
         "verbose" => &mut o.verbose,
         "xtrace" => &mut o.xtrace,
+        "posix" => &mut o.posix,
         // Accepted, with nothing to change here.
         "braceexpand"
         | "hashall"
@@ -143,7 +144,6 @@ pub(crate) fn set_named(o: &mut Options, name: &str, on: bool) -> bool {
         | "notify"
         | "ignoreeof"
         | "physical"
-        | "posix"
         | "keyword"
         | "nolog"
         | "onecmd"

@@ -555,7 +555,7 @@ pub trait Parameters: Frame {
                     Some(Value::Array(_) | Value::Assoc(_)) if all || star => keys
                         .iter()
                         .zip(&values)
-                        .map(|(k, v)| format!("{k} {}", crate::vars::double_quote(v)))
+                        .map(|(k, v)| format!("{k} {}", crate::vars::double_quote(v, utf8)))
                         .collect(),
                     _ => values.iter().map(|v| quote::single(v, utf8)).collect(),
                 }

@@ -1,5 +1,6 @@
-//! Compound commands: `{ }`, `( )` (a subshell), `if`, `while`/`until`, `for`, arithmetic
-//! `for`, `case` and `(( ))`; `coproc` is refused (no processes).
+//! Compound commands: `{ }`, `( )` (a subshell), `if`, `while`/`until`, `for` (and `select`,
+//! run by `select.rs`), arithmetic `for`, `case` and `(( ))`; `coproc` is refused (no
+//! processes).
 
 use crate::expand::Expand;
 
@@ -88,14 +89,16 @@ impl Interp<'_> {
                     }
                 };
                 self.shell.loop_depth -= 1;
-                if !matches!(result, Err(Flow::Exit | Flow::Return)) {
+                if !matches!(result, Err(Flow::Exit | Flow::Return | Flow::Discard)) {
                     self.shell.status = last;
                 }
                 result
             }
             CompoundCommand::ForClause(f) => {
+                let (name, select) = crate::select::loop_name(f);
                 self.before_command(|| {
-                    let mut text = format!("for {}", f.variable_name);
+                    let keyword = if select { "select" } else { "for" };
+                    let mut text = format!("{keyword} {name}");
                     if let Some(words) = &f.values {
                         text.push_str(" in");
                         for w in words {
@@ -119,11 +122,14 @@ impl Interp<'_> {
                     }
                     None => self.shell.positional.clone(),
                 };
-                if !crate::vars::is_name(&f.variable_name) {
-                    self.error(&format!("`{}': not a valid identifier", f.variable_name))
+                if !crate::vars::is_name(name) {
+                    self.error(&format!("`{name}': not a valid identifier"))
                         .await;
                     self.shell.status = 1;
                     return Ok(());
+                }
+                if select {
+                    return self.run_select(name, values, &f.body).await;
                 }
                 self.shell.loop_depth += 1;
                 self.shell.status = 0;
@@ -134,12 +140,12 @@ impl Interp<'_> {
                         result = Err(f);
                         break;
                     }
-                    match self.shell.vars.get_mut(&f.variable_name) {
+                    match self.shell.vars.get_mut(name) {
                         // bash's `for` gives a nameref a new target, not its target a value.
                         Some(var) if var.attrs.nameref => {
                             var.value = crate::vars::Value::Scalar(v);
                         }
-                        _ => self.shell.set(&f.variable_name, v),
+                        _ => self.shell.set(name, v),
                     }
                     match self.run_list(&f.body.list).await {
                         Ok(()) => {}

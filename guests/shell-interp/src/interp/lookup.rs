@@ -216,7 +216,7 @@ impl Interp<'_> {
     /// Runs source text in place of a command (alias expansion).
     pub(crate) async fn run_source_inline(&mut self, src: &str, alias: &str) -> Outcome {
         self.alias_stack.push(alias.to_string());
-        let flow = self.run_source(src).await;
+        let flow = self.run_source_within(src).await;
         self.alias_stack.pop();
         match flow {
             Some(f) => Err(f),

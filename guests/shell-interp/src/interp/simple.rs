@@ -19,15 +19,19 @@ impl Interp<'_> {
     /// in a script read from a file or stdin).
     pub async fn expansion_failed(&mut self, e: ExpandError) -> Outcome {
         self.error(&e.message).await;
-        self.shell.status = if self.shell.subshell
-            || self.shell.options.errexit
-            || self.shell.origin != Origin::Command
+        self.shell.status = self.ending_status(e.status);
+        Err(Flow::Exit)
+    }
+
+    /// The status an error that ends the shell leaves: `under_c` in a `-c` script's own
+    /// shell without `set -e`, else 1 (bash's way).
+    fn ending_status(&self, under_c: i32) -> i32 {
+        if self.shell.subshell || self.shell.options.errexit || self.shell.origin != Origin::Command
         {
             1
         } else {
-            e.status
-        };
-        Err(Flow::Exit)
+            under_c
+        }
     }
 
     pub(crate) async fn run_simple(&mut self, sc: &ast::SimpleCommand) -> Outcome {
@@ -87,6 +91,7 @@ impl Interp<'_> {
             .word_or_name
             .as_ref()
             .and_then(|w| w.loc.as_ref())
+            .or_else(|| assignments.first().map(|a| &a.loc))
             .map(|l| l.start.line)
         {
             self.line = line + self.line_base;
@@ -180,7 +185,12 @@ impl Interp<'_> {
                 }
                 if let Err(msg) = self.apply_assignment(p) {
                     self.error(&msg).await;
-                    self.shell.status = 1;
+                    if !self.shell.options.posix {
+                        self.shell.status = 1;
+                        return Err(Flow::Discard);
+                    }
+                    // POSIX mode: it ends the shell, as an expansion error does.
+                    self.shell.status = self.ending_status(127);
                     return Err(Flow::Exit);
                 }
                 continue;
@@ -212,7 +222,16 @@ impl Interp<'_> {
                 self.error(&msg).await;
                 self.shell.status = 1;
                 self.finish_substitutions(substituted).await;
-                return Ok(());
+                // POSIX: a special builtin's redirection error ends a non-interactive shell.
+                let special = argv
+                    .first()
+                    .and_then(|name| self.builtins.get(name))
+                    .is_some_and(|b| b.special);
+                return if special && self.shell.options.posix {
+                    Err(Flow::Exit)
+                } else {
+                    Ok(())
+                };
             }
         };
         if assigning_only {

@@ -56,9 +56,12 @@ impl Interp<'_> {
             for (list, end) in program.complete_commands.iter().zip(ends).take(count) {
                 let at = (start + end) as u64;
                 script.borrow_mut().set_position(at);
-                if let Err(f) = self.run_list(list).await {
-                    flow = Some(f);
-                    break;
+                match self.run_list(list).await {
+                    Ok(()) | Err(Flow::Discard) => {}
+                    Err(f) => {
+                        flow = Some(f);
+                        break;
+                    }
                 }
                 let now = script.borrow().position();
                 if now != at {

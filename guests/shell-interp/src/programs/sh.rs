@@ -37,7 +37,8 @@ pub async fn sh(sh: &mut Interp<'_>, argv: &[String]) -> i32 {
                 i += 1;
                 set_args.push(argv.get(i).cloned().unwrap_or_default());
             }
-            "-i" | "-l" | "--login" | "--norc" | "--noprofile" | "--posix" => {}
+            "--posix" => set_args.extend(["-o".to_string(), "posix".to_string()]),
+            "-i" | "-l" | "--login" | "--norc" | "--noprofile" => {}
             "--" => {
                 i += 1;
                 break;

@@ -66,15 +66,14 @@ impl Spec {
             ("-P", &self.prefix),
             ("-S", &self.suffix),
             ("-X", &self.filter),
+            ("-C", &self.command),
         ] {
             if let Some(v) = value {
                 s.push_str(&format!(" {flag} {}", quoted(v)));
             }
         }
-        for (flag, value) in [("-F", &self.function), ("-C", &self.command)] {
-            if let Some(v) = value {
-                s.push_str(&format!(" {flag} {v}"));
-            }
+        if let Some(f) = &self.function {
+            s.push_str(&format!(" -F {f}"));
         }
         s
     }

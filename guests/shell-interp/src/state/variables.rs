@@ -341,8 +341,11 @@ impl Shell {
             Value::Unset => String::new(),
             Value::Array(m) if m.is_empty() && var.attrs.declared_only => String::new(),
             Value::Assoc(m) if m.is_empty() && var.attrs.declared_only => String::new(),
-            Value::Scalar(s) => format!("={}", double_quote(s)),
-            other => format!("={}", compound_literal(other).unwrap_or_default()),
+            Value::Scalar(s) => format!("={}", double_quote(s, self.utf8())),
+            other => format!(
+                "={}",
+                compound_literal(other, self.utf8()).unwrap_or_default()
+            ),
         };
         Some(format!("declare -{flags} {name}{value}"))
     }
