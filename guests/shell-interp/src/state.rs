@@ -289,6 +289,9 @@ pub struct Shell {
     pub call_depth: u32,
     /// For each running function, the variables it made local and their values outside.
     pub locals: Vec<Vec<(String, Option<Var>)>>,
+    /// The `set` options of each running function that ran `local -`, by call depth (the
+    /// length of `locals`), to be restored when it returns.
+    pub local_options: Vec<(usize, Options)>,
     /// Names of the running functions, innermost last (`$FUNCNAME`).
     pub funcname: Vec<String>,
     /// The line each running function was called from, innermost last (`$BASH_LINENO`).
@@ -464,6 +467,7 @@ impl Shell {
             loop_depth: 0,
             call_depth: 0,
             locals: Vec::new(),
+            local_options: Vec::new(),
             funcname: Vec::new(),
             call_lines: Vec::new(),
             function_files: HashMap::new(),
@@ -493,6 +497,14 @@ impl Shell {
         }
     }
 
+    /// `local -`: the running function's `set` options come back when it returns.
+    pub fn make_options_local(&mut self) {
+        let depth = self.locals.len();
+        if depth > 0 && self.local_options.last().is_none_or(|(d, _)| *d != depth) {
+            self.local_options.push((depth, self.options.clone()));
+        }
+    }
+
     /// Enters a function call.
     pub fn push_locals(&mut self) {
         self.locals.push(Vec::new());
@@ -500,6 +512,12 @@ impl Shell {
 
     /// Leaves a function call, restoring what its `local`s hid.
     pub fn pop_locals(&mut self) {
+        if let Some((depth, _)) = self.local_options.last()
+            && *depth == self.locals.len()
+            && let Some((_, options)) = self.local_options.pop()
+        {
+            self.options = options;
+        }
         for (name, outer) in self.locals.pop().unwrap_or_default().into_iter().rev() {
             match outer {
                 Some(v) => {

@@ -27,6 +27,8 @@ pub struct Attrs {
     pub upper: bool,
     /// `-n`: the value names another variable, which every use refers to.
     pub nameref: bool,
+    /// `-t`: traced (only shown: a variable's trace attribute changes nothing in bash).
+    pub trace: bool,
     /// `declare -a` or `-A` made it an empty array and nothing has assigned it since:
     /// `declare -p` shows it without `=()`, as bash does.
     pub declared_only: bool,
@@ -123,6 +125,7 @@ pub fn flags_of(var: &Var) -> String {
         (a.integer, 'i'),
         (a.nameref, 'n'),
         (a.readonly, 'r'),
+        (a.trace, 't'),
         (a.exported, 'x'),
         (a.lower, 'l'),
         (a.upper, 'u'),

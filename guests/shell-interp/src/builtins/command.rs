@@ -37,9 +37,13 @@ pub async fn command(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<
         rest = &rest[1..];
     }
     if let Some(mode) = mode {
+        // bash's status: success when any name was found (a write error aside).
         let mut status = 0;
+        let mut found = false;
         for name in rest {
-            match describe(sh, name, mode == "-V") {
+            let described = describe(sh, name, mode == "-V");
+            found |= described.is_some();
+            match described {
                 Some(text) if mode == "-V" => status |= out(sh, &text).await,
                 Some(_) => {
                     let line = match kind_of(sh, name) {
@@ -56,11 +60,10 @@ pub async fn command(sh: &mut Interp<'_>, cmd: &str, args: &[String]) -> Result<
                     if mode == "-V" {
                         sh.error(&format!("command: {name}: not found")).await;
                     }
-                    status = 1;
                 }
             }
         }
-        sh.shell.status = status;
+        sh.shell.status = if found { status } else { 1 };
         return Ok(());
     }
     if rest.is_empty() {

@@ -79,6 +79,11 @@ pub async fn declare(sh: &mut Interp<'_>, cmd: &str, args: Vec<DeclArg>) -> i32 
                     continue;
                 }
             },
+            // `local -`: the function's `set` options are its own from here on.
+            DeclArg::Word(w) if w == "-" && cmd == "local" => {
+                sh.shell.make_options_local();
+                None
+            }
             DeclArg::Word(w) => {
                 if !is_name(&w) {
                     sh.error(&format!("{cmd}: `{w}': not a valid identifier"))
@@ -233,6 +238,7 @@ fn set_attributes(
                 }
             }
             'n' => a.nameref = on,
+            't' => a.trace = on,
             _ => {}
         }
     }

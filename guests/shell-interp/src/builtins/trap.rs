@@ -4,11 +4,25 @@ use crate::builtins::out;
 use crate::interp::Builtin;
 use crate::interp::Interp;
 
-/// Signal names `trap` accepts, by number.
+/// Signal names `trap` accepts, by number (Linux's).
 const SIGNALS: &[&str] = &[
     "EXIT", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
-    "USR2", "PIPE", "ALRM", "TERM",
+    "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU",
+    "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
 ];
+
+/// Linux's real-time signals, as bash names them: 34 to 64.
+fn realtime_signals() -> impl Iterator<Item = (usize, String)> {
+    (34..=64).map(|n| {
+        let name = match n {
+            34 => "RTMIN".to_string(),
+            35..=49 => format!("RTMIN+{}", n - 34),
+            64 => "RTMAX".to_string(),
+            _ => format!("RTMAX-{}", 64 - n),
+        };
+        (n, name)
+    })
+}
 
 /// A condition's canonical name (`SIGINT`, `2`, `int` → `INT`).
 fn condition(spec: &str) -> Option<String> {
@@ -26,12 +40,23 @@ fn condition(spec: &str) -> Option<String> {
 pub async fn trap(sh: &mut Interp<'_>, args: &[String]) -> i32 {
     let args: Vec<&String> = args.iter().filter(|a| *a != "--").collect();
     if args.first().is_some_and(|a| *a == "-l") {
-        let text: String = SIGNALS
+        // bash's table: five to a line, tab-separated.
+        let all = SIGNALS
             .iter()
             .enumerate()
             .skip(1)
-            .map(|(i, s)| format!("{i:2}) SIG{s}\n"))
-            .collect();
+            .map(|(i, s)| (i, s.to_string()))
+            .chain(realtime_signals());
+        let mut text = String::new();
+        let mut column = 0;
+        for (i, name) in all {
+            text.push_str(&format!("{i:2}) SIG{name}"));
+            column = (column + 1) % 5;
+            text.push(if column == 0 { '\n' } else { '\t' });
+        }
+        if column != 0 {
+            text.push('\n');
+        }
         return out(sh, &text).await;
     }
     if args.is_empty() || args[0] == "-p" {

@@ -552,11 +552,21 @@ pub trait Parameters: Frame {
             T::PossiblyQuoteWithArraysExpanded { .. } => {
                 let keys = self.shell().keys(&name).unwrap_or_default();
                 match self.shell().var(&name).map(|v| &v.value) {
-                    Some(Value::Array(_) | Value::Assoc(_)) if all || star => keys
-                        .iter()
-                        .zip(&values)
-                        .map(|(k, v)| format!("{k} {}", crate::vars::double_quote(v, utf8)))
-                        .collect(),
+                    // One word of key-value pairs, as bash makes it (an associative
+                    // array's with the trailing blank of its literal).
+                    Some(value @ (Value::Array(_) | Value::Assoc(_))) if all || star => {
+                        let pairs: Vec<String> = keys
+                            .iter()
+                            .zip(&values)
+                            .map(|(k, v)| format!("{k} {}", crate::vars::double_quote(v, utf8)))
+                            .collect();
+                        let blank = if matches!(value, Value::Assoc(_)) {
+                            " "
+                        } else {
+                            ""
+                        };
+                        vec![format!("{}{blank}", pairs.join(" "))]
+                    }
                     _ => values.iter().map(|v| quote::single(v, utf8)).collect(),
                 }
             }
