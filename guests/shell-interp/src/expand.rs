@@ -398,7 +398,13 @@ pub trait Expand: Frame + Parameters {
         Box::pin(async move {
             let mut segs = Vec::new();
             for piece in pieces {
-                match piece.piece {
+                let piece = match piece.piece {
+                    WordPiece::BackquotedCommandSubstitution(src) => {
+                        WordPiece::BackquotedCommandSubstitution(backquoted_text(&src, in_quotes))
+                    }
+                    other => other,
+                };
+                match piece {
                     WordPiece::Text(t) => segs.push(Seg::Lit {
                         text: t,
                         quoted: in_quotes,
@@ -603,6 +609,25 @@ fn push_values(segs: &mut Vec<Seg>, values: Values, in_quotes: bool) {
             }
         }
     }
+}
+
+/// The command in backquotes as the shell runs it: a backslash before `$`, `` ` `` or `\`
+/// (and, inside double quotes, `"`) only quotes that character, and goes (POSIX; bash).
+fn backquoted_text(src: &str, in_quotes: bool) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && (matches!(next, '$' | '`' | '\\') || (in_quotes && next == '"'))
+        {
+            out.push(next);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]

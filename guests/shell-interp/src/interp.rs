@@ -378,6 +378,7 @@ impl Interp<'_> {
     /// Runs `src` in a subshell on `io`; its status.
     pub async fn run_source_in_subshell(&mut self, src: &str, io: Io) -> i32 {
         let mut sub = subshell_of(self.shell);
+        sub.substitution_depth += 1;
         let mut interp = Interp::new(&mut sub, io, self.builtins);
         // Its lines count from the command's, as bash's do.
         interp.line = self.line;

@@ -287,6 +287,9 @@ pub struct Shell {
     pub loop_depth: u32,
     /// Depth of function calls (limited against runaway recursion).
     pub call_depth: u32,
+    /// How many command substitutions deep this shell runs: `set -x` repeats PS4's first
+    /// character once more for each (bash's indirection level).
+    pub substitution_depth: usize,
     /// For each running function, the variables it made local and their values outside.
     pub locals: Vec<Vec<(String, Option<Var>)>>,
     /// The `set` options of each running function that ran `local -`, by call depth (the
@@ -468,6 +471,7 @@ impl Shell {
             call_depth: 0,
             locals: Vec::new(),
             local_options: Vec::new(),
+            substitution_depth: 0,
             funcname: Vec::new(),
             call_lines: Vec::new(),
             function_files: HashMap::new(),

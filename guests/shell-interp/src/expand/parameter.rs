@@ -180,16 +180,19 @@ pub trait Parameters: Frame {
                 .unwrap_or_default(),
             _ => String::new(),
         };
+        // Both errors end the shell with 1, even under `-c` (bash's).
+        let failed = |message: String| ExpandError { message, status: 1 };
         let text = match self.shell().vars.get(&name) {
             Some(v) if v.attrs.nameref => return Ok(Err(self.shell().resolve(&name))),
-            _ if matches!(p, Parameter::Named(_)) => {
-                self.shell().get(&name).unwrap_or_default().to_string()
-            }
+            _ if matches!(p, Parameter::Named(_)) => match self.shell().get(&name) {
+                Some(value) => value.to_string(),
+                None => return Err(failed(format!("{name}: invalid indirect expansion"))),
+            },
             _ => name,
         };
         parse_parameter(&text)
             .map(Ok)
-            .ok_or_else(|| ExpandError::new(format!("{text}: invalid variable name")))
+            .ok_or_else(|| failed(format!("{text}: invalid variable name")))
     }
 
     async fn parameter(

@@ -70,7 +70,16 @@ impl Interp<'_> {
             };
             text.push_str(&prompt);
             let _ = self.io.stderr.write_all(text.as_bytes()).await;
-            if crate::builtins::read::read(self, &[]).await != 0 {
+            // The `read` builtin itself (a function of that name is not asked).
+            let argv = ["read".to_string()];
+            let read_ok = match self.builtins.get("read") {
+                Some(read) => {
+                    let _ = self.run_builtin(read, &argv).await;
+                    self.shell.status == 0
+                }
+                None => false,
+            };
+            if !read_ok {
                 let _ = self.io.stdout.write_all(b"\n").await;
                 return None;
             }

@@ -23,6 +23,27 @@ impl Interp<'_> {
         Err(Flow::Exit)
     }
 
+    /// `set -x`'s prefix, as bash makes it: PS4 with its prompt escapes and expansions
+    /// (`$LINENO`, `${FUNCNAME[0]}`...; traced commands in them are not traced), its first
+    /// character once more for each command substitution around; nothing when PS4 is unset
+    /// or empty.
+    pub(crate) async fn xtrace_prefix(&mut self) -> String {
+        let Some(raw) = self.shell.get("PS4").filter(|p| !p.is_empty()) else {
+            return String::new();
+        };
+        let decoded = self.shell.prompt(raw);
+        let traced = std::mem::replace(&mut self.shell.options.xtrace, false);
+        let expanded = self.expand_string(&decoded).await.unwrap_or(decoded);
+        self.shell.options.xtrace = traced;
+        let Some(first) = expanded.chars().next() else {
+            return String::new();
+        };
+        let mut prefix: String =
+            std::iter::repeat_n(first, self.shell.substitution_depth).collect();
+        prefix.push_str(&expanded);
+        prefix
+    }
+
     /// The status an error that ends the shell leaves: `under_c` in a `-c` script's own
     /// shell without `set -e`, else 1 (bash's way).
     fn ending_status(&self, under_c: i32) -> i32 {
@@ -176,7 +197,7 @@ impl Interp<'_> {
             };
             if assigning_only {
                 if self.shell.options.xtrace {
-                    let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
+                    let ps4 = self.xtrace_prefix().await;
                     let _ = self
                         .io
                         .stderr
@@ -240,7 +261,7 @@ impl Interp<'_> {
             return Ok(());
         }
         if self.shell.options.xtrace {
-            let ps4 = self.shell.get("PS4").unwrap_or("+ ").to_string();
+            let ps4 = self.xtrace_prefix().await;
             let words: Vec<String> = argv.iter().map(|a| xtrace_word(a)).collect();
             let _ = io
                 .stderr
@@ -276,6 +297,10 @@ impl Interp<'_> {
 fn trace_assignment(ps4: &str, p: &crate::interp::assign::Pending) -> String {
     let op = if p.append { "+=" } else { "=" };
     match &p.value {
+        // An empty value shows as nothing (`x=`), as bash's trace has it.
+        crate::interp::assign::Assigned::Scalar(v) if v.is_empty() => {
+            format!("{ps4}{}{op}\n", p.name)
+        }
         crate::interp::assign::Assigned::Scalar(v) => {
             format!("{ps4}{}{op}{}\n", p.name, xtrace_word(v))
         }
