@@ -340,3 +340,41 @@ fn stats_in_logs_and_shows_and_the_later_format_wins() {
         ],
     );
 }
+
+/// `rev-parse --show-toplevel` (and `--show-prefix`) from the top and from a subdirectory:
+/// each side names the repository as its own file system sees it (the host's directory,
+/// `/workspace/repo` in ours), the rest is the same.
+#[test]
+fn rev_parse_names_the_top_level_as_each_side_sees_it() {
+    let twin = Twin::new();
+    twin.run(
+        "rev_parse_names_the_top_level_as_each_side_sees_it",
+        &[Git(&["init", "-q"]), Mkdir("src/deep")],
+    );
+    let env = crate::support::env(2);
+    let host = twin.host_repo.to_string_lossy().into_owned();
+    for sub in ["", "src", "src/deep"] {
+        for args in [
+            &["rev-parse", "--show-toplevel"][..],
+            &["rev-parse", "--show-prefix"],
+            &["-C", "..", "rev-parse", "--show-toplevel"],
+        ] {
+            if sub.is_empty() && args[0] == "-C" {
+                continue;
+            }
+            let theirs = crate::support::real_git(&twin.host_repo.join(sub), args, &env);
+            let ours = twin.ours(sub, args, &env);
+            let theirs_out =
+                String::from_utf8_lossy(&theirs.stdout).replace(&host, "/workspace/repo");
+            assert_eq!(
+                (
+                    ours.status,
+                    String::from_utf8_lossy(&ours.stdout).into_owned()
+                ),
+                (theirs.status, theirs_out),
+                "git {} in {sub:?}",
+                args.join(" ")
+            );
+        }
+    }
+}
