@@ -48,7 +48,13 @@ pub fn mark(program: &mut ast::Program, text: &str, offsets: &[usize]) {
     if offsets.is_empty() {
         return;
     }
-    let spots: Vec<(usize, usize)> = offsets.iter().map(|&o| line_column(text, o)).collect();
+    // Only where the repair's `for   ` stands: an offset another repair moved wrongly marks
+    // nothing rather than a loop the script wrote as `for`.
+    let spots: Vec<(usize, usize)> = offsets
+        .iter()
+        .filter(|&&o| text.get(o..o + 6) == Some("for   "))
+        .map(|&o| line_column(text, o))
+        .collect();
     for c in &mut program.complete_commands {
         list(c, &spots);
     }
@@ -150,6 +156,30 @@ mod tests {
             "ab for ((; ;)) xyz select",
         );
         assert_eq!(at, [2, 21]);
+    }
+
+    #[test]
+    fn only_the_repairs_for_is_marked() {
+        let parse = |text: &str| {
+            brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &Default::default())
+                .parse_program()
+                .unwrap()
+        };
+        let text = "for    x in a; do :; done\nfor y in b; do :; done";
+        let mut program = parse(text);
+        // The first is the repair's; 26 is the second loop's `for`, and 3 is inside a word.
+        mark(&mut program, text, &[0, 26, 3]);
+        let names: Vec<String> = program
+            .complete_commands
+            .iter()
+            .map(|c| match &c.0[0].0.first.seq[0] {
+                ast::Command::Compound(ast::CompoundCommand::ForClause(f), _) => {
+                    f.variable_name.clone()
+                }
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(names, [format!("{MARK}x"), "y".to_string()]);
     }
 
     #[test]
