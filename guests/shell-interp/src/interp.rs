@@ -39,8 +39,9 @@ pub use assign::{DeclArg, Pending};
 pub use lookup::{Builtin, Builtins, Program};
 use redirect::Redirect;
 
-/// How many repairs one parse may make (each is a parse of its own): see [`crate::repair`].
-const MAX_REPAIRS: usize = 64;
+/// How many repairs one parse may make (each is a parse of its own, so a script's cost
+/// grows with it): see [`crate::repair`]. Each `select` loop takes one.
+const MAX_REPAIRS: usize = 256;
 
 /// A syntax error was reached and reported: what follows it does not run.
 struct SyntaxErrorReached;
