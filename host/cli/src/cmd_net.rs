@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use computer::Workspace;
-use computer::net::{Policy, Rule};
+use computer::net::Policy;
 
 /// `computer net` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -45,26 +45,8 @@ pub enum NetCommand {
 pub fn run(ws: &Workspace, cmd: NetCommand) -> Result<ExitCode> {
     match cmd {
         NetCommand::Show => show(&ws.net_policy()?),
-        NetCommand::Allow { rule, methods } => {
-            let mut policy = ws.net_policy()?;
-            if rule == "all" {
-                policy.all = true;
-            } else {
-                policy.allow(Rule::parse(&rule, &methods)?)?;
-            }
-            ws.set_net_policy(&policy)?;
-            show(&policy)
-        }
-        NetCommand::Deny { rule, methods } => {
-            let mut policy = ws.net_policy()?;
-            if rule == "all" {
-                policy = Policy::default();
-            } else {
-                policy.deny(Rule::parse(&rule, &methods)?)?;
-            }
-            ws.set_net_policy(&policy)?;
-            show(&policy)
-        }
+        NetCommand::Allow { rule, methods } => show(&ws.net_allow(&rule, &methods)?),
+        NetCommand::Deny { rule, methods } => show(&ws.net_deny(&rule, &methods)?),
         NetCommand::Check { url, method } => match ws.net_check(&method, &url, "cli") {
             Ok(allowed) => {
                 let addrs: Vec<String> = allowed.addrs.iter().map(|a| a.to_string()).collect();

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use computer_net::{Allowed, Egress, Policy, StaticResolver, SystemResolver};
+use computer_net::{Allowed, Egress, Policy, Rule, StaticResolver, SystemResolver};
 
 use crate::error::Result;
 use crate::workspace::Workspace;
@@ -17,6 +17,32 @@ impl Workspace {
     /// Replaces the network policy. Applies from the next request.
     pub fn set_net_policy(&self, policy: &Policy) -> Result<()> {
         Ok(computer_net::save_policy(&self.vfs(), policy)?)
+    }
+
+    /// Allows `rule` (`SCHEME://HOST[:PORT][/PATH]`, or `all` for every public address)
+    /// for `methods` (all when empty); the policy after the change.
+    pub fn net_allow(&self, rule: &str, methods: &[String]) -> Result<Policy> {
+        let mut policy = self.net_policy()?;
+        if rule == "all" {
+            policy.all = true;
+        } else {
+            policy.allow(Rule::parse(rule, methods)?)?;
+        }
+        self.set_net_policy(&policy)?;
+        Ok(policy)
+    }
+
+    /// Refuses `rule` even where an allow rule covers it (`all`: back to nothing allowed);
+    /// the policy after the change.
+    pub fn net_deny(&self, rule: &str, methods: &[String]) -> Result<Policy> {
+        let mut policy = self.net_policy()?;
+        if rule == "all" {
+            policy = Policy::default();
+        } else {
+            policy.deny(Rule::parse(rule, methods)?)?;
+        }
+        self.set_net_policy(&policy)?;
+        Ok(policy)
     }
 
     /// The egress of this workspace's guests (give it to

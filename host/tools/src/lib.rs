@@ -15,6 +15,7 @@ pub mod http;
 mod jobs;
 pub mod mcp;
 mod search;
+mod shapes;
 mod slots;
 mod tool;
 
@@ -93,6 +94,19 @@ pub enum ToolError {
     /// The call cannot be done as asked (an edit that does not match...).
     #[error("{0}")]
     Failed(String),
+}
+
+impl ToolError {
+    /// The errno this error stands for, where one does: `ENOENT` for a missing path,
+    /// `EINVAL` for an unknown tool or bad arguments, `EROFS` for a write in read-only mode.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            ToolError::NotFound(_) => Some(libc::ENOENT),
+            ToolError::UnknownTool(_) | ToolError::InvalidArgs { .. } => Some(libc::EINVAL),
+            ToolError::ReadOnly(_) => Some(libc::EROFS),
+            ToolError::Limit(_) | ToolError::Busy(_) | ToolError::Failed(_) => None,
+        }
+    }
 }
 
 impl From<computer::Error> for ToolError {
@@ -204,7 +218,18 @@ impl Toolkit {
 
     /// Runs tool `name` with JSON `args`: the text for the model (an image read is described).
     pub fn call(&self, name: &str, args: Value) -> Result<String, ToolError> {
-        let parts = self.call_content(name, args)?;
+        self.call_text(name, args, CallContext::default())
+    }
+
+    /// As [`Toolkit::call`], with a way to stop `exec` and watch its output
+    /// ([`CallContext`]).
+    pub fn call_text(
+        &self,
+        name: &str,
+        args: Value,
+        context: CallContext,
+    ) -> Result<String, ToolError> {
+        let parts = self.call_with(name, args, context)?;
         Ok(parts
             .into_iter()
             .filter_map(|p| match p {

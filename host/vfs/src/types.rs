@@ -79,6 +79,20 @@ impl FileType {
         )
     }
 
+    /// The type's name in the APIs' JSON and the bindings: `file`, `dir`, `symlink`, `fifo`,
+    /// `socket`, `char-device` or `block-device`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileType::File => "file",
+            FileType::Dir => "dir",
+            FileType::Symlink => "symlink",
+            FileType::Fifo => "fifo",
+            FileType::Socket => "socket",
+            FileType::CharDevice => "char-device",
+            FileType::BlockDevice => "block-device",
+        }
+    }
+
     /// What `ls` and `find -printf %y` print for this type (`-`, `d`, `l`, `p`, `s`, `c`, `b`).
     pub fn letter(self) -> char {
         match self {

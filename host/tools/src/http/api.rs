@@ -316,22 +316,10 @@ pub(super) async fn delete_file(
     .await
 }
 
-fn kind_name(kind: FileType) -> &'static str {
-    match kind {
-        FileType::File => "file",
-        FileType::Dir => "dir",
-        FileType::Symlink => "symlink",
-        FileType::Fifo => "fifo",
-        FileType::Socket => "socket",
-        FileType::CharDevice => "char-device",
-        FileType::BlockDevice => "block-device",
-    }
-}
-
 fn stat_json(path: &str, st: &Stat) -> Value {
     json!({
         "path": path,
-        "type": kind_name(st.kind),
+        "type": st.kind.name(),
         "size": st.size,
         "mode": format!("{:o}", st.perm),
         "nlink": st.nlink,
