@@ -122,6 +122,16 @@ int main(int argc, char **argv) {
     bad.backend = "vm";
     CHECK(computer_exec(ws, "true", &bad, &r) == -1 && computer_last_errno() == EINVAL, "a bad backend");
 
+    /* Bad input from the caller is an error, never a crash. */
+    CHECK(computer_open(NULL) == NULL && computer_last_errno() == EINVAL, "a NULL path");
+    CHECK(computer_read_file(NULL, "x", &data, &len) == -1 && computer_last_errno() == EINVAL,
+          "a NULL handle");
+    CHECK(computer_tool_call(ws, "read", "not json") == NULL && computer_last_errno() == EINVAL,
+          "tool arguments that are not JSON");
+    CHECK(computer_write_file(ws, "/workspace/../../etc/x", (const uint8_t *)"x", 1) == -1 &&
+              computer_last_errno() == ENOENT,
+          "a path above / stays in the workspace");
+
     if (argc > 2 && strcmp(argv[2], "--container") == 0) {
         ComputerExecOptions slow = {0};
         slow.timeout_ms = 600000;

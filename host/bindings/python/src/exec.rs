@@ -124,7 +124,7 @@ pub fn request(command: &Bound<'_, PyAny>, o: ExecOptions<'_>) -> PyResult<ExecR
                 .ok()
                 .filter(|t| !t.is_zero())
                 .ok_or_else(|| {
-                    PyValueError::new_err(format!("timeout {secs}: a positive number of seconds"))
+                    PyValueError::new_err(format!("timeout {secs:?}: a positive number of seconds"))
                 })?,
             ..req.limits
         };

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use computer::isolate::CancelToken;
 use computer::{Job as CoreJob, JobStatus};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -76,8 +77,16 @@ impl Job {
     /// runs. Ctrl-C stops the waiting, not the job.
     #[pyo3(signature = (timeout = None))]
     fn wait(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<i32>> {
-        let deadline =
-            timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+        let deadline = match timeout {
+            None => None,
+            Some(t) if t.is_nan() => {
+                return Err(PyValueError::new_err("timeout NaN: a number of seconds"));
+            }
+            // Past what an Instant holds: as good as no timeout.
+            Some(t) => Duration::try_from_secs_f64(t.max(0.0))
+                .ok()
+                .and_then(|d| std::time::Instant::now().checked_add(d)),
+        };
         loop {
             let slice = match deadline {
                 Some(d) => d

@@ -119,8 +119,14 @@ def test_arguments_and_input(ws):
     assert (r.status, r.ok) == (3, False)
     with pytest.raises(ValueError, match="backend"):
         ws.exec("true", backend="vm")
-    with pytest.raises(ValueError, match="timeout"):
-        ws.exec("true", timeout=-1)
+    for bad in (-1, 0, float("nan"), 1e300):
+        with pytest.raises(ValueError, match="timeout"):
+            ws.exec("true", timeout=bad)
+    with pytest.raises(ValueError, match="command"):
+        ws.exec(123)
+    with pytest.raises(OSError) as e:
+        ws.fs.read_text("a\0b")
+    assert e.value.errno == errno.EINVAL
 
 
 def test_fs_calls(ws):
@@ -154,6 +160,8 @@ def test_jobs(ws):
     assert not job.running
     long = ws.spawn("sleep 30")
     assert long.running and long.wait(timeout=0.1) is None
+    with pytest.raises(ValueError):
+        long.wait(timeout=float("nan"))
     long.kill()
     assert long.wait(timeout=60) == 130
     assert {j.id for j in ws.jobs()} >= {job.id, long.id}
