@@ -1,0 +1,322 @@
+//! The `Workspace` class: open one; its files, commands, snapshots, forks and tools. Every
+//! method that touches the workspace returns a Promise (index.js gives them their final
+//! shape).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use computer::{Backend, ExecRequest};
+use computer_tools::Toolkit;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::reply::{Blocking, Reply, errno_name};
+use crate::run::{Cancel, Run};
+
+/// How to run a command (all optional).
+#[napi(object)]
+pub struct ExecOptions {
+    /// Working directory (default /workspace).
+    pub cwd: Option<String>,
+    /// Environment variables; nothing is inherited from the host.
+    pub env: Option<std::collections::HashMap<String, String>>,
+    /// Standard input.
+    pub stdin: Option<Either<String, Buffer>>,
+    /// `auto` (default), `isolate` or `container`.
+    pub backend: Option<String>,
+    /// Time limit in milliseconds (default 60,000).
+    pub timeout_ms: Option<f64>,
+}
+
+/// A workspace: a persistent filesystem in one SQLite file, and the backends that run
+/// commands on it.
+#[napi]
+pub struct Workspace {
+    ws: computer::Workspace,
+}
+
+fn invalid(message: String) -> Error {
+    Error::new(Status::InvalidArg, message)
+}
+
+/// The request for `command` (bash source, or an argument list) with `options`.
+fn request(
+    command: Either<String, Vec<String>>,
+    options: Option<ExecOptions>,
+) -> Result<ExecRequest> {
+    let mut req = match command {
+        Either::A(script) => ExecRequest::script(script),
+        Either::B(argv) => ExecRequest::argv(argv),
+    };
+    let Some(o) = options else {
+        return Ok(req);
+    };
+    if let Some(cwd) = o.cwd {
+        req.cwd = cwd;
+    }
+    let mut env: Vec<(String, String)> = o.env.unwrap_or_default().into_iter().collect();
+    env.sort();
+    req.env = env;
+    req.stdin = match o.stdin {
+        Some(Either::A(text)) => text.into_bytes(),
+        Some(Either::B(bytes)) => bytes.to_vec(),
+        None => Vec::new(),
+    };
+    req.backend = match o.backend.as_deref() {
+        None | Some("auto") => Backend::Auto,
+        Some("isolate") => Backend::Isolate,
+        Some("container") => Backend::Container,
+        Some(other) => {
+            return Err(invalid(format!(
+                "backend {other:?}: one of \"auto\", \"isolate\", \"container\""
+            )));
+        }
+    };
+    if let Some(ms) = o.timeout_ms {
+        req.limits.timeout = Duration::try_from_secs_f64(ms / 1000.0)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or_else(|| invalid(format!("timeoutMs {ms}: a positive number of milliseconds")))?;
+    }
+    Ok(req)
+}
+
+impl Workspace {
+    /// A filesystem call on `path` (relative to /workspace), its error naming the path.
+    fn fs_task(
+        &self,
+        path: String,
+        f: impl FnOnce(
+            &computer::Vfs,
+            &std::path::Path,
+        ) -> std::result::Result<Reply, computer::VfsError>
+        + Send
+        + 'static,
+    ) -> AsyncTask<Blocking> {
+        let ws = self.ws.clone();
+        Blocking::task(move || {
+            let path = ws.resolve(&path);
+            f(ws.fs(), &path)
+                .unwrap_or_else(|source| Reply::error(&computer::Error::Fs { path, source }))
+        })
+    }
+}
+
+#[napi]
+impl Workspace {
+    /// Opens the workspace file at `path`, creating it if missing.
+    #[napi(factory)]
+    pub fn open(path: String) -> Result<Workspace> {
+        computer::Workspace::open(&path)
+            .map(|ws| Workspace { ws })
+            .map_err(|e| Error::from_reason(e.to_string()))
+    }
+
+    /// A throwaway workspace in memory.
+    #[napi(factory)]
+    pub fn memory() -> Result<Workspace> {
+        computer::Workspace::in_memory()
+            .map(|ws| Workspace { ws })
+            .map_err(|e| Error::from_reason(e.to_string()))
+    }
+
+    /// The file's bytes.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn read_file(&self, path: String) -> AsyncTask<Blocking> {
+        self.fs_task(path, |fs, p| {
+            Ok(Reply {
+                data: Some(fs.read_file(p)?.into()),
+                ..Reply::done()
+            })
+        })
+    }
+
+    /// Writes `data` (text as UTF-8) as the whole file, making missing parent directories.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn write_file(&self, path: String, data: Either<String, Buffer>) -> AsyncTask<Blocking> {
+        let bytes = match data {
+            Either::A(text) => text.into_bytes(),
+            Either::B(buf) => buf.to_vec(),
+        };
+        self.fs_task(path, move |fs, p| {
+            fs.write_file(p, &bytes).map(|_| Reply::done())
+        })
+    }
+
+    /// The names in a directory, a line each with its type: `NAME\tKIND`.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn list(&self, path: String) -> AsyncTask<Blocking> {
+        self.fs_task(path, |fs, p| {
+            let text = fs
+                .read_dir(p)?
+                .iter()
+                .map(|e| format!("{}\t{}\n", e.name.to_string_lossy(), e.kind.name()))
+                .collect();
+            Ok(Reply {
+                text: Some(text),
+                ..Reply::done()
+            })
+        })
+    }
+
+    /// Whether `path` exists.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn exists(&self, path: String) -> AsyncTask<Blocking> {
+        self.fs_task(path, |fs, p| {
+            Ok(Reply {
+                flag: Some(fs.exists(p)?),
+                ..Reply::done()
+            })
+        })
+    }
+
+    /// Makes a directory and its parents.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn mkdir(&self, path: String) -> AsyncTask<Blocking> {
+        self.fs_task(path, |fs, p| fs.create_dir_all(p).map(|_| Reply::done()))
+    }
+
+    /// Removes a file, or a tree with `recursive`.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn remove(&self, path: String, recursive: bool) -> AsyncTask<Blocking> {
+        self.fs_task(path, move |fs, p| {
+            match (recursive, fs.lstat(p)?.is_dir()) {
+                (true, _) => fs.remove_all(p),
+                (false, true) => fs.remove_dir(p),
+                (false, false) => fs.remove_file(p),
+            }
+            .map(|_| Reply::done())
+        })
+    }
+
+    /// Runs `command` and collects its output; `cancel` stops it.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn exec(
+        &self,
+        command: Either<String, Vec<String>>,
+        options: Option<ExecOptions>,
+        cancel: Option<&Cancel>,
+    ) -> Result<AsyncTask<Blocking>> {
+        let mut req = request(command, options)?;
+        if let Some(cancel) = cancel {
+            req.cancel = cancel.token();
+        }
+        let ws = self.ws.clone();
+        Ok(Blocking::task(move || match ws.exec(req) {
+            Ok(out) => Reply::exec(out),
+            Err(e) => Reply::error(&e),
+        }))
+    }
+
+    /// Starts `command`; its output is read chunk by chunk from the `Run`.
+    #[napi]
+    pub fn start(
+        &self,
+        command: Either<String, Vec<String>>,
+        options: Option<ExecOptions>,
+        cancel: Option<&Cancel>,
+    ) -> Result<Run> {
+        let mut req = request(command, options)?;
+        if let Some(cancel) = cancel {
+            req.cancel = cancel.token();
+        }
+        Run::start(self.ws.clone(), req)
+    }
+
+    /// Takes a snapshot named `name`.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn snapshot(&self, name: String) -> AsyncTask<Blocking> {
+        let ws = self.ws.clone();
+        Blocking::task(move || match ws.snapshot(&name) {
+            Ok(_) => Reply::done(),
+            Err(e) => Reply::error(&e),
+        })
+    }
+
+    /// Puts the workspace back as it was at snapshot `name`.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn restore(&self, name: String) -> AsyncTask<Blocking> {
+        let ws = self.ws.clone();
+        Blocking::task(move || match ws.restore(&name) {
+            Ok(()) => Reply::done(),
+            Err(e) => Reply::error(&e),
+        })
+    }
+
+    /// Writes a new workspace file at `path` holding snapshot `name` (index.js opens it).
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn fork(&self, name: String, path: String) -> AsyncTask<Blocking> {
+        let ws = self.ws.clone();
+        Blocking::task(move || match ws.fork(&name, &path) {
+            Ok(_) => Reply::done(),
+            Err(e) => Reply::error(&e),
+        })
+    }
+
+    /// The agent tools as a JSON array in `shape`: `openai`, `anthropic` or `mcp`.
+    #[napi]
+    pub fn tool_definitions(&self, shape: String, read_only: Option<bool>) -> Result<String> {
+        let form: fn(&computer_tools::ToolDef) -> serde_json::Value = match shape.as_str() {
+            "openai" => computer_tools::ToolDef::openai,
+            "anthropic" => computer_tools::ToolDef::anthropic,
+            "mcp" => computer_tools::ToolDef::mcp,
+            other => {
+                return Err(invalid(format!(
+                    "shape {other:?}: one of \"openai\", \"anthropic\", \"mcp\""
+                )));
+            }
+        };
+        let defs = computer_tools::tool_defs(read_only.unwrap_or(false));
+        Ok(serde_json::Value::Array(defs.iter().map(form).collect()).to_string())
+    }
+
+    /// Runs tool `name` with `args` (JSON text): the text for the model.
+    #[napi(ts_return_type = "Promise<Reply>")]
+    pub fn tool_call(
+        &self,
+        name: String,
+        args: String,
+        read_only: Option<bool>,
+        cancel: Option<&Cancel>,
+    ) -> AsyncTask<Blocking> {
+        let kit = Toolkit::new(self.ws.clone()).with_origin("node");
+        let kit = Arc::new(if read_only.unwrap_or(false) {
+            kit.read_only()
+        } else {
+            kit
+        });
+        let context = computer_tools::CallContext {
+            on_output: None,
+            cancel: cancel.map(Cancel::token),
+        };
+        Blocking::task(move || {
+            let args = match serde_json::from_str(&args) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Reply::fail(
+                        "ERR_INVALID_ARG_VALUE",
+                        format!("tool arguments are not JSON: {e}"),
+                    );
+                }
+            };
+            match kit.call_text(&name, args, context) {
+                Ok(text) => Reply {
+                    text: Some(text),
+                    ..Reply::done()
+                },
+                Err(e) => {
+                    let code = match (&e, e.errno()) {
+                        (
+                            computer_tools::ToolError::Limit(_)
+                            | computer_tools::ToolError::Busy(_),
+                            _,
+                        ) => "ERR_COMPUTER_LIMIT",
+                        (_, Some(errno)) => errno_name(errno),
+                        (_, None) => "ERR_COMPUTER",
+                    };
+                    Reply::fail(code, e.to_string())
+                }
+            }
+        })
+    }
+}
