@@ -4,6 +4,7 @@
 mod bad_input;
 mod concurrency;
 mod crash;
+mod embedding;
 mod exec;
 mod guest_units;
 mod model;
