@@ -132,7 +132,7 @@ pub fn request(command: &Bound<'_, PyAny>, o: ExecOptions<'_>) -> PyResult<ExecR
     Ok(req)
 }
 
-/// Runs `f` on its own thread and waits with the GIL released; a signal (Ctrl-C) cancels
+/// Runs `f` on a worker thread and waits with the GIL released; a signal (Ctrl-C) cancels
 /// `cancel`, waits for `f` to return, and raises. A command cannot be interrupted in the
 /// calling thread itself: Python runs signal handlers only between its own instructions.
 pub fn run_interruptible<T: Send + 'static>(
@@ -142,12 +142,10 @@ pub fn run_interruptible<T: Send + 'static>(
 ) -> PyResult<T> {
     let (tx, rx) = mpsc::sync_channel(1);
     let rx = Mutex::new(rx);
-    std::thread::Builder::new()
-        .name("computer-exec".into())
-        .spawn(move || {
-            let _ = tx.send(f());
-        })
-        .map_err(|e| ComputerError::new_err(format!("start a command's thread: {e}")))?;
+    crate::worker::run(move || {
+        let _ = tx.send(f());
+    })
+    .map_err(|e| ComputerError::new_err(format!("start a command's thread: {e}")))?;
     wait(py, &rx, cancel)
 }
 
@@ -262,12 +260,10 @@ impl ExecStream {
         let sink: OutputSink = Arc::new(move |stream, data: &[u8]| {
             let _ = chunks.send(Message::Chunk(stream, data.to_vec()));
         });
-        std::thread::Builder::new()
-            .name("computer-exec".into())
-            .spawn(move || {
-                let _ = tx.send(Message::Done(target.run(req, Some(sink))));
-            })
-            .map_err(|e| ComputerError::new_err(format!("start a command's thread: {e}")))?;
+        crate::worker::run(move || {
+            let _ = tx.send(Message::Done(target.run(req, Some(sink))));
+        })
+        .map_err(|e| ComputerError::new_err(format!("start a command's thread: {e}")))?;
         Ok(ExecStream {
             rx: Mutex::new(rx),
             cancel,

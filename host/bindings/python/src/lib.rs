@@ -10,6 +10,7 @@ mod fs;
 mod jobs;
 mod remote;
 mod tools;
+mod worker;
 mod workspace;
 
 use pyo3::prelude::*;

@@ -235,3 +235,26 @@ def test_the_example_agent_loop_runs():
     out = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "tests passed: 2" in out.stdout, out.stdout
+
+
+def test_a_forked_child_runs_commands(ws):
+    # multiprocessing forks on Linux: the child has the parent's idle worker list but not its
+    # threads, and must not hand a command to them.
+    ws.exec("true")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            r = ws.exec("echo child")
+            os._exit(0 if r.text == "child\n" else 1)
+        except BaseException:
+            os._exit(2)
+    for _ in range(600):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's exec did not end within a minute")
+    assert os.waitstatus_to_exitcode(status) == 0
