@@ -168,11 +168,17 @@ def test_jobs(ws):
 
 
 def test_ctrl_c_stops_the_running_command(ws):
+    # Python raises KeyboardInterrupt only with its own handler, which it does not install
+    # when it starts with SIGINT ignored (a background job of a script, as CI runs).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        ws.exec("touch started; sleep 20; touch finished")
-    timer.join()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ws.exec("touch started; sleep 20; touch finished")
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
     # exec returned only once the command had ended: it was stopped, not left to finish.
     assert ws.fs.exists("started") and not ws.fs.exists("finished")
 
