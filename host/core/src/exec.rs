@@ -38,6 +38,23 @@ pub enum Backend {
     Container,
 }
 
+impl std::str::FromStr for Backend {
+    type Err = String;
+
+    /// `auto`, `isolate` or `container`, as the tools, the CLI's users and the bindings
+    /// name them; the error says which names there are.
+    fn from_str(name: &str) -> std::result::Result<Backend, String> {
+        match name {
+            "auto" => Ok(Backend::Auto),
+            "isolate" => Ok(Backend::Isolate),
+            "container" => Ok(Backend::Container),
+            other => Err(format!(
+                "backend {other:?}: expected auto, isolate or container"
+            )),
+        }
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub enum Program {

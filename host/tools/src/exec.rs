@@ -55,16 +55,12 @@ impl ExecArgs {
             tool: "exec".into(),
             reason,
         };
-        let backend = match self.backend.as_deref().unwrap_or("auto") {
-            "auto" => Backend::Auto,
-            "isolate" => Backend::Isolate,
-            "container" => Backend::Container,
-            other => {
-                return Err(invalid(format!(
-                    "backend {other:?}: expected auto, isolate or container"
-                )));
-            }
-        };
+        let backend: Backend = self
+            .backend
+            .as_deref()
+            .unwrap_or("auto")
+            .parse()
+            .map_err(invalid)?;
         let mut req = ExecRequest::script(self.command).backend(backend);
         if let Some(cwd) = self.cwd {
             req = req.cwd(ws.resolve(cwd).to_string_lossy().into_owned());

@@ -5,7 +5,22 @@ use serde_json::{Value, json};
 
 use crate::ToolDef;
 
+/// The shapes by the names the bindings take: `openai`, `anthropic`, `mcp`.
+pub type Shape = fn(&ToolDef) -> Value;
+
 impl ToolDef {
+    /// The shape named `name` (`openai`, `anthropic` or `mcp`); the error names them.
+    pub fn shape(name: &str) -> Result<Shape, String> {
+        match name {
+            "openai" => Ok(ToolDef::openai),
+            "anthropic" => Ok(ToolDef::anthropic),
+            "mcp" => Ok(ToolDef::mcp),
+            other => Err(format!(
+                "shape {other:?}: expected openai, anthropic or mcp"
+            )),
+        }
+    }
+
     /// OpenAI's function tool (Chat Completions `tools`):
     /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
     pub fn openai(&self) -> Value {

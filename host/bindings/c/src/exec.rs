@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use computer::isolate::{CancelToken, LimitHit, OutputSink, RunStatus, Stream};
-use computer::{Backend, ExecOutput, ExecRequest};
+use computer::{ExecOutput, ExecRequest};
 
 use crate::buffers::{arg, bytes, give_bytes};
 use crate::error::{guard, set, set_from};
@@ -118,15 +118,10 @@ unsafe fn request(command: &str, options: *const ComputerExecOptions) -> Option<
     }
     if !o.backend.is_null() {
         // SAFETY: as promised by the caller.
-        req.backend = match unsafe { arg(o.backend, "backend") }? {
-            "auto" => Backend::Auto,
-            "isolate" => Backend::Isolate,
-            "container" => Backend::Container,
-            other => {
-                set(
-                    format!("backend {other:?}: one of \"auto\", \"isolate\", \"container\""),
-                    libc::EINVAL,
-                );
+        req.backend = match unsafe { arg(o.backend, "backend") }?.parse() {
+            Ok(backend) => backend,
+            Err(message) => {
+                set(message, libc::EINVAL);
                 return None;
             }
         };

@@ -24,15 +24,10 @@ pub unsafe extern "C" fn computer_tools_json(
         else {
             return std::ptr::null_mut();
         };
-        let form: fn(&computer_tools::ToolDef) -> serde_json::Value = match shape {
-            "openai" => computer_tools::ToolDef::openai,
-            "anthropic" => computer_tools::ToolDef::anthropic,
-            "mcp" => computer_tools::ToolDef::mcp,
-            other => {
-                set(
-                    format!("shape {other:?}: one of \"openai\", \"anthropic\", \"mcp\""),
-                    libc::EINVAL,
-                );
+        let form = match computer_tools::ToolDef::shape(shape) {
+            Ok(form) => form,
+            Err(message) => {
+                set(message, libc::EINVAL);
                 return std::ptr::null_mut();
             }
         };

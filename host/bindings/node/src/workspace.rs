@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use computer::{Backend, ExecRequest};
+use computer::ExecRequest;
 use computer_tools::Toolkit;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -62,16 +62,12 @@ fn request(
         Some(Either::B(bytes)) => bytes.to_vec(),
         None => Vec::new(),
     };
-    req.backend = match o.backend.as_deref() {
-        None | Some("auto") => Backend::Auto,
-        Some("isolate") => Backend::Isolate,
-        Some("container") => Backend::Container,
-        Some(other) => {
-            return Err(invalid(format!(
-                "backend {other:?}: one of \"auto\", \"isolate\", \"container\""
-            )));
-        }
-    };
+    req.backend = o
+        .backend
+        .as_deref()
+        .unwrap_or("auto")
+        .parse()
+        .map_err(invalid)?;
     if let Some(ms) = o.timeout_ms {
         req.limits.timeout = Duration::try_from_secs_f64(ms / 1000.0)
             .ok()
@@ -256,16 +252,7 @@ impl Workspace {
     /// The agent tools as a JSON array in `shape`: `openai`, `anthropic` or `mcp`.
     #[napi]
     pub fn tool_definitions(&self, shape: String, read_only: Option<bool>) -> Result<String> {
-        let form: fn(&computer_tools::ToolDef) -> serde_json::Value = match shape.as_str() {
-            "openai" => computer_tools::ToolDef::openai,
-            "anthropic" => computer_tools::ToolDef::anthropic,
-            "mcp" => computer_tools::ToolDef::mcp,
-            other => {
-                return Err(invalid(format!(
-                    "shape {other:?}: one of \"openai\", \"anthropic\", \"mcp\""
-                )));
-            }
-        };
+        let form = computer_tools::ToolDef::shape(&shape).map_err(invalid)?;
         let defs = computer_tools::tool_defs(read_only.unwrap_or(false));
         Ok(serde_json::Value::Array(defs.iter().map(form).collect()).to_string())
     }

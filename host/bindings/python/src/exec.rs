@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use computer::isolate::{CancelToken, Limits, OutputSink, RunStatus, Stream};
-use computer::{Backend, ExecOutput, ExecRequest, Workspace};
+use computer::{ExecOutput, ExecRequest, Workspace};
 use pyo3::exceptions::{PyStopIteration, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -101,16 +101,7 @@ pub fn request(command: &Bound<'_, PyAny>, o: ExecOptions<'_>) -> PyResult<ExecR
             PyValueError::new_err("command: a string of bash or a list of arguments")
         })?),
     };
-    req.backend = match o.backend {
-        "auto" => Backend::Auto,
-        "isolate" => Backend::Isolate,
-        "container" => Backend::Container,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "backend {other:?}: one of \"auto\", \"isolate\", \"container\""
-            )));
-        }
-    };
+    req.backend = o.backend.parse().map_err(PyValueError::new_err)?;
     if let Some(cwd) = o.cwd {
         req.cwd = cwd;
     }
