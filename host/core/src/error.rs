@@ -41,6 +41,14 @@ pub enum Error {
     /// A request that cannot be run as given.
     #[error("{0}")]
     Invalid(String),
+    /// A limit of the workspace refused the request (`jobs`: background commands at once).
+    #[error("{message}")]
+    Limit {
+        /// The limit's name.
+        limit: &'static str,
+        /// What was refused, naming the limit.
+        message: String,
+    },
     /// The network policy refused a request, or could not be read or set.
     #[error(transparent)]
     Net(#[from] computer_net::NetError),
@@ -56,8 +64,23 @@ impl Error {
             | Error::Isolate(_)
             | Error::Unavailable(_)
             | Error::Invalid(_)
+            | Error::Limit { .. }
             | Error::Net(_) => None,
         }
+    }
+}
+
+impl Error {
+    /// Whether the caller's input was wrong (a bad request, network rule or URL), rather
+    /// than the workspace failing: bindings raise it as their language's bad-argument error.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            Error::Invalid(_)
+                | Error::Net(
+                    computer_net::NetError::BadRule(_) | computer_net::NetError::BadUrl { .. }
+                )
+        )
     }
 }
 

@@ -180,13 +180,18 @@ impl Job {
     }
 
     /// Waits up to `timeout` for it to end; its status then (`Running` if it still is).
+    /// A timeout past what the clock holds (`Duration::MAX`) waits for the end.
     pub fn wait(&self, timeout: Duration) -> JobStatus {
-        let deadline = Instant::now() + timeout;
+        let deadline = Instant::now().checked_add(timeout);
         let mut state = lock(&self.0.state);
         loop {
             if let Some(status) = &state.status {
                 return status.clone();
             }
+            let Some(deadline) = deadline else {
+                state = self.0.ended.wait(state).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return JobStatus::Running;
@@ -251,9 +256,12 @@ impl Workspace {
             .filter(|j| j.status() == JobStatus::Running)
             .count();
         if running >= MAX_RUNNING_JOBS {
-            return Err(Error::Invalid(format!(
-                "job limit: {MAX_RUNNING_JOBS} background commands already run in this workspace; wait for one or kill one"
-            )));
+            return Err(Error::Limit {
+                limit: "jobs",
+                message: format!(
+                    "job limit: {MAX_RUNNING_JOBS} background commands already run in this workspace; wait for one or kill one"
+                ),
+            });
         }
         let id = {
             let mut next = lock(&jobs.next);
@@ -343,8 +351,9 @@ mod tests {
         let job = ws
             .spawn(ExecRequest::script("printf 'abcdef'; printf 'XY' >&2"))
             .unwrap();
+        // A wait past what the clock holds (a binding's huge timeout) waits for the end.
         assert!(matches!(
-            job.wait(Duration::from_secs(60)),
+            job.wait(Duration::MAX),
             JobStatus::Ended { status: 0, .. }
         ));
         let first = job.read_new(4);

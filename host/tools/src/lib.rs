@@ -111,7 +111,11 @@ impl ToolError {
 
 impl From<computer::Error> for ToolError {
     fn from(e: computer::Error) -> ToolError {
-        ToolError::Failed(e.to_string())
+        match e {
+            // The workspace's limits are on things at once (jobs): busy until one ends.
+            computer::Error::Limit { message, .. } => ToolError::Busy(message),
+            e => ToolError::Failed(e.to_string()),
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::error::ApiError;
 use super::{Access, AppState};
 use crate::audit::Call;
-use crate::{Content, ExecArgs};
+use crate::{Content, ExecArgs, ToolError};
 
 pub(super) type Shared = State<Arc<AppState>>;
 pub(super) type ApiResult<T = Response> = Result<T, ApiError>;
@@ -421,7 +421,7 @@ pub(super) async fn exec(
             Ok(job) => job,
             Err(e) => {
                 call.finish(&ws, String::new(), Some(e.to_string()));
-                return Err(ApiError::internal(e.to_string()));
+                return Err(ToolError::from(e).into());
             }
         };
         call.finish(&ws, format!("started job {}", job.id()), None);
@@ -533,7 +533,7 @@ pub(super) async fn call_tool(
         let kit = state.toolkit(&id, "http", &access)?;
         let (content, is_error) = match kit.call_content(&name, args) {
             Ok(parts) => (parts, false),
-            Err(crate::ToolError::UnknownTool(n)) => {
+            Err(ToolError::UnknownTool(n)) => {
                 return Err(ApiError::not_found(format!("unknown tool {n:?}")));
             }
             Err(e) => (vec![Content::Text(e.to_string())], true),
