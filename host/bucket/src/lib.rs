@@ -23,6 +23,7 @@
 //! self-hosted servers expect) and object_store's retries with backoff on transient errors;
 //! a download cut midway resumes from the last byte received.
 
+mod blocking;
 mod egress;
 mod error;
 mod export;
@@ -37,6 +38,7 @@ use std::time::Duration;
 use object_store::ObjectStore;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 
+pub use blocking::{export_blocking, import_blocking, pull_blocking, push_blocking};
 pub use egress::{ACCESS_KEY_SECRET, SECRET_KEY_SECRET};
 pub use error::{BucketError, Result};
 pub use export::export;

@@ -7,17 +7,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use computer::Workspace;
-use computer_bucket::{BucketProgress, BucketStats, BucketUrl};
+use computer_bucket::{BucketConfig, BucketProgress, BucketStats};
 
 use crate::cmd_transfer::Bar;
 use crate::format::human_size;
-
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("start the async runtime")
-}
 
 fn show(bar: &Bar) -> impl FnMut(&BucketProgress<'_>) + Send + '_ {
     move |p| bar.set(p.bytes_done, Some(p.bytes_total), p.current)
@@ -25,17 +18,10 @@ fn show(bar: &Bar) -> impl FnMut(&BucketProgress<'_>) + Send + '_ {
 
 /// Imports the objects under `url` into `dest`.
 pub fn import(ws: &Workspace, url: &str, dest: &Path) -> Result<ExitCode> {
-    let url = BucketUrl::parse(url)?;
-    let store = computer_bucket::open_store(&url)?;
     let started = Instant::now();
     let bar = Bar::new();
-    let stats = runtime()?.block_on(computer_bucket::import(
-        store,
-        &url,
-        ws,
-        dest,
-        &mut show(&bar),
-    ));
+    let stats =
+        computer_bucket::import_blocking(ws, url, dest, &BucketConfig::default(), &mut show(&bar));
     bar.finish();
     let stats = stats.with_context(|| format!("import {url}"))?;
     println!(
@@ -50,18 +36,16 @@ pub fn import(ws: &Workspace, url: &str, dest: &Path) -> Result<ExitCode> {
 
 /// Exports `src` to `url`; with `delete`, removes objects `src` does not hold.
 pub fn export(ws: &Workspace, src: &Path, url: &str, delete: bool) -> Result<ExitCode> {
-    let url = BucketUrl::parse(url)?;
-    let store = computer_bucket::open_store(&url)?;
     let started = Instant::now();
     let bar = Bar::new();
-    let stats = runtime()?.block_on(computer_bucket::export(
-        store,
-        &url,
+    let stats = computer_bucket::export_blocking(
         ws,
         src,
+        url,
         delete,
+        &BucketConfig::default(),
         &mut show(&bar),
-    ));
+    );
     bar.finish();
     let stats = stats.with_context(|| format!("export {} to {url}", src.display()))?;
     println!(
@@ -80,19 +64,13 @@ pub fn export(ws: &Workspace, src: &Path, url: &str, delete: bool) -> Result<Exi
 
 /// Uploads snapshot `name` to `url`.
 pub fn push(ws: &Workspace, name: &str, url: &str) -> Result<computer_bucket::PushStats> {
-    let url = BucketUrl::parse(url)?;
-    let store = computer_bucket::open_store(&url)?;
-    runtime()?
-        .block_on(computer_bucket::push(store, &url, ws, name))
+    computer_bucket::push_blocking(ws, name, url, &BucketConfig::default())
         .with_context(|| format!("snapshot push {name} {url}"))
 }
 
 /// Restores snapshot `name` from `url` into the new workspace file `path`.
 pub fn pull(name: &str, url: &str, path: &Path) -> Result<()> {
-    let url = BucketUrl::parse(url)?;
-    let store = computer_bucket::open_store(&url)?;
-    runtime()?
-        .block_on(computer_bucket::pull(store, &url, name, path))
+    computer_bucket::pull_blocking(name, url, path, &BucketConfig::default())
         .with_context(|| format!("snapshot pull {name} {url}"))?;
     Ok(())
 }
