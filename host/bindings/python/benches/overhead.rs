@@ -100,8 +100,8 @@ fn main() {
 
     println!("per-call p50, in-memory workspace (target: each binding within 20 µs of Rust)");
     println!(
-        "{:<24} {:>9} {:>11} {:>11} {:>11}",
-        "call", "Rust µs", "Python +µs", "Node +µs", "C +µs"
+        "{:<24} {:>9} {:>11} {:>11} {:>15} {:>11}",
+        "call", "Rust µs", "Python +µs", "Node +µs", "Node sync +µs", "C +µs"
     );
     let extra = |v: Option<(f64, f64)>, pick: fn((f64, f64)) -> f64, rust: f64| {
         v.map_or("not built".to_string(), |v| {
@@ -118,19 +118,25 @@ fn main() {
         ("read 1 KiB file", rust_read, py_read, |v: (f64, f64)| v.1),
     ] {
         println!(
-            "{name:<24} {rust:>9.1} {:>11.1} {:>11} {:>11}",
+            "{name:<24} {rust:>9.1} {:>11.1} {:>11} {:>15} {:>11}",
             py - rust,
-            extra(node, pick, rust),
+            extra(node.map(|n| n.0), pick, rust),
+            extra(node.map(|n| n.1), pick, rust),
             extra(c, pick, rust),
         );
     }
 }
 
+/// The numbers a timing program printed.
+fn numbers(stdout: &[u8]) -> Vec<f64> {
+    let text = String::from_utf8_lossy(stdout);
+    text.split_whitespace().map(|f| f.parse().unwrap()).collect()
+}
+
 /// The two numbers a timing program printed.
 fn two_numbers(stdout: &[u8]) -> (f64, f64) {
-    let text = String::from_utf8_lossy(stdout);
-    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().unwrap());
-    (fields.next().unwrap(), fields.next().unwrap())
+    let n = numbers(stdout);
+    (n[0], n[1])
 }
 
 const NODE: &str = r#"
@@ -151,12 +157,15 @@ async function p50 (n, f) {
   await ws.fs.writeFile('k.bin', Buffer.alloc(1024, 120))
   const e = await p50(Number(process.argv[1]), () => ws.exec('true', { backend: 'isolate' }))
   const r = await p50(Number(process.argv[2]), () => ws.fs.readFile('k.bin'))
-  console.log(e, r)
+  const es = await p50(Number(process.argv[1]), () => ws.execSync('true', { backend: 'isolate' }))
+  const rs = await p50(Number(process.argv[2]), () => ws.fs.readFileSync('k.bin'))
+  console.log(e, r, es, rs)
 })()
 "#;
 
-/// Node's p50s (µs) of the two calls, through the package as index.js gives it.
-fn node(deps: &Path, tmp: &Path) -> (f64, f64) {
+/// Node's p50s (µs) of the two calls, through the package as index.js gives it: awaiting
+/// the Promises, then the `...Sync` variants.
+fn node(deps: &Path, tmp: &Path) -> ((f64, f64), (f64, f64)) {
     let pkg = tmp.join("node");
     std::fs::create_dir_all(&pkg).unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../node");
@@ -174,7 +183,8 @@ fn node(deps: &Path, tmp: &Path) -> (f64, f64) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    two_numbers(&out.stdout)
+    let n = numbers(&out.stdout);
+    ((n[0], n[1]), (n[2], n[3]))
 }
 
 const C: &str = r#"

@@ -27,10 +27,8 @@ pub fn py_err(e: computer::Error) -> PyErr {
     match e.errno() {
         Some(errno) => os_error(errno, e.to_string()),
         None => match e {
-            computer::Error::Invalid(msg) if msg.starts_with("job limit") => {
-                limit_err_bare("jobs", msg)
-            }
-            computer::Error::Invalid(msg) => PyValueError::new_err(msg),
+            computer::Error::Limit { limit, message } => limit_err_bare(limit, message),
+            e if e.is_bad_input() => PyValueError::new_err(e.to_string()),
             e => ComputerError::new_err(e.to_string()),
         },
     }
@@ -77,6 +75,7 @@ pub fn limit_err(py: Python<'_>, limit: &str, message: String, result: Py<PyAny>
     err
 }
 
-fn limit_err_bare(limit: &str, message: String) -> PyErr {
+/// `LimitExceeded(message)` naming `limit`, with no result.
+pub fn limit_err_bare(limit: &str, message: String) -> PyErr {
     Python::attach(|py| limit_err(py, limit, message, py.None()))
 }

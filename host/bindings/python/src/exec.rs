@@ -123,23 +123,6 @@ pub fn request(command: &Bound<'_, PyAny>, o: ExecOptions<'_>) -> PyResult<ExecR
     Ok(req)
 }
 
-/// Runs `f` on a worker thread and waits with the GIL released; a signal (Ctrl-C) cancels
-/// `cancel`, waits for `f` to return, and raises. A command cannot be interrupted in the
-/// calling thread itself: Python runs signal handlers only between its own instructions.
-pub fn run_interruptible<T: Send + 'static>(
-    py: Python<'_>,
-    cancel: &CancelToken,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> PyResult<T> {
-    let (tx, rx) = mpsc::sync_channel(1);
-    let rx = Mutex::new(rx);
-    crate::worker::run(move || {
-        let _ = tx.send(f());
-    })
-    .map_err(|e| ComputerError::new_err(format!("start a command's thread: {e}")))?;
-    wait(py, &rx, cancel)
-}
-
 /// Waits for one message, cancelling on a signal (then still waiting for the message).
 fn wait<T: Send>(py: Python<'_>, rx: &Mutex<Receiver<T>>, cancel: &CancelToken) -> PyResult<T> {
     let recv = |timeout: Option<Duration>| {
@@ -174,7 +157,7 @@ pub fn exec(
     sink: Option<OutputSink>,
 ) -> PyResult<ExecResult> {
     let cancel = req.cancel.clone();
-    let out = run_interruptible(py, &cancel, move || target.run(req, sink))?;
+    let out = crate::interrupt::run(py, &cancel, move || target.run(req, sink))?;
     into_result(py, out.map_err(py_err)?)
 }
 
@@ -251,9 +234,12 @@ impl ExecStream {
         let sink: OutputSink = Arc::new(move |stream, data: &[u8]| {
             let _ = chunks.send(Message::Chunk(stream, data.to_vec()));
         });
-        crate::worker::run(move || {
-            let _ = tx.send(Message::Done(target.run(req, Some(sink))));
-        })
+        crate::worker::run(
+            move || target.run(req, Some(sink)),
+            move |out| {
+                let _ = tx.send(Message::Done(out));
+            },
+        )
         .map_err(|e| ComputerError::new_err(format!("start a command's thread: {e}")))?;
         Ok(ExecStream {
             rx: Mutex::new(rx),

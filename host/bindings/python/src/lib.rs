@@ -4,9 +4,11 @@
 //! released while the workspace works. The package around this module
 //! (`python/computer/`) adds the asyncio variants and the type stubs.
 
+mod buckets;
 mod errors;
 mod exec;
 mod fs;
+mod interrupt;
 mod jobs;
 mod remote;
 mod tools;
@@ -34,6 +36,7 @@ fn _computer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<remote::GitResult>()?;
     m.add_class::<remote::Net>()?;
     m.add_class::<tools::Tools>()?;
+    m.add_class::<buckets::BucketStats>()?;
     m.add("ComputerError", py.get_type::<errors::ComputerError>())?;
     m.add("LimitExceeded", py.get_type::<errors::LimitExceeded>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::errors::tool_err;
-use crate::exec::{aio, run_interruptible};
+use crate::exec::aio;
 use crate::jobs::Cancel;
 
 /// The tools over one workspace.
@@ -94,7 +94,7 @@ impl Tools {
             on_output: None,
             cancel: Some(cancel.clone()),
         };
-        run_interruptible(py, &cancel, move || kit.call_text(&name, args, context))?
+        crate::interrupt::run(py, &cancel, move || kit.call_text(&name, args, context))?
             .map_err(tool_err)
     }
 

@@ -7,6 +7,7 @@ use computer::Workspace as CoreWorkspace;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::buckets::{self, BucketStats};
 use crate::errors::py_err;
 use crate::exec::{ExecOptions, ExecResult, ExecStream, Target, aio, exec, request};
 use crate::fs::{BytesOrText, Fs};
@@ -253,6 +254,55 @@ with_exec_methods! {
             .detach(|| self.ws.export(src.as_ref(), &dest, &mut |_| {}))
             .map_err(py_err)?;
         Ok(stats.items())
+    }
+
+    /// Copies the objects under `url` (`s3://bucket/prefix`) into the folder `dest`, all or
+    /// nothing. The store's settings default to the host's AWS variables and secret store.
+    #[pyo3(signature = (url, dest = "/workspace", *, endpoint = None, region = None,
+        access_key_id = None, secret_access_key = None, allow_http = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn import_bucket(
+        &self,
+        py: Python<'_>,
+        url: &str,
+        dest: &str,
+        endpoint: Option<String>,
+        region: Option<String>,
+        access_key_id: Option<String>,
+        secret_access_key: Option<String>,
+        allow_http: bool,
+    ) -> PyResult<BucketStats> {
+        let config = buckets::config(endpoint, region, access_key_id, secret_access_key, allow_http);
+        let dest = self.ws.resolve(dest);
+        py.detach(|| computer_bucket::import_blocking(&self.ws, url, &dest, &config, &mut |_| {}))
+            .map(BucketStats::from)
+            .map_err(buckets::bucket_err)
+    }
+
+    /// Copies the folder `src` to `url` (`s3://bucket/prefix`), uploading only what changed;
+    /// with `delete=True`, objects under the prefix that `src` does not hold are removed.
+    #[pyo3(signature = (src, url, *, delete = false, endpoint = None, region = None,
+        access_key_id = None, secret_access_key = None, allow_http = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn export_bucket(
+        &self,
+        py: Python<'_>,
+        src: &str,
+        url: &str,
+        delete: bool,
+        endpoint: Option<String>,
+        region: Option<String>,
+        access_key_id: Option<String>,
+        secret_access_key: Option<String>,
+        allow_http: bool,
+    ) -> PyResult<BucketStats> {
+        let config = buckets::config(endpoint, region, access_key_id, secret_access_key, allow_http);
+        let src = self.ws.resolve(src);
+        py.detach(|| {
+            computer_bucket::export_blocking(&self.ws, &src, url, delete, &config, &mut |_| {})
+        })
+        .map(BucketStats::from)
+        .map_err(buckets::bucket_err)
     }
 
     /// The agent tools over this workspace (only the reading ones with `read_only=True`).

@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import time
+import urllib.request
 
 import pytest
 
@@ -62,6 +63,35 @@ def git_daemon(tmp_path):
     finally:
         daemon.kill()
         daemon.wait()
+
+
+@pytest.fixture(scope="session")
+def moto():
+    """A real S3-compatible server (moto, PyPI) on 127.0.0.1: yields a function that makes a
+    bucket and returns the store's keyword arguments for it."""
+    if shutil.which("moto_server") is None:
+        _skip("moto_server is not installed (python3 -m pip install 'moto[server]')")
+    port = _free_port()
+    server = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+        def bucket(name):
+            urllib.request.urlopen(urllib.request.Request(f"{endpoint}/{name}", method="PUT")).close()
+            return dict(endpoint=endpoint, region="us-east-1", access_key_id="test",
+                        secret_access_key="test", allow_http=True)
+
+        yield bucket
+    finally:
+        server.kill()
+        server.wait()
 
 
 def _skip(why):

@@ -106,6 +106,27 @@ def test_git_clone_from_a_real_daemon(ws, git_daemon):
     assert r.text == "# served\n", r.stderr
 
 
+def test_buckets_import_and_export(ws, moto):
+    store = moto("agent-data")
+    ws.fs.mkdir("out/sub", parents=True)
+    ws.fs.write_text("out/a.txt", "alpha\n")
+    ws.fs.write_text("out/sub/b.txt", "beta\n")
+    stats = ws.export_bucket("out", "s3://agent-data/run1", **store)
+    assert (stats.transferred, stats.bytes) == (2, 11)
+    # Unchanged files are not sent again.
+    assert ws.export_bucket("/workspace/out", "s3://agent-data/run1", **store).unchanged == 2
+    copy = computer.Workspace.memory()
+    assert copy.import_bucket("s3://agent-data/run1", "in", **store).transferred == 2
+    assert copy.fs.read_text("in/sub/b.txt") == "beta\n"
+    ws.fs.remove("out/a.txt")
+    assert ws.export_bucket("out", "s3://agent-data/run1", delete=True, **store).deleted == 1
+    with pytest.raises(ValueError, match="s3://"):
+        ws.import_bucket("http://agent-data/x", "in", **store)
+    with pytest.raises(computer.ComputerError, match="no-such-bucket"):
+        ws.import_bucket("s3://no-such-bucket/x", "in2", **store)
+    assert not ws.fs.exists("in2")
+
+
 # --- Python's own ---------------------------------------------------------------------
 
 def test_arguments_and_input(ws):
@@ -183,6 +204,45 @@ def test_ctrl_c_stops_the_running_command(ws):
     assert ws.fs.exists("started") and not ws.fs.exists("finished")
 
 
+def test_python_handles_ctrl_c_again_after_a_command(ws):
+    # exec takes SIGINT for its length only: after it, a Ctrl-C is Python's as before.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert ws.exec("echo hi").text == "hi\n"
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_commands_run_from_other_threads(ws):
+    results = []
+    threads = [threading.Thread(target=lambda i=i: results.append(ws.exec(f"echo {i}").text))
+               for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["0\n", "1\n", "2\n", "3\n"]
+
+
+def test_bad_input_is_a_value_error(ws):
+    with pytest.raises(ValueError, match="rule"):
+        ws.net.allow("not a rule at all")
+    with pytest.raises(OSError, match="NUL") as e:
+        ws.fs.read_text("a\0b")
+    assert e.value.errno == errno.EINVAL
+    jobs = [ws.spawn("sleep 60") for _ in range(16)]
+    try:
+        with pytest.raises(computer.LimitExceeded) as e:
+            ws.spawn("true")
+        assert e.value.limit == "jobs"
+    finally:
+        for job in jobs:
+            job.kill()
+
+
 def test_cancel_from_another_thread(ws):
     cancel = computer.Cancel()
     threading.Timer(0.3, cancel.cancel).start()
@@ -244,14 +304,15 @@ def test_the_example_agent_loop_runs():
 
 
 def test_a_forked_child_runs_commands(ws):
-    # multiprocessing forks on Linux: the child has the parent's idle worker list but not its
-    # threads, and must not hand a command to them.
-    ws.exec("true")
+    # multiprocessing forks on Linux: the child has the parent's idle stream workers in its
+    # list but not their threads, and must not hand a command to them.
+    assert [e.data for e in ws.exec_stream("echo parent") if e.kind == "stdout"] == [b"parent\n"]
     pid = os.fork()
     if pid == 0:
         try:
             r = ws.exec("echo child")
-            os._exit(0 if r.text == "child\n" else 1)
+            out = [e.data for e in ws.exec_stream("echo stream") if e.kind == "stdout"]
+            os._exit(0 if (r.text, out) == ("child\n", [b"stream\n"]) else 1)
         except BaseException:
             os._exit(2)
     for _ in range(600):

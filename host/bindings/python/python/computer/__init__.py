@@ -19,6 +19,7 @@ thread and stop the command when their task is cancelled.
 from __future__ import annotations
 
 from ._computer import (
+    BucketStats,
     Cancel,
     ComputerError,
     Entry,
@@ -40,6 +41,7 @@ from ._computer import (
 )
 
 __all__ = [
+    "BucketStats",
     "Cancel",
     "ComputerError",
     "Entry",

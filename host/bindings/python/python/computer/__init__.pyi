@@ -1,4 +1,5 @@
 from ._computer import (
+    BucketStats as BucketStats,
     Cancel as Cancel,
     ComputerError as ComputerError,
     Entry as Entry,

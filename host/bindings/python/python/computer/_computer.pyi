@@ -141,6 +141,13 @@ class Job:
     def wait(self, timeout: Optional[float] = None) -> Optional[int]: ...
     def kill(self) -> None: ...
 
+class BucketStats:
+    transferred: int
+    bytes: int
+    unchanged: int
+    deleted: int
+    skipped: list[str]
+
 class GitResult:
     status: int
     stdout: bytes
@@ -209,4 +216,27 @@ class Workspace(_Runs):
     def fork(self, name: str, path: Union[str, PathLike[str]]) -> Workspace: ...
     def import_path(self, src: Union[str, PathLike[str]], dest: str = "/workspace") -> int: ...
     def export_path(self, src: str, dest: Union[str, PathLike[str]]) -> int: ...
+    def import_bucket(
+        self,
+        url: str,
+        dest: str = "/workspace",
+        *,
+        endpoint: Optional[str] = None,
+        region: Optional[str] = None,
+        access_key_id: Optional[str] = None,
+        secret_access_key: Optional[str] = None,
+        allow_http: bool = False,
+    ) -> BucketStats: ...
+    def export_bucket(
+        self,
+        src: str,
+        url: str,
+        *,
+        delete: bool = False,
+        endpoint: Optional[str] = None,
+        region: Optional[str] = None,
+        access_key_id: Optional[str] = None,
+        secret_access_key: Optional[str] = None,
+        allow_http: bool = False,
+    ) -> BucketStats: ...
     def tools(self, read_only: bool = False) -> Tools: ...
