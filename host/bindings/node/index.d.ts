@@ -37,7 +37,7 @@ export type ExecEvent =
 export interface ComputerError extends Error {
   /** `ENOENT`, `EISDIR`... for a filesystem error; `ERR_COMPUTER_LIMIT`, `ERR_INVALID_ARG_VALUE`, `ERR_COMPUTER`. */
   code: string
-  /** The limit that stopped a command: `timeout`, `memory`, `output`, `instances`. */
+  /** The limit that stopped the call: `timeout`, `memory`, `output`, `instances` (a command), `jobs` (background commands at once), `file_size` (a bucket object). */
   limit?: string
   /** What the command wrote before a limit stopped it. */
   result?: ExecResult
@@ -56,6 +56,75 @@ export interface Fs {
   exists (path: string): Promise<boolean>
   mkdir (path: string): Promise<void>
   remove (path: string, options?: { recursive?: boolean }): Promise<void>
+  // On the calling thread, as Node's fs.*Sync: no Promise, the event loop waits.
+  readFileSync (path: string): Uint8Array
+  readTextSync (path: string): string
+  writeFileSync (path: string, data: string | Uint8Array): void
+  listSync (path: string): Entry[]
+  existsSync (path: string): boolean
+  mkdirSync (path: string): void
+  removeSync (path: string, options?: { recursive?: boolean }): void
+}
+
+export interface GitResult {
+  status: number
+  stdout: Uint8Array
+  stderr: Uint8Array
+  /** stdout as UTF-8. */
+  readonly text: string
+}
+
+export interface Git {
+  /** Runs `git ARGS` in `cwd` (default /workspace). */
+  run (args: string[], options?: { cwd?: string, env?: Record<string, string> }): Promise<GitResult>
+  /** Clones `url` into `dest`; rejects with git's message when it fails. */
+  clone (url: string, dest: string): Promise<void>
+}
+
+export interface Net {
+  /** Allows `rule` (`https://pypi.org`, `git://127.0.0.1:9418`, `all`) for `methods` (all by default): the policy after, as text. */
+  allow (rule: string, methods?: string[]): string
+  /** Refuses `rule` even where an allow rule covers it: the policy after, as text. */
+  deny (rule: string, methods?: string[]): string
+  /** `all`, `allow RULE` and `deny RULE` lines (empty: nothing is reachable). */
+  policy (): string
+}
+
+/** Where a bucket is and how to sign for it; unset: the host's AWS variables and secret store. */
+export interface StoreOptions {
+  endpoint?: string
+  region?: string
+  accessKeyId?: string
+  secretAccessKey?: string
+  /** Allow a plain-HTTP endpoint. */
+  allowHttp?: boolean
+}
+
+export interface BucketStats {
+  /** Objects downloaded or uploaded. */
+  transferred: number
+  bytes: number
+  /** Files already identical in the bucket (export). */
+  unchanged: number
+  /** Objects removed from the bucket (export with `delete`). */
+  deleted: number
+  /** Paths left out of an export: symbolic links, FIFOs, sockets, devices. */
+  skipped: string[]
+}
+
+/** A command running in the background. */
+export class Job {
+  readonly id: number
+  readonly command: string
+  /** The exit status once ended, else undefined; throws if it could not run. */
+  readonly status: number | undefined
+  readonly running: boolean
+  /** Output written since the last `read`. */
+  read (): { stdout: Uint8Array, stderr: Uint8Array }
+  /** Waits for the end (at most `timeoutMs`): the status, or undefined if it still runs. */
+  wait (timeoutMs?: number): Promise<number | undefined>
+  /** Ends it (status 130). */
+  kill (): void
 }
 
 /** A tool in the shape the AI SDK's `tool()` takes (wrap `inputSchema` with `jsonSchema()`). */
@@ -73,12 +142,28 @@ export class Tools {
   call (name: string, args: Record<string, unknown> | string, options?: { signal?: AbortSignal }): Promise<string>
 }
 
-export class Workspace {
+/** Runs commands: a workspace's fresh shell, or a session's lasting one. */
+export class Shell {
+  exec (command: string | string[], options?: ExecOptions): Promise<ExecResult>
+  /** As `exec`, on the calling thread: no Promise, the event loop waits (`signal` is not used). */
+  execSync (command: string | string[], options?: ExecOptions): ExecResult
+  execStream (command: string | string[], options?: ExecOptions): AsyncGenerator<ExecEvent, void, void>
+}
+
+/** A shell whose variables, functions and working directory last from one exec to the next. */
+export class Session extends Shell {}
+
+export class Workspace extends Shell {
   static open (path: string): Workspace
   static memory (): Workspace
   readonly fs: Fs
-  exec (command: string | string[], options?: ExecOptions): Promise<ExecResult>
-  execStream (command: string | string[], options?: ExecOptions): AsyncGenerator<ExecEvent, void, void>
+  readonly git: Git
+  readonly net: Net
+  session (): Session
+  spawn (command: string | string[], options?: ExecOptions): Job
+  jobs (): Job[]
+  importBucket (url: string, dest?: string, options?: StoreOptions): Promise<BucketStats>
+  exportBucket (src: string, url: string, options?: StoreOptions & { delete?: boolean }): Promise<BucketStats>
   snapshot (name: string): Promise<void>
   restore (name: string): Promise<void>
   fork (name: string, path: string): Promise<Workspace>

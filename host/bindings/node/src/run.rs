@@ -6,10 +6,11 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use computer::isolate::{CancelToken, OutputSink, Stream};
-use computer::{ExecOutput, ExecRequest, Workspace};
+use computer::{ExecOutput, ExecRequest};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use crate::exec::Target;
 use crate::reply::{Blocking, Reply};
 
 /// Stops the commands it is given to.
@@ -50,7 +51,7 @@ enum Message {
     Done(computer::Result<ExecOutput>),
 }
 
-/// A command started with `Workspace.start`: `next()` gives its chunks, then its exit.
+/// A command started with `Workspace.start` or `Session.start`: `next()` gives its chunks, then its exit.
 #[napi]
 pub struct Run {
     rx: Arc<Mutex<Receiver<Message>>>,
@@ -59,7 +60,7 @@ pub struct Run {
 
 impl Run {
     /// Starts `req` on its own thread, its output sent to the `Run`.
-    pub fn start(ws: Workspace, req: ExecRequest) -> Result<Run> {
+    pub fn start(target: Target, req: ExecRequest) -> Result<Run> {
         let (tx, rx) = mpsc::channel();
         let cancel = req.cancel.clone();
         let chunks = tx.clone();
@@ -69,7 +70,7 @@ impl Run {
         std::thread::Builder::new()
             .name("computer-exec".into())
             .spawn(move || {
-                let _ = tx.send(Message::Done(ws.exec_streaming(req, Some(sink))));
+                let _ = tx.send(Message::Done(target.run(req, Some(sink))));
             })
             .map_err(|e| Error::from_reason(format!("start a command's thread: {e}")))?;
         Ok(Run {

@@ -1,96 +1,39 @@
-//! The `Workspace` class: open one; its files, commands, snapshots, forks and tools. Every
-//! method that touches the workspace returns a Promise (index.js gives them their final
-//! shape).
+//! The `Workspace` class: open one; its files, commands, sessions, jobs, snapshots, forks
+//! and tools. Every method that touches the workspace returns a Promise, or with `sync` its
+//! reply (index.js gives them their final shape).
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use computer::ExecRequest;
 use computer_tools::Toolkit;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::reply::{Blocking, Reply, errno_name};
+use crate::exec::{ExecOptions, Job, Session, Target, invalid, request};
+use crate::reply::{Blocking, Call, Reply, errno_name};
 use crate::run::{Cancel, Run};
-
-/// How to run a command (all optional).
-#[napi(object)]
-pub struct ExecOptions {
-    /// Working directory (default /workspace).
-    pub cwd: Option<String>,
-    /// Environment variables; nothing is inherited from the host.
-    pub env: Option<std::collections::HashMap<String, String>>,
-    /// Standard input.
-    pub stdin: Option<Either<String, Buffer>>,
-    /// `auto` (default), `isolate` or `container`.
-    pub backend: Option<String>,
-    /// Time limit in milliseconds (default 60,000).
-    pub timeout_ms: Option<f64>,
-}
 
 /// A workspace: a persistent filesystem in one SQLite file, and the backends that run
 /// commands on it.
 #[napi]
 pub struct Workspace {
-    ws: computer::Workspace,
-}
-
-fn invalid(message: String) -> Error {
-    Error::new(Status::InvalidArg, message)
-}
-
-/// The request for `command` (bash source, or an argument list) with `options`.
-fn request(
-    command: Either<String, Vec<String>>,
-    options: Option<ExecOptions>,
-) -> Result<ExecRequest> {
-    let mut req = match command {
-        Either::A(script) => ExecRequest::script(script),
-        Either::B(argv) => ExecRequest::argv(argv),
-    };
-    let Some(o) = options else {
-        return Ok(req);
-    };
-    if let Some(cwd) = o.cwd {
-        req.cwd = cwd;
-    }
-    let mut env: Vec<(String, String)> = o.env.unwrap_or_default().into_iter().collect();
-    env.sort();
-    req.env = env;
-    req.stdin = match o.stdin {
-        Some(Either::A(text)) => text.into_bytes(),
-        Some(Either::B(bytes)) => bytes.to_vec(),
-        None => Vec::new(),
-    };
-    req.backend = o
-        .backend
-        .as_deref()
-        .unwrap_or("auto")
-        .parse()
-        .map_err(invalid)?;
-    if let Some(ms) = o.timeout_ms {
-        req.limits.timeout = Duration::try_from_secs_f64(ms / 1000.0)
-            .ok()
-            .filter(|t| !t.is_zero())
-            .ok_or_else(|| invalid(format!("timeoutMs {ms}: a positive number of milliseconds")))?;
-    }
-    Ok(req)
+    pub(crate) ws: computer::Workspace,
 }
 
 impl Workspace {
     /// A filesystem call on `path` (relative to /workspace), its error naming the path.
-    fn fs_task(
+    fn fs_call(
         &self,
         path: String,
+        sync: Option<bool>,
         f: impl FnOnce(
             &computer::Vfs,
             &std::path::Path,
         ) -> std::result::Result<Reply, computer::VfsError>
         + Send
         + 'static,
-    ) -> AsyncTask<Blocking> {
+    ) -> Call {
         let ws = self.ws.clone();
-        Blocking::task(move || {
+        Blocking::call(sync, move || {
             let path = ws.resolve(&path);
             f(ws.fs(), &path)
                 .unwrap_or_else(|source| Reply::error(&computer::Error::Fs { path, source }))
@@ -117,9 +60,9 @@ impl Workspace {
     }
 
     /// The file's bytes.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn read_file(&self, path: String) -> AsyncTask<Blocking> {
-        self.fs_task(path, |fs, p| {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn read_file(&self, path: String, sync: Option<bool>) -> Call {
+        self.fs_call(path, sync, |fs, p| {
             Ok(Reply {
                 data: Some(fs.read_file(p)?.into()),
                 ..Reply::done()
@@ -128,21 +71,26 @@ impl Workspace {
     }
 
     /// Writes `data` (text as UTF-8) as the whole file, making missing parent directories.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn write_file(&self, path: String, data: Either<String, Buffer>) -> AsyncTask<Blocking> {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn write_file(
+        &self,
+        path: String,
+        data: Either<String, Buffer>,
+        sync: Option<bool>,
+    ) -> Call {
         let bytes = match data {
             Either::A(text) => text.into_bytes(),
             Either::B(buf) => buf.to_vec(),
         };
-        self.fs_task(path, move |fs, p| {
+        self.fs_call(path, sync, move |fs, p| {
             fs.write_file(p, &bytes).map(|_| Reply::done())
         })
     }
 
     /// The names in a directory, a line each with its type: `NAME\tKIND`.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn list(&self, path: String) -> AsyncTask<Blocking> {
-        self.fs_task(path, |fs, p| {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn list(&self, path: String, sync: Option<bool>) -> Call {
+        self.fs_call(path, sync, |fs, p| {
             let text = fs
                 .read_dir(p)?
                 .iter()
@@ -156,9 +104,9 @@ impl Workspace {
     }
 
     /// Whether `path` exists.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn exists(&self, path: String) -> AsyncTask<Blocking> {
-        self.fs_task(path, |fs, p| {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn exists(&self, path: String, sync: Option<bool>) -> Call {
+        self.fs_call(path, sync, |fs, p| {
             Ok(Reply {
                 flag: Some(fs.exists(p)?),
                 ..Reply::done()
@@ -167,15 +115,17 @@ impl Workspace {
     }
 
     /// Makes a directory and its parents.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn mkdir(&self, path: String) -> AsyncTask<Blocking> {
-        self.fs_task(path, |fs, p| fs.create_dir_all(p).map(|_| Reply::done()))
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn mkdir(&self, path: String, sync: Option<bool>) -> Call {
+        self.fs_call(path, sync, |fs, p| {
+            fs.create_dir_all(p).map(|_| Reply::done())
+        })
     }
 
     /// Removes a file, or a tree with `recursive`.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn remove(&self, path: String, recursive: bool) -> AsyncTask<Blocking> {
-        self.fs_task(path, move |fs, p| {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn remove(&self, path: String, recursive: bool, sync: Option<bool>) -> Call {
+        self.fs_call(path, sync, move |fs, p| {
             match (recursive, fs.lstat(p)?.is_dir()) {
                 (true, _) => fs.remove_all(p),
                 (false, true) => fs.remove_dir(p),
@@ -186,22 +136,15 @@ impl Workspace {
     }
 
     /// Runs `command` and collects its output; `cancel` stops it.
-    #[napi(ts_return_type = "Promise<Reply>")]
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
     pub fn exec(
         &self,
         command: Either<String, Vec<String>>,
         options: Option<ExecOptions>,
         cancel: Option<&Cancel>,
-    ) -> Result<AsyncTask<Blocking>> {
-        let mut req = request(command, options)?;
-        if let Some(cancel) = cancel {
-            req.cancel = cancel.token();
-        }
-        let ws = self.ws.clone();
-        Ok(Blocking::task(move || match ws.exec(req) {
-            Ok(out) => Reply::exec(out),
-            Err(e) => Reply::error(&e),
-        }))
+        sync: Option<bool>,
+    ) -> Result<Call> {
+        Target::Workspace(self.ws.clone()).exec(command, options, cancel, sync)
     }
 
     /// Starts `command`; its output is read chunk by chunk from the `Run`.
@@ -212,38 +155,61 @@ impl Workspace {
         options: Option<ExecOptions>,
         cancel: Option<&Cancel>,
     ) -> Result<Run> {
-        let mut req = request(command, options)?;
-        if let Some(cancel) = cancel {
-            req.cancel = cancel.token();
-        }
-        Run::start(self.ws.clone(), req)
+        Target::Workspace(self.ws.clone()).start(command, options, cancel)
+    }
+
+    /// A session: execs that keep the shell's state between them.
+    #[napi]
+    pub fn session(&self) -> Session {
+        Session(Target::Session(Arc::new(self.ws.session())))
+    }
+
+    /// Starts `command` in the background: a `Job`, or a failed reply (the job limit).
+    #[napi]
+    pub fn spawn(
+        &self,
+        command: Either<String, Vec<String>>,
+        options: Option<ExecOptions>,
+    ) -> Result<Either<Job, Reply>> {
+        Ok(match self.ws.spawn(request(command, options)?) {
+            Ok(job) => Either::A(Job(job)),
+            Err(e) => Either::B(Reply::error(&e)),
+        })
+    }
+
+    /// The workspace's jobs, running and recently ended.
+    #[napi]
+    pub fn jobs(&self) -> Vec<Job> {
+        let mut jobs = self.ws.jobs();
+        jobs.sort_by_key(computer::Job::id);
+        jobs.into_iter().map(Job).collect()
     }
 
     /// Takes a snapshot named `name`.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn snapshot(&self, name: String) -> AsyncTask<Blocking> {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn snapshot(&self, name: String, sync: Option<bool>) -> Call {
         let ws = self.ws.clone();
-        Blocking::task(move || match ws.snapshot(&name) {
+        Blocking::call(sync, move || match ws.snapshot(&name) {
             Ok(_) => Reply::done(),
             Err(e) => Reply::error(&e),
         })
     }
 
     /// Puts the workspace back as it was at snapshot `name`.
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn restore(&self, name: String) -> AsyncTask<Blocking> {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn restore(&self, name: String, sync: Option<bool>) -> Call {
         let ws = self.ws.clone();
-        Blocking::task(move || match ws.restore(&name) {
+        Blocking::call(sync, move || match ws.restore(&name) {
             Ok(()) => Reply::done(),
             Err(e) => Reply::error(&e),
         })
     }
 
     /// Writes a new workspace file at `path` holding snapshot `name` (index.js opens it).
-    #[napi(ts_return_type = "Promise<Reply>")]
-    pub fn fork(&self, name: String, path: String) -> AsyncTask<Blocking> {
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn fork(&self, name: String, path: String, sync: Option<bool>) -> Call {
         let ws = self.ws.clone();
-        Blocking::task(move || match ws.fork(&name, &path) {
+        Blocking::call(sync, move || match ws.fork(&name, &path) {
             Ok(_) => Reply::done(),
             Err(e) => Reply::error(&e),
         })

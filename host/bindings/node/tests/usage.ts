@@ -1,6 +1,6 @@
 // Type-checked by tests/all.rs (tsc --strict): a program using the package's types as an
 // agent would, so that index.d.ts is held to what index.js gives.
-import { Workspace, ComputerError, ExecEvent } from '../index'
+import { Workspace, ComputerError, ExecEvent, Job, BucketStats } from '../index'
 
 async function main (): Promise<void> {
   const ws = Workspace.memory()
@@ -23,7 +23,16 @@ async function main (): Promise<void> {
     console.log(e.code, e.limit)
   }
   const copy: Workspace = await ws.fork('snap', '/tmp/copy.db')
-  console.log(text, status, names, out, copy)
+  const quick: string = ws.fs.readTextSync('notes.md') + ws.execSync('true').text
+  const session = ws.session()
+  const kept: number = (await session.exec('X=1')).status + session.execSync('echo $X').status
+  const job: Job = ws.spawn(['sleep', '1'], { timeoutMs: 5000 })
+  const ended: number | undefined = await job.wait(100)
+  const running: boolean = ws.jobs().some((j) => j.running)
+  const cloned: void = await ws.git.clone('git://127.0.0.1:9418/repo.git', 'repo')
+  const policy: string = ws.net.allow('git://127.0.0.1:9418', ['GET'])
+  const stats: BucketStats = await ws.exportBucket('out', 's3://b/p', { endpoint: 'http://127.0.0.1:9000', allowHttp: true, delete: true })
+  console.log(text, status, names, out, copy, quick, kept, ended, running, cloned, policy, stats.skipped.length)
 }
 
 void main()

@@ -127,3 +127,137 @@ test('arguments, input and bad options', async () => {
   await assert.rejects(ws.exec('true', { backend: 'vm' }), /backend "vm"/)
   await assert.rejects(async () => ws.exec('true', { timeoutMs: -1 }), /timeoutMs/)
 })
+
+test('the Sync variants run on this thread and throw the same errors', () => {
+  const ws = Workspace.memory()
+  ws.fs.mkdirSync('dir')
+  ws.fs.writeFileSync('dir/a.txt', 'alpha\n')
+  assert.equal(ws.fs.readTextSync('dir/a.txt'), 'alpha\n')
+  assert.deepEqual(ws.fs.listSync('dir'), [{ name: 'a.txt', kind: 'file' }])
+  assert.equal(ws.fs.existsSync('dir/a.txt'), true)
+  const r = ws.execSync('cat dir/a.txt; echo "$X" >&2', { env: { X: 'err' } })
+  assert.deepEqual([r.status, r.text, Buffer.from(r.stderr).toString()], [0, 'alpha\n', 'err\n'])
+  assert.throws(() => ws.fs.readFileSync('missing'), { code: 'ENOENT' })
+  assert.throws(() => ws.execSync('sleep 5', { timeoutMs: 200 }), { code: 'ERR_COMPUTER_LIMIT', limit: 'timeout' })
+  ws.fs.removeSync('dir', { recursive: true })
+  assert.equal(ws.fs.existsSync('dir'), false)
+})
+
+test('a session keeps the shell state; sessions are apart', async () => {
+  const ws = Workspace.memory()
+  const s = ws.session()
+  await s.exec('X=kept; cd /tmp; f() { echo "in f $1"; }')
+  assert.equal((await s.exec('echo "$X $PWD"; f 1')).text, 'kept /tmp\nin f 1\n')
+  assert.equal(s.execSync('echo $X').text, 'kept\n')
+  const chunks = []
+  for await (const ev of s.execStream('echo streamed $X')) if (ev.kind === 'stdout') chunks.push(Buffer.from(ev.data))
+  assert.equal(Buffer.concat(chunks).toString(), 'streamed kept\n')
+  assert.equal((await ws.session().exec('echo "[$X]"')).text, '[]\n')
+})
+
+test('jobs run in the background, up to the named limit', async () => {
+  const ws = Workspace.memory()
+  const job = ws.spawn('echo out; echo err >&2; exit 3')
+  assert.equal(await job.wait(60000), 3)
+  assert.equal(job.status, 3)
+  const logs = job.read()
+  assert.deepEqual([Buffer.from(logs.stdout).toString(), Buffer.from(logs.stderr).toString()], ['out\n', 'err\n'])
+  const sleepers = []
+  for (let i = 0; i < 16; i++) sleepers.push(ws.spawn('sleep 60'))
+  assert.equal(sleepers[0].running, true)
+  assert.equal(await sleepers[0].wait(50), undefined)
+  assert.throws(() => ws.spawn('true'), { code: 'ERR_COMPUTER_LIMIT', limit: 'jobs' })
+  for (const s of sleepers) s.kill()
+  for (const s of sleepers) assert.equal(await s.wait(), 130)
+  assert.deepEqual(ws.jobs().map((j) => j.id), [job.id, ...sleepers.map((s) => s.id)])
+  await assert.rejects(async () => sleepers[0].wait(NaN), /NaN/)
+})
+
+/** Outside CI, skips saying why; in CI the test fails instead. */
+function need (t, ok, why) {
+  if (ok) return true
+  if (process.env.CI) assert.fail(`CI needs this: ${why}`)
+  t.skip(why)
+  return false
+}
+
+function freePort () {
+  return new Promise((resolve) => {
+    const server = require('node:net').createServer()
+    server.listen(0, '127.0.0.1', () => { const { port } = server.address(); server.close(() => resolve(port)) })
+  })
+}
+
+async function waitForPort (port) {
+  for (let i = 0; i < 200; i++) {
+    const open = await new Promise((resolve) => {
+      const socket = require('node:net').connect(port, '127.0.0.1', () => { socket.end(); resolve(true) })
+      socket.on('error', () => resolve(false))
+    })
+    if (open) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${port}`)
+}
+
+const { spawnSync, spawn } = require('node:child_process')
+const have = (program, ...args) => spawnSync(program, args).status === 0
+
+test('git clones from a real daemon once the policy allows it', async (t) => {
+  if (!need(t, have('git', '--version'), 'no git on this machine')) return
+  const dir = fs.mkdtempSync(path.join(tmp, 'git-'))
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' }
+  const git = (...args) => assert.equal(spawnSync('git', args, { env }).status, 0, args.join(' '))
+  git('init', '-q', '-b', 'main', path.join(dir, 'work'))
+  fs.writeFileSync(path.join(dir, 'work', 'README.md'), '# served\n')
+  git('-C', path.join(dir, 'work'), 'add', '.')
+  git('-C', path.join(dir, 'work'), 'commit', '-qm', 'first')
+  git('clone', '-q', '--bare', path.join(dir, 'work'), path.join(dir, 'served', 'repo.git'))
+  const port = await freePort()
+  const execPath = spawnSync('git', ['--exec-path']).stdout.toString().trim()
+  const daemon = spawn(path.join(execPath, 'git-daemon'), ['--reuseaddr', '--export-all', '--listen=127.0.0.1', `--port=${port}`, `--base-path=${path.join(dir, 'served')}`, path.join(dir, 'served')], { stdio: 'ignore' })
+  try {
+    await waitForPort(port)
+    const ws = Workspace.memory()
+    const url = `git://127.0.0.1:${port}/repo.git`
+    await assert.rejects(ws.git.clone(url, '/workspace/repo'), /policy|not allowed|refused/)
+    assert.match(ws.net.allow(`git://127.0.0.1:${port}`), /allow/)
+    await ws.git.clone(url, '/workspace/repo')
+    assert.equal(await ws.fs.readText('repo/README.md'), '# served\n')
+    assert.equal((await ws.git.run(['log', '--format=%s'], { cwd: '/workspace/repo' })).text, 'first\n')
+    assert.equal(ws.net.deny('all'), '')
+    assert.equal(ws.net.policy(), '')
+    assert.throws(() => ws.net.allow('not a rule at all'), { code: 'ERR_INVALID_ARG_VALUE' })
+  } finally {
+    daemon.kill()
+  }
+})
+
+test('buckets: export to and import from a real S3 server', async (t) => {
+  if (!need(t, have('moto_server', '--help'), "moto_server is not installed (python3 -m pip install 'moto[server]')")) return
+  const port = await freePort()
+  const moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' })
+  try {
+    await waitForPort(port)
+    const endpoint = `http://127.0.0.1:${port}`
+    assert.equal((await fetch(`${endpoint}/node-data`, { method: 'PUT' })).ok, true)
+    const store = { endpoint, region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test', allowHttp: true }
+    const ws = Workspace.memory()
+    await ws.fs.mkdir('out/sub')
+    await ws.fs.writeFile('out/a.txt', 'alpha\n')
+    await ws.fs.writeFile('out/sub/b.txt', 'beta\n')
+    const sent = await ws.exportBucket('out', 's3://node-data/run1', store)
+    assert.deepEqual([sent.transferred, sent.bytes, sent.unchanged], [2, 11, 0])
+    assert.equal((await ws.exportBucket('out', 's3://node-data/run1', store)).unchanged, 2)
+    const copy = Workspace.memory()
+    assert.equal((await copy.importBucket('s3://node-data/run1', 'in', store)).transferred, 2)
+    assert.equal(await copy.fs.readText('in/sub/b.txt'), 'beta\n')
+    await ws.fs.remove('out/a.txt')
+    assert.equal((await ws.exportBucket('out', 's3://node-data/run1', { ...store, delete: true })).deleted, 1)
+    await assert.rejects(ws.importBucket('http://node-data/x', 'in', store), { code: 'ERR_INVALID_ARG_VALUE' })
+    await assert.rejects(ws.importBucket('s3://no-such-bucket/x', 'in2', store), { code: 'ERR_COMPUTER' })
+    assert.equal(await ws.fs.exists('in2'), false)
+  } finally {
+    moto.kill()
+  }
+})
