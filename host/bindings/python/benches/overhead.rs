@@ -130,7 +130,9 @@ fn main() {
 /// The numbers a timing program printed.
 fn numbers(stdout: &[u8]) -> Vec<f64> {
     let text = String::from_utf8_lossy(stdout);
-    text.split_whitespace().map(|f| f.parse().unwrap()).collect()
+    text.split_whitespace()
+        .map(|f| f.parse().unwrap())
+        .collect()
 }
 
 /// The two numbers a timing program printed.
