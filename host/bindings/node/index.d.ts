@@ -164,6 +164,10 @@ export class Workspace extends Shell {
   jobs (): Job[]
   importBucket (url: string, dest?: string, options?: StoreOptions): Promise<BucketStats>
   exportBucket (src: string, url: string, options?: StoreOptions & { delete?: boolean }): Promise<BucketStats>
+  /** Uploads snapshot `name` (taken now if there is none) to `url`: only the chunks the bucket lacks. */
+  pushSnapshot (name: string, url: string, options?: StoreOptions): Promise<{ entries: number, chunks: number, chunksUploaded: number, bytesUploaded: number }>
+  /** A new workspace file at `path` rebuilt from snapshot `name` in `url`. */
+  static pullSnapshot (name: string, url: string, path: string, options?: StoreOptions): Promise<Workspace>
   snapshot (name: string): Promise<void>
   restore (name: string): Promise<void>
   fork (name: string, path: string): Promise<Workspace>

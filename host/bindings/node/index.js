@@ -229,6 +229,17 @@ class Workspace extends Shell {
     return JSON.parse(unwrap(await this._native.exportBucket(src, url, !!options.delete, storeOptions(options))).text)
   }
 
+  /** Uploads snapshot `name` (taken now if there is none) to `url`, only the chunks the bucket lacks. */
+  async pushSnapshot (name, url, options = {}) {
+    return JSON.parse(unwrap(await this._native.pushSnapshot(name, url, storeOptions(options))).text)
+  }
+
+  /** A new workspace file at `path` rebuilt from snapshot `name` in `url`. */
+  static async pullSnapshot (name, url, path, options = {}) {
+    unwrap(await native.Workspace.pullSnapshot(name, url, path, storeOptions(options)))
+    return Workspace.open(path)
+  }
+
   async snapshot (name) { unwrap(await this._native.snapshot(name)) }
   async restore (name) { unwrap(await this._native.restore(name)) }
 

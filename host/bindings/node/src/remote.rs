@@ -7,6 +7,22 @@ use napi_derive::napi;
 use crate::reply::{Blocking, Call, Reply, errno_name};
 use crate::workspace::Workspace;
 
+/// A bucket error as a reply with a `code`.
+fn bucket_error(e: BucketError) -> Reply {
+    let text = e.to_string();
+    match e {
+        BucketError::Url(_) | BucketError::BadKeys(_) => Reply::fail("ERR_INVALID_ARG_VALUE", text),
+        BucketError::Refused(_) => Reply::fail("EACCES", text),
+        BucketError::TooLarge { .. } => Reply {
+            limit: Some("file_size".into()),
+            ..Reply::fail("ERR_COMPUTER_LIMIT", text)
+        },
+        BucketError::Core(e) => Reply::error(&e),
+        BucketError::Workspace { source, .. } => Reply::fail(errno_name(source.errno()), text),
+        _ => Reply::fail("ERR_COMPUTER", text),
+    }
+}
+
 /// Where a bucket is and how to sign for it; unset: the host's AWS variables and secret
 /// store.
 #[napi(object)]
@@ -53,24 +69,7 @@ fn bucket_reply(out: computer_bucket::Result<BucketStats>) -> Reply {
             ),
             ..Reply::done()
         },
-        Err(e) => {
-            let text = e.to_string();
-            match e {
-                BucketError::Url(_) | BucketError::BadKeys(_) => {
-                    Reply::fail("ERR_INVALID_ARG_VALUE", text)
-                }
-                BucketError::Refused(_) => Reply::fail("EACCES", text),
-                BucketError::TooLarge { .. } => Reply {
-                    limit: Some("file_size".into()),
-                    ..Reply::fail("ERR_COMPUTER_LIMIT", text)
-                },
-                BucketError::Core(e) => Reply::error(&e),
-                BucketError::Workspace { source, .. } => {
-                    Reply::fail(errno_name(source.errno()), text)
-                }
-                _ => Reply::fail("ERR_COMPUTER", text),
-            }
-        }
+        Err(e) => bucket_error(e),
     }
 }
 
@@ -151,6 +150,56 @@ impl Workspace {
                 &config,
                 &mut |_| {},
             ))
+        })
+    }
+
+    /// Uploads snapshot `name` (taken now if there is none) to `url` as content-addressed
+    /// chunks, only those the bucket lacks: the counts as JSON.
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn push_snapshot(
+        &self,
+        name: String,
+        url: String,
+        store: Option<BucketOptions>,
+        sync: Option<bool>,
+    ) -> Call {
+        let ws = self.ws.clone();
+        let config = config(store);
+        Blocking::call(sync, move || {
+            match computer_bucket::push_blocking(&ws, &name, &url, &config) {
+                Ok(s) => Reply {
+                    text: Some(
+                        serde_json::json!({
+                            "entries": s.entries,
+                            "chunks": s.chunks,
+                            "chunksUploaded": s.chunks_uploaded,
+                            "bytesUploaded": s.bytes_uploaded,
+                        })
+                        .to_string(),
+                    ),
+                    ..Reply::done()
+                },
+                Err(e) => bucket_error(e),
+            }
+        })
+    }
+
+    /// Writes a new workspace file at `path` rebuilt from snapshot `name` in `url` (index.js
+    /// opens it).
+    #[napi(ts_return_type = "Promise<Reply> | Reply")]
+    pub fn pull_snapshot(
+        name: String,
+        url: String,
+        path: String,
+        store: Option<BucketOptions>,
+        sync: Option<bool>,
+    ) -> Call {
+        let config = config(store);
+        Blocking::call(sync, move || {
+            match computer_bucket::pull_blocking(&name, &url, path.as_ref(), &config) {
+                Ok(_) => Reply::done(),
+                Err(e) => bucket_error(e),
+            }
         })
     }
 

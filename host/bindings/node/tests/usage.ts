@@ -32,7 +32,9 @@ async function main (): Promise<void> {
   const cloned: void = await ws.git.clone('git://127.0.0.1:9418/repo.git', 'repo')
   const policy: string = ws.net.allow('git://127.0.0.1:9418', ['GET'])
   const stats: BucketStats = await ws.exportBucket('out', 's3://b/p', { endpoint: 'http://127.0.0.1:9000', allowHttp: true, delete: true })
-  console.log(text, status, names, out, copy, quick, kept, ended, running, cloned, policy, stats.skipped.length)
+  const pushed: number = (await ws.pushSnapshot('v1', 's3://b/snaps')).chunksUploaded
+  const pulled: Workspace = await Workspace.pullSnapshot('v1', 's3://b/snaps', '/tmp/pulled.db', { region: 'us-east-1' })
+  console.log(text, status, names, out, copy, quick, kept, ended, running, cloned, policy, stats.skipped.length, pushed, pulled)
 }
 
 void main()

@@ -257,6 +257,12 @@ test('buckets: export to and import from a real S3 server', async (t) => {
     await assert.rejects(ws.importBucket('http://node-data/x', 'in', store), { code: 'ERR_INVALID_ARG_VALUE' })
     await assert.rejects(ws.importBucket('s3://no-such-bucket/x', 'in2', store), { code: 'ERR_COMPUTER' })
     assert.equal(await ws.fs.exists('in2'), false)
+    // Snapshots: pushed as chunks, pulled into a new workspace file.
+    const pushed = await ws.pushSnapshot('v1', 's3://node-data/snaps', store)
+    assert.ok(pushed.chunksUploaded >= 1, JSON.stringify(pushed))
+    assert.equal((await ws.pushSnapshot('v1', 's3://node-data/snaps', store)).chunksUploaded, 0)
+    const pulled = await Workspace.pullSnapshot('v1', 's3://node-data/snaps', path.join(tmp, 'pulled.db'), store)
+    assert.equal(await pulled.fs.readText('out/sub/b.txt'), 'beta\n')
   } finally {
     moto.kill()
   }

@@ -3,9 +3,10 @@
 //! credentials come from the keyword arguments, else the host's AWS variables and secret
 //! store, as for the CLI.
 
-use computer_bucket::{BucketConfig, BucketError, BucketStats as Stats};
-use pyo3::exceptions::{PyPermissionError, PyValueError};
+use computer_bucket::{BucketConfig, BucketError, BucketStats as Stats, PushStats};
+use pyo3::exceptions::{PyPermissionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::errors::{ComputerError, limit_err_bare, os_error, py_err};
 
@@ -54,22 +55,37 @@ impl From<Stats> for BucketStats {
     }
 }
 
-/// The store's settings from the keyword arguments (`None`: the host's).
-pub fn config(
-    endpoint: Option<String>,
-    region: Option<String>,
-    access_key_id: Option<String>,
-    secret_access_key: Option<String>,
-    allow_http: bool,
-) -> BucketConfig {
-    BucketConfig {
-        endpoint,
-        region,
-        access_key_id,
-        secret_access_key,
-        allow_http,
-        ..BucketConfig::default()
+/// The store's settings from the keyword arguments (none: the host's).
+pub fn config(store: Option<&Bound<'_, PyDict>>) -> PyResult<BucketConfig> {
+    let mut config = BucketConfig::default();
+    for (key, value) in store.into_iter().flatten() {
+        let key: String = key.extract()?;
+        let text = || -> PyResult<Option<String>> { value.extract() };
+        match key.as_str() {
+            "endpoint" => config.endpoint = text()?,
+            "region" => config.region = text()?,
+            "access_key_id" => config.access_key_id = text()?,
+            "secret_access_key" => config.secret_access_key = text()?,
+            "allow_http" => config.allow_http = value.is_truthy()?,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected keyword argument {key:?} (the store takes endpoint, region, \
+                     access_key_id, secret_access_key, allow_http)"
+                )));
+            }
+        }
     }
+    Ok(config)
+}
+
+/// What a snapshot push did, as a dict.
+pub fn push_stats<'py>(py: Python<'py>, s: &PushStats) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("entries", s.entries)?;
+    out.set_item("chunks", s.chunks)?;
+    out.set_item("chunks_uploaded", s.chunks_uploaded)?;
+    out.set_item("bytes_uploaded", s.bytes_uploaded)?;
+    Ok(out)
 }
 
 /// A bucket error as a Python exception: a bad address or key `ValueError`, a refusal

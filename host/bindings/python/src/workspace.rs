@@ -257,22 +257,17 @@ with_exec_methods! {
     }
 
     /// Copies the objects under `url` (`s3://bucket/prefix`) into the folder `dest`, all or
-    /// nothing. The store's settings default to the host's AWS variables and secret store.
-    #[pyo3(signature = (url, dest = "/workspace", *, endpoint = None, region = None,
-        access_key_id = None, secret_access_key = None, allow_http = false))]
-    #[allow(clippy::too_many_arguments)]
+    /// nothing. `store`: `endpoint`, `region`, `access_key_id`, `secret_access_key`,
+    /// `allow_http`; unset, the host's AWS variables and secret store.
+    #[pyo3(signature = (url, dest = "/workspace", **store))]
     fn import_bucket(
         &self,
         py: Python<'_>,
         url: &str,
         dest: &str,
-        endpoint: Option<String>,
-        region: Option<String>,
-        access_key_id: Option<String>,
-        secret_access_key: Option<String>,
-        allow_http: bool,
+        store: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<BucketStats> {
-        let config = buckets::config(endpoint, region, access_key_id, secret_access_key, allow_http);
+        let config = buckets::config(store)?;
         let dest = self.ws.resolve(dest);
         py.detach(|| computer_bucket::import_blocking(&self.ws, url, &dest, &config, &mut |_| {}))
             .map(BucketStats::from)
@@ -281,28 +276,57 @@ with_exec_methods! {
 
     /// Copies the folder `src` to `url` (`s3://bucket/prefix`), uploading only what changed;
     /// with `delete=True`, objects under the prefix that `src` does not hold are removed.
-    #[pyo3(signature = (src, url, *, delete = false, endpoint = None, region = None,
-        access_key_id = None, secret_access_key = None, allow_http = false))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (src, url, *, delete = false, **store))]
     fn export_bucket(
         &self,
         py: Python<'_>,
         src: &str,
         url: &str,
         delete: bool,
-        endpoint: Option<String>,
-        region: Option<String>,
-        access_key_id: Option<String>,
-        secret_access_key: Option<String>,
-        allow_http: bool,
+        store: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<BucketStats> {
-        let config = buckets::config(endpoint, region, access_key_id, secret_access_key, allow_http);
+        let config = buckets::config(store)?;
         let src = self.ws.resolve(src);
         py.detach(|| {
             computer_bucket::export_blocking(&self.ws, &src, url, delete, &config, &mut |_| {})
         })
         .map(BucketStats::from)
         .map_err(buckets::bucket_err)
+    }
+
+    /// Uploads snapshot `name` (taken now if there is none) to `url` as content-addressed
+    /// chunks, sending only those the bucket lacks: a dict of counts.
+    #[pyo3(signature = (name, url, **store))]
+    fn push_snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        url: &str,
+        store: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let config = buckets::config(store)?;
+        let stats = py
+            .detach(|| computer_bucket::push_blocking(&self.ws, name, url, &config))
+            .map_err(buckets::bucket_err)?;
+        buckets::push_stats(py, &stats)
+    }
+
+    /// A new workspace file at `path` rebuilt from snapshot `name` in `url` (every chunk's
+    /// hash checked).
+    #[staticmethod]
+    #[pyo3(signature = (name, url, path, **store))]
+    fn pull_snapshot(
+        py: Python<'_>,
+        name: &str,
+        url: &str,
+        path: std::path::PathBuf,
+        store: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Workspace> {
+        let config = buckets::config(store)?;
+        let ws = py
+            .detach(|| computer_bucket::pull_blocking(name, url, &path, &config))
+            .map_err(buckets::bucket_err)?;
+        Workspace::wrap(py, ws)
     }
 
     /// The agent tools over this workspace (only the reading ones with `read_only=True`).

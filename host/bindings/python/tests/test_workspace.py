@@ -125,6 +125,21 @@ def test_buckets_import_and_export(ws, moto):
     with pytest.raises(computer.ComputerError, match="no-such-bucket"):
         ws.import_bucket("s3://no-such-bucket/x", "in2", **store)
     assert not ws.fs.exists("in2")
+    with pytest.raises(TypeError, match="endpont"):
+        ws.import_bucket("s3://agent-data/run1", "in3", endpont="http://127.0.0.1:1")
+
+
+def test_snapshots_pushed_to_and_pulled_from_a_bucket(ws, moto, tmp_path):
+    store = moto("agent-snaps")
+    ws.fs.write_text("state.txt", "v1\n")
+    pushed = ws.push_snapshot("v1", "s3://agent-snaps/team", **store)
+    assert pushed["chunks_uploaded"] >= 1 and pushed["entries"] >= 2
+    # The chunks are there already: a second push sends only the manifest.
+    assert ws.push_snapshot("v1", "s3://agent-snaps/team", **store)["chunks_uploaded"] == 0
+    copy = computer.Workspace.pull_snapshot("v1", "s3://agent-snaps/team", tmp_path / "copy.db", **store)
+    assert copy.fs.read_text("state.txt") == "v1\n"
+    with pytest.raises(computer.ComputerError, match="exists"):
+        computer.Workspace.pull_snapshot("v1", "s3://agent-snaps/team", tmp_path / "copy.db", **store)
 
 
 # --- Python's own ---------------------------------------------------------------------

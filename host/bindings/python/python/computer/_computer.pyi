@@ -1,7 +1,9 @@
 """Type stubs of the extension module (the Rust side of ``computer``)."""
 
 from os import PathLike
-from typing import Any, AsyncIterator, Iterator, Literal, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Iterator, Literal, Optional, Sequence, TypedDict, Union
+
+from typing_extensions import Unpack
 
 Backend = Literal["auto", "isolate", "container"]
 Command = Union[str, Sequence[str]]
@@ -141,6 +143,14 @@ class Job:
     def wait(self, timeout: Optional[float] = None) -> Optional[int]: ...
     def kill(self) -> None: ...
 
+class Store(TypedDict, total=False):
+    """Where a bucket is and how to sign for it; unset: the host's AWS variables and secret store."""
+    endpoint: str
+    region: str
+    access_key_id: str
+    secret_access_key: str
+    allow_http: bool
+
 class BucketStats:
     transferred: int
     bytes: int
@@ -216,27 +226,9 @@ class Workspace(_Runs):
     def fork(self, name: str, path: Union[str, PathLike[str]]) -> Workspace: ...
     def import_path(self, src: Union[str, PathLike[str]], dest: str = "/workspace") -> int: ...
     def export_path(self, src: str, dest: Union[str, PathLike[str]]) -> int: ...
-    def import_bucket(
-        self,
-        url: str,
-        dest: str = "/workspace",
-        *,
-        endpoint: Optional[str] = None,
-        region: Optional[str] = None,
-        access_key_id: Optional[str] = None,
-        secret_access_key: Optional[str] = None,
-        allow_http: bool = False,
-    ) -> BucketStats: ...
-    def export_bucket(
-        self,
-        src: str,
-        url: str,
-        *,
-        delete: bool = False,
-        endpoint: Optional[str] = None,
-        region: Optional[str] = None,
-        access_key_id: Optional[str] = None,
-        secret_access_key: Optional[str] = None,
-        allow_http: bool = False,
-    ) -> BucketStats: ...
+    def import_bucket(self, url: str, dest: str = "/workspace", **store: Unpack[Store]) -> BucketStats: ...
+    def export_bucket(self, src: str, url: str, *, delete: bool = False, **store: Unpack[Store]) -> BucketStats: ...
+    def push_snapshot(self, name: str, url: str, **store: Unpack[Store]) -> dict[str, int]: ...
+    @staticmethod
+    def pull_snapshot(name: str, url: str, path: Union[str, PathLike[str]], **store: Unpack[Store]) -> Workspace: ...
     def tools(self, read_only: bool = False) -> Tools: ...
