@@ -1,8 +1,9 @@
 //! Runs the Python binding's pytest suite (`tests/test_*.py`) against the extension module
 //! cargo just built: the module and `python/computer/` are laid out as maturin installs
 //! them, in a temporary directory on `PYTHONPATH`. `cargo test --workspace` so runs the
-//! Python tests too, with no other build. Without pytest the test says so and passes,
-//! except in CI (`CI` set), where it fails.
+//! Python tests too, with no other build. It also type-checks `tests/usage.py` against the
+//! stubs with mypy. Without pytest or mypy a test says so and passes, except in CI (`CI`
+//! set), where it fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,21 +40,53 @@ fn package(dir: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
-fn have_pytest() -> bool {
-    Command::new("python3")
-        .args(["-c", "import pytest"])
+/// Whether python3 can import `module`; if not, says so (and fails in CI).
+fn have(module: &str) -> bool {
+    let here = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    if !here {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs python3 with {module} (`python3 -m pip install {module}`)"
+        );
+        println!("skipped: no python3 with {module} here (`python3 -m pip install {module}`)");
+    }
+    here
+}
+
+#[test]
+fn type_stubs_check_under_mypy() {
+    if !have("mypy") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let path = package(tmp.path());
+    let usage = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/usage.py");
+    let out = Command::new("python3")
+        .args([
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir=/dev/null",
+        ])
+        .arg(&usage)
+        .env("MYPYPATH", &path)
+        .current_dir(tmp.path())
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "mypy --strict tests/usage.py:\n{stdout}"
+    );
 }
 
 #[test]
 fn pytest_suite_passes() {
-    if !have_pytest() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs python3 with pytest (`python3 -m pip install pytest`)"
-        );
-        println!("skipped: no python3 with pytest here (`python3 -m pip install pytest`)");
+    if !have("pytest") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
