@@ -143,8 +143,20 @@ class Job {
   get running () { const r = this._job.state(); return r.ok && r.status == null }
   /** Output written since the last `read`. */
   read () { const r = this._job.read(); return { stdout: r.stdout, stderr: r.stderr } }
-  /** Waits for it to end (at most `timeoutMs`): its status, or `undefined` if it still runs. */
-  async wait (timeoutMs) { return unwrap(await this._job.wait(timeoutMs)).status ?? undefined }
+  /**
+   * Waits for it to end (at most `timeoutMs`): its status, or `undefined` if it still runs.
+   * Waits in slices of at most 100 ms, so a long wait does not keep a pool thread.
+   */
+  async wait (timeoutMs = Infinity) {
+    if (Number.isNaN(timeoutMs)) throw new TypeError('timeoutMs NaN: a number of milliseconds')
+    const end = Date.now() + Math.max(0, timeoutMs)
+    for (;;) {
+      const slice = Math.min(100, Math.max(0, end - Date.now()))
+      const status = unwrap(await this._job.wait(slice)).status
+      if (status != null) return status
+      if (Date.now() >= end) return undefined
+    }
+  }
   /** Ends it (status 130). */
   kill () { this._job.kill() }
 }

@@ -195,8 +195,8 @@ impl Job {
         }
     }
 
-    /// Waits for it to end, at most `timeout_ms` (none: until it ends; the wait holds one of
-    /// libuv's pool threads).
+    /// Waits for it to end, at most `timeout_ms` (none: until it ends), holding one of libuv's
+    /// pool threads meanwhile: index.js waits in short slices.
     #[napi(ts_return_type = "Promise<Reply>")]
     pub fn wait(&self, timeout_ms: Option<f64>) -> Result<AsyncTask<Blocking>> {
         let timeout = match timeout_ms {

@@ -267,3 +267,15 @@ test('buckets: export to and import from a real S3 server', async (t) => {
     moto.kill()
   }
 })
+
+test('waiting for jobs does not hold the pool: other calls go on', { timeout: 60000 }, async () => {
+  const ws = Workspace.memory()
+  // More waits than libuv has pool threads (4), for jobs that end only once an exec has run:
+  // were each wait to hold a pool thread until its job ended, the exec would never run.
+  const jobs = []
+  for (let i = 0; i < 6; i++) jobs.push(ws.spawn('until [ -e go ]; do sleep 0.05; done'))
+  const waits = jobs.map((j) => j.wait())
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.equal((await ws.exec('touch go && echo went')).text, 'went\n')
+  assert.deepEqual(await Promise.all(waits), [0, 0, 0, 0, 0, 0])
+})
