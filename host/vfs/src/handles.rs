@@ -9,7 +9,7 @@ use crate::content::copy_overlap;
 use crate::error::{Result, VfsError};
 use crate::tx::Tx;
 use crate::types::{ChangeKind, Fh, FileType, Ino, OpenFlags, Stat};
-use crate::vfs::{Inner, Vfs};
+use crate::vfs::{Inner, Vfs, from_cache};
 
 /// The most one `read` call returns (a short read, as POSIX allows): callers such as guests
 /// may ask for any length, and a sparse file can be far larger than memory.
@@ -120,7 +120,10 @@ impl Vfs {
     pub fn open_file(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
         let st = {
             let mut inner = self.lock()?;
-            self.read_locked(&mut inner, |tx| tx.stat(ino))?
+            match from_cache(&mut inner, |c| c.attr(ino).cloned()) {
+                Some(st) => st,
+                None => self.read_locked(&mut inner, |tx| tx.stat(ino))?,
+            }
         };
         self.open_stat(&st, flags)
     }
@@ -171,6 +174,14 @@ impl Vfs {
         let ino = handle.ino;
         let len = len.min(MAX_READ);
         let pending = inner.files.files.get(&ino).and_then(|f| f.size);
+        // At the end of a file nothing changed since: no transaction (a program reads a
+        // small file to the empty read that says it ended).
+        if pending.is_none()
+            && from_cache(&mut inner, |c| c.attr(ino).cloned())
+                .is_some_and(|st| st.kind == FileType::File && offset >= st.size)
+        {
+            return Ok(Vec::new());
+        }
         // One transaction: the size and the bytes are read from the same snapshot.
         let (mut st, cs, mut out) = self.read_locked(&mut inner, |tx| {
             let st = tx.stat(ino)?;
@@ -426,6 +437,7 @@ fn commit(
     }
     tx.touch(ino)?;
     if let Some(mtime) = mtime {
+        tx.touched_ino(ino);
         tx.conn
             .prepare_cached("UPDATE inodes SET mtime = ?2 WHERE ino = ?1")?
             .execute((ino, mtime))?;

@@ -34,6 +34,9 @@ pub enum XattrMode {
     Replace,
 }
 
+/// Listings longer than this are not put in the lookup cache (it would push out the rest).
+const LISTING_KEPT: usize = 1024;
+
 impl Tx<'_> {
     /// Checks that `name` may be created in directory `parent`.
     fn check_new_entry(&self, parent: Ino, name: &[u8]) -> Result<()> {
@@ -125,6 +128,7 @@ impl Tx<'_> {
         let mode = kind.mode_bits() | (perm & 0o7777);
         let ino = self.new_inode(parent, name, mode, owner, 1)?;
         if matches!(kind, FileType::CharDevice | FileType::BlockDevice) && rdev != 0 {
+            self.touched_ino(ino);
             self.conn
                 .prepare_cached("UPDATE inodes SET rdev = ?2 WHERE ino = ?1")?
                 .execute((ino, rdev as i64))?;
@@ -335,6 +339,8 @@ impl Tx<'_> {
             return Err(VfsError::Invalid("cannot move a directory into itself"));
         }
         self.paths_moved();
+        self.touched_name(parent, name);
+        self.touched_name(new_parent, new_name);
         self.conn
             .prepare_cached("UPDATE dentries SET ino = ?3 WHERE parent = ?1 AND name = ?2")?
             .execute((parent, name, dst))?;
@@ -359,6 +365,23 @@ impl Tx<'_> {
     }
 
     pub(crate) fn readdir(&self, ino: Ino) -> Result<Vec<DirEntry>> {
+        if self.cache.is_some() {
+            // In a read transaction: with every entry's attributes, which go to the cache,
+            // since a listing is mostly followed by a stat or an open of what it lists
+            // (`ls -l`, `find`, `grep -r`, `git status`).
+            let entries = self.readdir_stat(ino)?;
+            if entries.len() <= LISTING_KEPT {
+                crate::cache::put_listing(self.cache, ino, &entries);
+            }
+            return Ok(entries
+                .into_iter()
+                .map(|(name, st)| DirEntry {
+                    name: OsString::from_vec(name),
+                    ino: st.ino,
+                    kind: st.kind,
+                })
+                .collect());
+        }
         self.dir_stat(ino)?;
         let mut stmt = self.conn.prepare_cached(
             "SELECT d.name, d.ino, (SELECT mode FROM inodes WHERE ino = d.ino) FROM dentries d
@@ -376,6 +399,7 @@ impl Tx<'_> {
 
     pub(crate) fn setattr(&mut self, ino: Ino, attr: &SetAttr) -> Result<Stat> {
         let st = self.stat(ino)?;
+        self.touched_ino(ino);
         if let Some(perm) = attr.perm {
             self.conn
                 .prepare_cached("UPDATE inodes SET mode = ?2 WHERE ino = ?1")?

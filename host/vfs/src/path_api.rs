@@ -36,12 +36,16 @@ impl Vfs {
     pub fn open_path(&self, path: impl AsRef<Path>, opts: &OpenPath) -> Result<Stat> {
         let path = bytes(path.as_ref());
         if !opts.create && !opts.truncate {
-            // Nothing to change: a read transaction (most opens are this).
-            return self.path_read(|tx| {
-                let mut opts = *opts;
-                opts.create = false;
-                tx.path_open_existing(path, &opts)
-            });
+            // Nothing to change (most opens are this): from the cache while it is current,
+            // else in a read transaction.
+            let mut inner = self.lock()?;
+            if !self.is_read_only() {
+                self.flush_dirty(&mut inner)?;
+            }
+            if let Some(st) = from_cache(&mut inner, |c| c.resolve(path, opts.follow)) {
+                return crate::path_ops::check_existing(st, opts);
+            }
+            return self.read_locked(&mut inner, |tx| tx.path_open_existing(path, opts));
         }
         self.path_write(|tx| tx.path_open(path, opts))
     }

@@ -50,6 +50,16 @@ pub struct WalkEntry {
     pub depth: usize,
 }
 
+/// What opening existing `st` without creating or truncating gives.
+pub(crate) fn check_existing(st: Stat, opts: &OpenPath) -> Result<Stat> {
+    match st.kind {
+        FileType::Symlink => Err(VfsError::Loop),
+        FileType::Dir => Ok(st),
+        _ if opts.directory => Err(VfsError::NotDir),
+        _ => Ok(st),
+    }
+}
+
 impl Tx<'_> {
     /// Creates or truncates `path` and writes `data` (a symlink in the last component is followed).
     pub(crate) fn path_write_file(&mut self, path: &[u8], data: &[u8], perm: u32) -> Result<Stat> {
@@ -76,13 +86,7 @@ impl Tx<'_> {
 
     /// `path_open` without creating or truncating (so it needs no write transaction).
     pub(crate) fn path_open_existing(&self, path: &[u8], opts: &OpenPath) -> Result<Stat> {
-        let st = self.resolve(path, opts.follow)?.stat()?;
-        match st.kind {
-            FileType::Symlink => Err(VfsError::Loop),
-            FileType::Dir => Ok(st),
-            _ if opts.directory => Err(VfsError::NotDir),
-            _ => Ok(st),
-        }
+        check_existing(self.resolve(path, opts.follow)?.stat()?, opts)
     }
 
     /// `open(2)` at the path level: resolves (following a last symlink only with `follow`),

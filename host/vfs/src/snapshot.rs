@@ -130,6 +130,7 @@ impl Vfs {
         self.flush_dirty(&mut inner)?;
         self.write_locked(&mut inner, |tx| {
             let id = snapshot_id(tx, name)?;
+            tx.touched_all();
             let chunks: Vec<i64> = tx
                 .conn
                 .prepare("DELETE FROM file_chunks RETURNING chunk")?

@@ -1,6 +1,7 @@
 //! Unit tests of the VFS rules; the model-based, crash and concurrency tests are in `tests/`.
 
 use std::ffi::OsStr;
+use std::path::Path;
 
 use crate::*;
 
@@ -1033,4 +1034,148 @@ fn the_change_log_names_paths_as_they_are_after_any_move() {
     assert_eq!(a.create_dir_all("/workspace/u").unwrap().ino, t_ino);
     a.write_file("/workspace/u/y", "y").unwrap();
     assert_eq!(logged_path(&a, rev, "y"), "/workspace/u/y");
+}
+
+/// Whether `vfs` would answer from its cache now, without a transaction.
+fn answers_from_cache(vfs: &Vfs) -> bool {
+    let inner = vfs.lock().unwrap();
+    inner.cache.borrow().is_current(inner.wal.stamp())
+}
+
+/// What `vfs` says of `name` in `dir` through each cached path, as `seen` does for `f`.
+fn seen_as(vfs: &Vfs, dir: Ino, path: &str, name: &str) -> [Option<(Ino, u32, u32, u64)>; 3] {
+    let key = |st: Stat| (st.ino, st.perm, st.nlink, st.size);
+    let by_path = vfs.lstat(path).ok().map(key);
+    let by_lookup = vfs.lookup(dir, OsStr::new(name)).ok().map(key);
+    let by_ino = by_lookup.and_then(|(ino, ..)| vfs.getattr(ino).ok().map(key));
+    [by_path, by_lookup, by_ino]
+}
+
+#[test]
+fn own_commits_keep_the_cache_true_and_another_connections_are_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let a = Vfs::open(&path).unwrap();
+    let b = Vfs::open(&path).unwrap();
+    let d = a.create_dir_all("/workspace/d").unwrap().ino;
+    let owner = Owner::default();
+    let name = OsStr::new;
+    for round in 0..20 {
+        // A file made through the inode API; once a read has checked that nobody else
+        // committed, the cache answers alone.
+        let f = a.create(d, name("f"), 0o644, owner).unwrap();
+        let f_seen = Some((f.ino, 0o644, 1, 0));
+        assert_eq!(seen_as(&a, d, "/workspace/d/f", "f"), [f_seen; 3]);
+        assert!(answers_from_cache(&a), "round {round}");
+        // Another connection's commit right after ours.
+        b.set_permissions("/workspace/d/f", 0o600).unwrap();
+        assert!(!answers_from_cache(&a));
+        let f_seen = Some((f.ino, 0o600, 1, 0));
+        assert_eq!(seen_as(&a, d, "/workspace/d/f", "f"), [f_seen; 3]);
+        // Our own changes of attributes, content and entries.
+        let perm = SetAttr {
+            perm: Some(0o640),
+            ..Default::default()
+        };
+        a.setattr(f.ino, &perm).unwrap();
+        let f_seen = Some((f.ino, 0o640, 1, 0));
+        assert_eq!(seen_as(&a, d, "/workspace/d/f", "f"), [f_seen; 3]);
+        a.write_file("/workspace/d/f", "abc").unwrap();
+        let f_seen = Some((f.ino, 0o640, 1, 3));
+        assert_eq!(seen_as(&a, d, "/workspace/d/f", "f"), [f_seen; 3]);
+        a.link(f.ino, d, name("g")).unwrap();
+        let f_seen = Some((f.ino, 0o640, 2, 3));
+        assert_eq!(seen_as(&a, d, "/workspace/d/f", "f"), [f_seen; 3]);
+        assert_eq!(seen_as(&a, d, "/workspace/d/g", "g"), [f_seen; 3]);
+        a.rename("/workspace/d/g", "/workspace/d/h").unwrap();
+        assert_eq!(seen_as(&a, d, "/workspace/d/g", "g"), [None; 3]);
+        assert_eq!(seen_as(&a, d, "/workspace/d/h", "h"), [f_seen; 3]);
+        a.unlink(d, name("f")).unwrap();
+        assert_eq!(seen_as(&a, d, "/workspace/d/f", "f"), [None; 3]);
+        let h_seen = Some((f.ino, 0o640, 1, 3));
+        assert_eq!(seen_as(&a, d, "/workspace/d/h", "h"), [h_seen; 3]);
+        // A failed change leaves what was known as it was.
+        assert!(matches!(
+            a.create(d, name("h"), 0o644, owner),
+            Err(VfsError::Exists)
+        ));
+        assert_eq!(seen_as(&a, d, "/workspace/d/h", "h"), [h_seen; 3]);
+        // Two entries swapped, then a new file under a name that was another's.
+        let x = a.create(d, name("x"), 0o600, owner).unwrap();
+        let exchange = RenameFlags {
+            exchange: true,
+            ..Default::default()
+        };
+        a.rename_entry(d, name("h"), d, name("x"), exchange)
+            .unwrap();
+        assert_eq!(seen_as(&a, d, "/workspace/d/x", "x"), [h_seen; 3]);
+        let x_seen = Some((x.ino, 0o600, 1, 0));
+        assert_eq!(seen_as(&a, d, "/workspace/d/h", "h"), [x_seen; 3]);
+        a.remove_file("/workspace/d/h").unwrap();
+        a.rename("/workspace/d/x", "/workspace/d/h").unwrap();
+        assert_eq!(seen_as(&a, d, "/workspace/d/x", "x"), [None; 3]);
+        assert_eq!(seen_as(&a, d, "/workspace/d/h", "h"), [h_seen; 3]);
+        // A directory moved: its path and what lies below it.
+        assert_eq!(a.path_of(d).unwrap().unwrap(), Path::new("/workspace/d"));
+        a.rename("/workspace/d", "/workspace/e").unwrap();
+        assert_eq!(a.path_of(d).unwrap().unwrap(), Path::new("/workspace/e"));
+        assert!(matches!(a.stat("/workspace/d/h"), Err(VfsError::NotFound)));
+        assert_eq!(a.stat("/workspace/e/h").unwrap().ino, f.ino);
+        a.rename("/workspace/e", "/workspace/d").unwrap();
+        a.remove_file("/workspace/d/h").unwrap();
+        // The other connection sees all of it.
+        assert_eq!(b.read_dir("/workspace/d").unwrap(), vec![]);
+    }
+    // Changes of the whole tree: a snapshot's restore and a new owner.
+    let kept = a.write_file("/workspace/d/kept", "1").unwrap();
+    a.snapshot("s").unwrap();
+    a.remove_file("/workspace/d/kept").unwrap();
+    a.write_file("/workspace/d/new", "2").unwrap();
+    a.restore_snapshot("s").unwrap();
+    assert_eq!(a.stat("/workspace/d/kept").unwrap().ino, kept.ino);
+    assert!(matches!(
+        a.stat("/workspace/d/new"),
+        Err(VfsError::NotFound)
+    ));
+    let new_owner = Owner {
+        uid: kept.uid + 1,
+        gid: kept.gid + 1,
+    };
+    a.set_owner(new_owner).unwrap();
+    assert_eq!(a.stat("/workspace/d/kept").unwrap().uid, new_owner.uid);
+    let made = a.write_file("/workspace/d/made", "3").unwrap();
+    assert_eq!((made.uid, made.gid), (new_owner.uid, new_owner.gid));
+}
+
+#[test]
+fn settings_changed_by_another_connection_apply_to_the_next_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let a = Vfs::open(&path).unwrap();
+    let b = Vfs::open(&path).unwrap();
+    a.write_file("/workspace/one", vec![0u8; 10]).unwrap();
+    b.set_max_file_size(100).unwrap();
+    assert!(matches!(
+        a.write_file("/workspace/two", vec![0u8; 200]),
+        Err(VfsError::FileTooLarge { .. })
+    ));
+    a.set_max_file_size(1000).unwrap();
+    a.write_file("/workspace/two", vec![0u8; 200]).unwrap();
+}
+
+/// The log is checkpointed as it grows: it stays near 1,000 pages however many commits there
+/// are (a reader held open, or a lost automatic checkpoint, would let it grow without end).
+#[test]
+fn the_log_is_checkpointed_as_it_grows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let vfs = Vfs::open(&path).unwrap();
+    vfs.create_dir_all("/workspace/d").unwrap();
+    for i in 0..3_000 {
+        vfs.write_file(format!("/workspace/d/{i}"), "x").unwrap();
+    }
+    let wal = std::fs::metadata(dir.path().join("w.db-wal"))
+        .unwrap()
+        .len();
+    assert!(wal < 8 << 20, "the log grew to {wal} bytes");
 }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension, Row};
 
-use crate::cache::{self, CacheRef};
+use crate::cache::{self, CacheRef, Touched};
 use crate::error::{Result, VfsError};
 use crate::schema::meta_set;
 use crate::types::{ChangeKind, FileType, Ino, ROOT_INO, Stat};
@@ -32,7 +32,7 @@ pub(crate) struct Tx<'c> {
     /// lives on until they are released).
     pub(crate) is_open: &'c dyn Fn(Ino) -> bool,
     /// Cached entries, in read transactions only.
-    cache: CacheRef<'c>,
+    pub(crate) cache: CacheRef<'c>,
     /// The revision of this transaction, once it has changed something.
     pub(crate) rev: Option<u64>,
     /// Paths of directories: looked up in this transaction, or (in a write transaction)
@@ -40,6 +40,8 @@ pub(crate) struct Tx<'c> {
     dir_paths: RefCell<HashMap<Ino, Vec<u8>>>,
     released: Vec<i64>,
     logged: HashSet<(ChangeKind, Vec<u8>)>,
+    /// What this transaction changed of what the lookup cache may hold (write transactions).
+    touched: RefCell<Touched>,
 }
 
 pub(crate) const STAT_COLUMNS: &str = "ino, mode, uid, gid, nlink, size, atime, mtime, ctime, rdev";
@@ -81,7 +83,36 @@ impl<'c> Tx<'c> {
             dir_paths: RefCell::new(HashMap::new()),
             released: Vec::new(),
             logged: HashSet::new(),
+            touched: RefCell::default(),
         }
+    }
+
+    /// Notes that the attributes of `ino` changed (or that it is gone). Every write to
+    /// `inodes` must say so, or the lookup cache would serve the old row.
+    pub(crate) fn touched_ino(&self, ino: Ino) {
+        self.touched.borrow_mut().ino(ino);
+    }
+
+    /// Notes that entry `name` of `parent` was removed or now names another inode. Every
+    /// write to `dentries` that is not a new entry must say so.
+    pub(crate) fn touched_name(&self, parent: Ino, name: &[u8]) {
+        self.touched.borrow_mut().name(parent, name);
+    }
+
+    /// Notes a change of the settings every write transaction reads (quota, file size limit,
+    /// owner).
+    pub(crate) fn touched_settings(&self) {
+        self.touched.borrow_mut().settings = true;
+    }
+
+    /// Notes a change whose rows cannot be listed: the cache starts over after the commit.
+    pub(crate) fn touched_all(&self) {
+        self.touched.borrow_mut().all = true;
+    }
+
+    /// What the transaction changed, for the cache once it has committed.
+    pub(crate) fn take_touched(&mut self) -> Touched {
+        std::mem::take(self.touched.get_mut())
     }
 
     /// The attributes of `ino`, or ENOENT.
@@ -98,7 +129,13 @@ impl<'c> Tx<'c> {
             .query_row([ino], stat_from_row)
             .optional()?
             .ok_or(VfsError::NotFound)?;
-        cache::put_attr(self.cache, &st);
+        match self.cache {
+            Some(_) => cache::put_attr(self.cache, &st),
+            // In a write transaction: true once it commits, unless changed again before.
+            None => {
+                self.touched.borrow_mut().seen.insert(ino, st.clone());
+            }
+        }
         Ok(st)
     }
 
@@ -150,6 +187,7 @@ impl<'c> Tx<'c> {
     }
 
     pub(crate) fn insert_dentry(&self, parent: Ino, name: &[u8], ino: Ino) -> Result<()> {
+        self.touched.borrow_mut().made(parent, name, ino);
         self.conn
             .prepare_cached("INSERT INTO dentries (parent, name, ino) VALUES (?1, ?2, ?3)")?
             .execute((parent, name, ino))?;
@@ -157,6 +195,7 @@ impl<'c> Tx<'c> {
     }
 
     pub(crate) fn delete_dentry(&self, parent: Ino, name: &[u8]) -> Result<()> {
+        self.touched_name(parent, name);
         self.conn
             .prepare_cached("DELETE FROM dentries WHERE parent = ?1 AND name = ?2")?
             .execute((parent, name))?;
@@ -164,6 +203,7 @@ impl<'c> Tx<'c> {
     }
 
     pub(crate) fn add_nlink(&self, ino: Ino, delta: i64) -> Result<()> {
+        self.touched_ino(ino);
         self.conn
             .prepare_cached("UPDATE inodes SET nlink = nlink + ?2, ctime = ?3 WHERE ino = ?1")?
             .execute((ino, delta, self.now))?;
@@ -172,6 +212,7 @@ impl<'c> Tx<'c> {
 
     /// Sets mtime and ctime to now (a directory's entries or a file's content changed).
     pub(crate) fn touch(&self, ino: Ino) -> Result<()> {
+        self.touched_ino(ino);
         self.conn
             .prepare_cached("UPDATE inodes SET mtime = ?2, ctime = ?2 WHERE ino = ?1")?
             .execute((ino, self.now))?;
@@ -179,6 +220,7 @@ impl<'c> Tx<'c> {
     }
 
     pub(crate) fn touch_ctime(&self, ino: Ino) -> Result<()> {
+        self.touched_ino(ino);
         self.conn
             .prepare_cached("UPDATE inodes SET ctime = ?2 WHERE ino = ?1")?
             .execute((ino, self.now))?;
@@ -186,6 +228,7 @@ impl<'c> Tx<'c> {
     }
 
     pub(crate) fn set_size(&self, ino: Ino, size: u64) -> Result<()> {
+        self.touched_ino(ino);
         self.conn
             .prepare_cached("UPDATE inodes SET size = ?2 WHERE ino = ?1")?
             .execute((ino, size))?;
@@ -212,6 +255,7 @@ impl<'c> Tx<'c> {
     }
 
     pub(crate) fn drop_inode(&mut self, ino: Ino) -> Result<()> {
+        self.touched_ino(ino);
         self.release_chunks_from(ino, 0)?;
         for sql in [
             "DELETE FROM inodes WHERE ino = ?1",
@@ -285,6 +329,7 @@ impl<'c> Tx<'c> {
 
     /// Forgets cached directory paths (a rename may have moved any of them).
     pub(crate) fn paths_moved(&self) {
+        self.touched.borrow_mut().moved = true;
         self.dir_paths.borrow_mut().clear();
     }
 
@@ -322,6 +367,7 @@ impl<'c> Tx<'c> {
         if kind == ChangeKind::Reset {
             // The whole tree was replaced.
             self.paths_moved();
+            self.touched_all();
         }
         let Some(path) = path else { return Ok(()) };
         if !self.logged.insert((kind, path.clone())) {
@@ -399,15 +445,15 @@ pub(crate) struct DirPaths {
 }
 
 impl DirPaths {
-    /// At the start of a write transaction: the paths still true, taken out for it.
-    pub(crate) fn take(&mut self, conn: &Connection) -> Result<HashMap<Ino, Vec<u8>>> {
-        let version = cache::data_version(conn)?;
+    /// At the start of a write transaction that sees `version` (`PRAGMA data_version`): the
+    /// paths still true, taken out for it.
+    pub(crate) fn take(&mut self, version: i64) -> HashMap<Ino, Vec<u8>> {
         let paths = std::mem::take(&mut self.paths);
         if version != self.data_version {
             self.data_version = version;
-            return Ok(HashMap::new());
+            return HashMap::new();
         }
-        Ok(paths)
+        paths
     }
 
     /// After the transaction committed: the paths it ended with.

@@ -69,6 +69,33 @@ pub(crate) struct Inner {
     pub(crate) wal: WalIndex,
     /// Directory paths carried between write transactions.
     pub(crate) dir_paths: DirPaths,
+    /// The workspace's settings, as of a `PRAGMA data_version` (none: read them again).
+    pub(crate) settings: Option<(i64, Settings)>,
+}
+
+/// What every write transaction needs from `meta`. They change only through this API, so they
+/// are read again only after another connection committed or one of ours changed them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    quota: u64,
+    max_file_size: u64,
+    owner: Owner,
+}
+
+impl Settings {
+    fn read(conn: &Connection) -> Result<Settings> {
+        let (quota, max_file_size) = conn
+            .prepare_cached(
+                "SELECT (SELECT value FROM meta WHERE key = 'quota_bytes'),
+                        (SELECT value FROM meta WHERE key = 'max_file_size')",
+            )?
+            .query_row([], |r| Ok((r.get::<_, u64>(0)?, r.get::<_, u64>(1)?)))?;
+        Ok(Settings {
+            quota,
+            max_file_size,
+            owner: schema::meta_owner(conn)?,
+        })
+    }
 }
 
 /// A workspace filesystem stored in one SQLite database. Cheap to share between threads
@@ -206,6 +233,7 @@ impl Vfs {
                     cache: RefCell::default(),
                     wal: WalIndex::Unknown,
                     dir_paths: DirPaths::default(),
+                    settings: None,
                 }),
                 last_fh: 0,
             }),
@@ -290,6 +318,7 @@ impl Vfs {
             cache: RefCell::default(),
             wal,
             dir_paths: DirPaths::default(),
+            settings: None,
         })
     }
 
@@ -333,40 +362,73 @@ impl Vfs {
             conn,
             files,
             cache,
+            wal,
             dir_paths,
-            ..
+            settings,
         } = inner;
-        // Whatever happens, entries this transaction may have changed must not be served.
-        cache.get_mut().clear();
+        let cache = cache.get_mut();
         let is_open = |ino: Ino| files.keep_if_open(ino);
+        // Until this commits, the cache is not known to be current: the next read checks it
+        // in a transaction.
+        cache.set_stamp(None);
         let tx = Transaction::begin(conn, true)?;
-        // Taken out: if anything below fails, they are gone (see `DirPaths`).
-        let known_paths = dir_paths.take(tx.conn)?;
-        let (quota, max_file_size) = tx
-            .conn
-            .prepare_cached(
-                "SELECT (SELECT value FROM meta WHERE key = 'quota_bytes'),
-                        (SELECT value FROM meta WHERE key = 'max_file_size')",
-            )?
-            .query_row([], |r| Ok((r.get::<_, u64>(0)?, r.get::<_, u64>(1)?)))?;
-        let owner = schema::meta_owner(tx.conn)?;
-        let value = {
-            let mut t = Tx::new(tx.conn, &is_open, None, self.chunk_size, max_file_size);
-            t.owner = owner;
+        let result = (|| {
+            // Holding the write lock: the cache and the settings are current unless another
+            // connection committed since they were read.
+            let version = crate::cache::data_version(tx.conn)?;
+            cache.validate_for_write(version);
+            // Taken out: if anything below fails, they are gone (see `DirPaths`).
+            let known_paths = dir_paths.take(version);
+            let current = match settings {
+                Some((seen, current)) if *seen == version => *current,
+                _ => Settings::read(tx.conn)?,
+            };
+            *settings = None;
+            let mut t = Tx::new(
+                tx.conn,
+                &is_open,
+                None,
+                self.chunk_size,
+                current.max_file_size,
+            );
+            t.owner = current.owner;
             t.with_dir_paths(known_paths);
             let value = f(&mut t)?;
             t.finish()?;
-            (value, t.rev, t.take_dir_paths())
+            if current.quota > 0 && meta_get(tx.conn, "bytes_stored")? as u64 > current.quota {
+                return Err(VfsError::NoSpace {
+                    quota: current.quota,
+                });
+            }
+            let touched = t.take_touched();
+            let (rev, paths) = (t.rev, t.take_dir_paths());
+            tx.commit()?;
+            Ok((value, rev, paths, touched, version, current))
+        })();
+        let (value, rev, paths, touched, version, current) = match result {
+            Ok(done) => done,
+            Err(e) => {
+                // What the transaction did is rolled back, or, if the commit's outcome is
+                // in doubt, unknown: start over.
+                cache.clear();
+                return Err(e);
+            }
         };
-        if quota > 0 && meta_get(tx.conn, "bytes_stored")? as u64 > quota {
-            return Err(VfsError::NoSpace { quota });
+        // Our commit changed the header: unless no other connection can exist, the next read
+        // checks the cache in a transaction (`PRAGMA data_version` shows only others' commits,
+        // so what was kept stays).
+        let after = matches!(wal, WalIndex::Private)
+            .then(|| wal.stamp())
+            .flatten();
+        if !touched.settings {
+            *settings = Some((version, current));
         }
-        tx.commit()?;
-        dir_paths.keep(value.2);
-        if let Some(rev) = value.1 {
+        cache.committed(touched, after);
+        dir_paths.keep(paths);
+        if let Some(rev) = rev {
             crate::changes::committed(rev);
         }
-        Ok(value.0)
+        Ok(value)
     }
 
     /// Runs `f` in a read transaction: it sees one consistent state.
@@ -622,7 +684,10 @@ impl Vfs {
     /// Sets the size quota in bytes of stored (deduplicated) content; 0 means none.
     /// Changes that would exceed it fail with ENOSPC and are not written.
     pub fn set_quota(&self, bytes: u64) -> Result<()> {
-        self.write_tx(|tx| meta_set(tx.conn, "quota_bytes", bytes as i64))
+        self.write_tx(|tx| {
+            tx.touched_settings();
+            meta_set(tx.conn, "quota_bytes", bytes as i64)
+        })
     }
 
     /// The workspace's owner: who owns the files and directories that the path-level API
@@ -640,6 +705,8 @@ impl Vfs {
         self.write_tx(|tx| {
             meta_set(tx.conn, "owner_uid", i64::from(owner.uid))?;
             meta_set(tx.conn, "owner_gid", i64::from(owner.gid))?;
+            tx.touched_settings();
+            tx.touched_all();
             tx.conn.execute(
                 "UPDATE inodes SET uid = ?1 WHERE uid = ?2",
                 (owner.uid, old.uid),
@@ -654,7 +721,10 @@ impl Vfs {
 
     /// Sets the largest allowed file size (EFBIG past it).
     pub fn set_max_file_size(&self, bytes: u64) -> Result<()> {
-        self.write_tx(|tx| meta_set(tx.conn, "max_file_size", bytes.min(i64::MAX as u64) as i64))
+        self.write_tx(|tx| {
+            tx.touched_settings();
+            meta_set(tx.conn, "max_file_size", bytes.min(i64::MAX as u64) as i64)
+        })
     }
 
     /// The largest file size allowed (EFBIG past it).

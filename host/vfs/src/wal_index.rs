@@ -19,8 +19,8 @@ pub(crate) type Stamp = [u64; 6];
 
 /// Where the header is.
 pub(crate) enum WalIndex {
-    /// An in-memory database: no other connection can write it, and the caches are emptied
-    /// after each of our own commits, so one constant stamp serves.
+    /// An in-memory database: no other connection can write it, and our own commits keep
+    /// the caches true, so one constant stamp serves.
     Private,
     /// The header in SQLite's mapping of the `-shm` file.
     Shared(Mapping),
