@@ -51,6 +51,24 @@ struct Options {
     label: Option<String>,
 }
 
+/// The text every selected line must contain, when the search is for one literal text (the
+/// commonest search: a name in a tree) and no line is shown for another's sake: lines
+/// without it are skipped unread. Case folding, inverted matches and context rule it out.
+fn required_text(patterns: &[String], syntax: &Syntax, o: &Options) -> Option<Vec<u8>> {
+    let [pattern] = patterns else { return None };
+    if pattern.is_empty() || o.ignore_case || o.invert || o.before > 0 || o.after > 0 {
+        return None;
+    }
+    let special: &[char] = match syntax {
+        Syntax::Fixed => &[],
+        // What is special in any of the other syntaxes (a superset of each).
+        _ => &[
+            '.', '[', ']', '*', '^', '$', '\\', '+', '?', '(', ')', '{', '}', '|',
+        ],
+    };
+    (!pattern.contains(special)).then(|| pattern.as_bytes().to_vec())
+}
+
 // Several patterns become one alternation; a backreference counts groups across all of them
 // (GNU grep numbers them per pattern), so `-e '\(a\)\1' -e '\(b\)\1'` is not supported.
 fn build(patterns: &[String], syntax: Syntax, o: &Options) -> Result<posix::Pattern, String> {
@@ -230,6 +248,7 @@ pub async fn grep(sh: &mut dyn Context, argv: &[String]) -> i32 {
             return 2;
         }
     };
+    let required = required_text(&patterns, &syntax, &o);
     let implicit_dot = operands.is_empty() && o.recursive;
     if operands.is_empty() {
         operands.push(if o.recursive { ".".into() } else { "-".into() });
@@ -268,7 +287,18 @@ pub async fn grep(sh: &mut dyn Context, argv: &[String]) -> i32 {
         } else {
             f.as_str()
         };
-        match search(input, shown, &re, &o, with_name, &mut out, &sh.io().stderr).await {
+        let found = search(
+            input,
+            shown,
+            &re,
+            required.as_deref(),
+            &o,
+            with_name,
+            &mut out,
+            &sh.io().stderr,
+        )
+        .await;
+        match found {
             Ok(found) => {
                 matched_any |= found;
                 if found && o.quiet {
@@ -351,10 +381,12 @@ async fn gave_up(message: &str, stderr: &shell_base::io::Output) -> Stop {
 }
 
 /// Searches one input; whether anything was selected.
+#[allow(clippy::too_many_arguments)]
 async fn search(
     input: shell_base::io::Input,
     name: &str,
     re: &posix::Pattern,
+    required: Option<&[u8]>,
     o: &Options,
     with_name: bool,
     out: &mut Writer,
@@ -371,7 +403,15 @@ async fn search(
     // Where the current line starts in the input (`-b`).
     let mut offset = 0u64;
     let listing = o.files_with || o.files_without || o.count || o.quiet;
-    while let Ok(Some(raw)) = lines.next().await {
+    loop {
+        if let Some(text) = required {
+            let (skipped, bytes) = lines.skip_lines_without(text);
+            line_no += skipped;
+            offset += bytes;
+        }
+        let Ok(Some(raw)) = lines.next().await else {
+            break;
+        };
         line_no += 1;
         let line_start = offset;
         offset += raw.len() as u64;
@@ -546,5 +586,52 @@ mod tests {
             .write("d/a.txt", "hit\nmiss\n");
         let ran = ctx.run(&["grep", "-rn", "hit", "d"], "");
         assert_eq!(ran.stdout, "d/a.txt:1:hit\nd/b.txt:1:hit\n");
+    }
+
+    /// A literal search skips the lines that cannot match unread: the numbers and offsets
+    /// of the lines it shows must come out as if every line had been read, across the
+    /// reads of a big file too.
+    #[test]
+    fn skipped_lines_keep_line_numbers_and_offsets() {
+        let mut text = String::new();
+        let mut expected_n = String::new();
+        let mut expected_b = String::new();
+        for i in 1..=20_000 {
+            let line = if i % 4_999 == 1 || i == 20_000 {
+                format!("{i} has the needle")
+            } else {
+                format!("{i} has nothing")
+            };
+            if line.contains("needle") {
+                expected_n.push_str(&format!("{i}:{line}\n"));
+                expected_b.push_str(&format!("{}:{line}\n", text.len()));
+            }
+            text.push_str(&line);
+            if i < 20_000 {
+                text.push('\n');
+            }
+        }
+        assert!(text.len() > 3 * 64 * 1024, "spans several reads");
+        assert_eq!(stdout_of(&["grep", "-n", "needle"], &text), expected_n);
+        assert_eq!(stdout_of(&["grep", "-b", "needle"], &text), expected_b);
+        let found = expected_n.lines().count();
+        assert_eq!(found, 6);
+        assert_eq!(stdout_of(&["grep", "-c", "needle"], &text), "6\n");
+        // Not skipped: inverted, case-folded and context searches see every line.
+        assert_eq!(
+            stdout_of(&["grep", "-vc", "needle"], &text),
+            format!("{}\n", 20_000 - found)
+        );
+        assert_eq!(stdout_of(&["grep", "-ic", "NEEDLE"], &text), "6\n");
+        assert_eq!(
+            stdout_of(&["grep", "-n", "-B1", "needle"], "a\nb needle\n"),
+            "1-a\n2:b needle\n"
+        );
+        // Whole words and lines still decide on the line itself.
+        assert_eq!(
+            stdout_of(&["grep", "-nw", "needle"], "needles\nx needle y\n"),
+            "2:x needle y\n"
+        );
+        assert_eq!(stdout_of(&["grep", "-x", "ab"], "xab\nab\nabc"), "ab\n");
     }
 }

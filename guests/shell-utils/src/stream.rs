@@ -127,6 +127,22 @@ impl Lines {
         }
     }
 
+    /// Skips the complete lines read ahead that cannot hold `needle`: those before the line
+    /// of its first occurrence, or all of them. How many lines and bytes were skipped.
+    pub fn skip_lines_without(&mut self, needle: &[u8]) -> (u64, u64) {
+        let rest = self.input.pending();
+        let before = match memchr::memmem::find(rest, needle) {
+            Some(at) => &rest[..at],
+            None => rest,
+        };
+        let Some(last) = memchr::memrchr(self.delim, before) else {
+            return (0, 0);
+        };
+        let lines = memchr::memchr_iter(self.delim, &before[..=last]).count() as u64;
+        self.input.consume(last + 1);
+        (lines, last as u64 + 1)
+    }
+
     /// The next line, or `None` at the end.
     pub async fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
         loop {
