@@ -82,7 +82,7 @@ impl LookupCache {
         if touched.moved {
             self.paths.clear();
         }
-        for (parent, name, ino) in touched.made {
+        for ((parent, name), ino) in touched.made {
             if let Some(st) = touched.seen.get(&ino) {
                 put_entry(self, parent, name, st);
             }
@@ -248,8 +248,8 @@ pub(crate) struct Touched {
     pub(crate) moved: bool,
     /// The settings every write transaction reads changed.
     pub(crate) settings: bool,
-    /// Entries made: directory, name, inode.
-    pub(crate) made: Vec<(Ino, Vec<u8>, Ino)>,
+    /// Entries made: directory and name, inode (a map: a batch makes thousands).
+    pub(crate) made: HashMap<(Ino, Vec<u8>), Ino>,
     /// Attributes read from the database after the inode's last change in the transaction.
     pub(crate) seen: HashMap<Ino, Stat>,
 }
@@ -263,13 +263,14 @@ impl Touched {
 
     /// Entry `name` of `parent` went away or was changed.
     pub(crate) fn name(&mut self, parent: Ino, name: &[u8]) {
-        self.made.retain(|(p, n, _)| !(*p == parent && n == name));
-        self.names.insert((parent, name.to_vec()));
+        let key = (parent, name.to_vec());
+        self.made.remove(&key);
+        self.names.insert(key);
     }
 
     /// Entry `name` of `parent` was made for `ino`.
     pub(crate) fn made(&mut self, parent: Ino, name: &[u8], ino: Ino) {
         self.name(parent, name);
-        self.made.push((parent, name.to_vec(), ino));
+        self.made.insert((parent, name.to_vec()), ino);
     }
 }
