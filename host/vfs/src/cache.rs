@@ -270,7 +270,8 @@ impl Touched {
 
     /// Entry `name` of `parent` was made for `ino`.
     pub(crate) fn made(&mut self, parent: Ino, name: &[u8], ino: Ino) {
-        self.name(parent, name);
-        self.made.insert((parent, name.to_vec()), ino);
+        let key = (parent, name.to_vec());
+        self.names.insert(key.clone());
+        self.made.insert(key, ino);
     }
 }

@@ -1,6 +1,7 @@
 //! The path-level API on [`Vfs`] (and the import subset on [`Batch`]): what tools, the CLI and
-//! git use. Paths are absolute; a relative path is taken from the root. Every call is one
-//! transaction, and sees what was written through open handles.
+//! git use. Paths are absolute; a relative path is taken from the root. Every call sees one
+//! consistent state (one transaction, or for reads the lookup cache while nothing has been
+//! committed since it was checked), including what was written through open handles.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
