@@ -729,6 +729,49 @@ fn compacting_gives_back_the_space_of_deleted_files_and_keeps_the_rest() {
     assert!(matches!(read_only.compact(), Err(VfsError::ReadOnly)));
 }
 
+#[test]
+fn a_copy_of_the_file_holds_every_commit_and_keeps_pages_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let vfs = Vfs::open(&path).unwrap();
+    let big: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    vfs.write_file("/workspace/a", &big).unwrap();
+    let first = dir.path().join("first.db");
+    let copied = vfs.copy_file_to(&first).unwrap();
+    assert_eq!(copied, std::fs::metadata(&first).unwrap().len());
+    // Committed changes are in the copy (the log was folded into the file first).
+    vfs.write_file("/workspace/b", "after").unwrap();
+    let second = dir.path().join("second.db");
+    vfs.copy_file_to(&second).unwrap();
+    let (x, y) = (
+        std::fs::read(&first).unwrap(),
+        std::fs::read(&second).unwrap(),
+    );
+    let copy = Vfs::open(&second).unwrap();
+    assert_eq!(copy.read_file("/workspace/a").unwrap(), big);
+    assert_eq!(copy.read_file("/workspace/b").unwrap(), b"after");
+    copy.check_integrity().unwrap();
+    assert!(!Vfs::open(&first).unwrap().exists("/workspace/b").unwrap());
+    // One small change rewrites a few pages, however big the file (here 250 of them).
+    let pages = y.len().div_ceil(4096);
+    let same = x
+        .chunks(4096)
+        .zip(y.chunks(4096))
+        .filter(|(p, q)| p == q)
+        .count();
+    assert!(
+        pages > 250 && pages - same <= 16,
+        "{same} of {pages} pages equal"
+    );
+    // An in-memory workspace has no file.
+    assert!(matches!(
+        Vfs::in_memory()
+            .unwrap()
+            .copy_file_to(&dir.path().join("m.db")),
+        Err(VfsError::Invalid(_))
+    ));
+}
+
 /// Reads `reader` gives for `/workspace/d/f` through each cached path: the path API (followed
 /// and not), the inode API's lookup and getattr. `None` where it is gone.
 fn seen(reader: &Vfs, dir: Ino) -> [Option<(Ino, u64)>; 3] {

@@ -763,6 +763,29 @@ impl Vfs {
         })
     }
 
+    /// Copies the workspace's database file, whole and consistent, to `dest` (replaced if
+    /// there): the write-ahead log is first copied into the file, and changes wait until the
+    /// copy is done. The copy's pages are where the file's are, so two copies taken a change
+    /// apart differ only in the pages it wrote (what a cluster node pushes). Fails while
+    /// another connection's reader holds part of the log back (`Busy`), and for an in-memory
+    /// workspace.
+    pub fn copy_file_to(&self, dest: &Path) -> Result<u64> {
+        let source = self.location.as_deref().ok_or(VfsError::Invalid(
+            "an in-memory workspace has no file to copy",
+        ))?;
+        let inner = self.lock()?;
+        let (busy, log, copied): (i64, i64, i64) =
+            inner
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })?;
+        if busy != 0 || log != copied {
+            return Err(VfsError::Busy);
+        }
+        Ok(std::fs::copy(source, dest)?)
+    }
+
     /// Runs SQLite's integrity check; `Corrupt` with its report if it fails.
     pub fn check_integrity(&self) -> Result<()> {
         let inner = self.lock()?;
