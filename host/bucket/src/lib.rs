@@ -13,6 +13,9 @@
 //! - [`push`] stores a workspace snapshot as content-addressed chunks (`PREFIX/chunks/HASH`,
 //!   uploaded only when missing) and a manifest (`PREFIX/snapshots/NAME.json`); [`pull`]
 //!   rebuilds it in a new workspace file on any machine, checking every chunk's hash.
+//! - [`cluster`] holds a cluster's system of record (`computer serve --store`): leases taken
+//!   and renewed with conditional writes, each workspace's head, and its SQLite file as
+//!   images of content-addressed pieces.
 //!
 //! Endpoint, region and credentials come from the host's standard AWS variables
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
@@ -24,6 +27,7 @@
 //! a download cut midway resumes from the last byte received.
 
 mod blocking;
+pub mod cluster;
 mod egress;
 mod error;
 mod export;

@@ -693,3 +693,139 @@ fn a_workspaces_policy_holds_its_transfers_and_credentials_come_from_secrets() {
         .unwrap();
     assert_eq!(kept.access_key_id, None);
 }
+
+/// A cluster's objects: leases and heads written only under their conditions, images pushed
+/// piece by piece and hydrated with every piece checked.
+mod cluster {
+    use std::sync::Arc;
+
+    use computer_bucket::cluster::{ClusterStore, FORMAT, Head, Lease, Lost};
+    use object_store::{ObjectStoreExt, PutPayload};
+
+    use super::{bucket, runtime};
+
+    #[test]
+    fn leases_and_heads_are_written_only_under_their_conditions() {
+        let Some(moto) = crate::moto::shared() else {
+            return;
+        };
+        let (url, objects) = bucket(moto, "cluster-conditions", "c");
+        let store = ClusterStore::new(objects, url);
+        runtime().block_on(async {
+            let mine = Lease::new("a", "http://a", 1, u64::MAX);
+            let first = store.put_lease("w", &mine, None).await.unwrap().unwrap();
+            // A second create loses, whoever tries.
+            let theirs = Lease::new("b", "http://b", 1, u64::MAX);
+            assert_eq!(
+                store.put_lease("w", &theirs, None).await.unwrap(),
+                Err(Lost)
+            );
+            // A renewal (a later expiry) over the version read wins; a write over an older
+            // version loses.
+            let later = Lease::new("a", "http://a", 1, u64::MAX - 1);
+            let renewed = store
+                .put_lease("w", &later, Some(&first))
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                store.put_lease("w", &theirs, Some(&first)).await.unwrap(),
+                Err(Lost)
+            );
+            let read = store.lease("w").await.unwrap().unwrap();
+            assert_eq!(read.value.node, "a");
+            assert_eq!(read.version.e_tag, renewed.e_tag);
+
+            let head = Head {
+                format: FORMAT,
+                generation: 1,
+                image: Some("images/1-1.json".into()),
+                deleted: false,
+            };
+            let v1 = store.put_head("w", &head, None).await.unwrap().unwrap();
+            let next = Head {
+                generation: 2,
+                ..head.clone()
+            };
+            let v2 = store
+                .put_head("w", &next, Some(&v1))
+                .await
+                .unwrap()
+                .unwrap();
+            // The fenced-out owner, still holding v1, cannot publish.
+            assert_eq!(
+                store.put_head("w", &head, Some(&v1)).await.unwrap(),
+                Err(Lost)
+            );
+            assert_eq!(store.head("w").await.unwrap().unwrap().value, next);
+            assert_ne!(v1.e_tag, v2.e_tag);
+            assert!(store.head("none").await.unwrap().is_none());
+
+            store.add_to_index("w").await.unwrap();
+            store.add_to_index("v").await.unwrap();
+            assert_eq!(store.list().await.unwrap(), ["v", "w"]);
+            store.remove_from_index("v").await.unwrap();
+            store.remove_from_index("v").await.unwrap();
+            assert_eq!(store.list().await.unwrap(), ["w"]);
+        });
+    }
+
+    #[test]
+    fn images_send_and_fetch_only_changed_pieces_and_refuse_tampered_ones() {
+        let Some(moto) = crate::moto::shared() else {
+            return;
+        };
+        let (url, objects) = bucket(moto, "cluster-images", "c");
+        let store = ClusterStore::new(Arc::clone(&objects), url);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("w.db");
+        let piece = computer_bucket::cluster::PIECE as usize;
+        // Ten pieces and a half, each different.
+        let mut bytes: Vec<u8> = (0..piece * 21 / 2)
+            .map(|i| ((i / piece) as u8).wrapping_mul(31) ^ (i as u8))
+            .collect();
+        std::fs::write(&file, &bytes).unwrap();
+        runtime().block_on(async {
+            let first = store.push_image("w", &file, (1, 1), None).await.unwrap();
+            assert_eq!(first.pieces_uploaded, 11);
+            assert_eq!(first.image.size, bytes.len() as u64);
+            // One byte changed: one piece sent.
+            bytes[piece * 3 + 7] ^= 0xff;
+            std::fs::write(&file, &bytes).unwrap();
+            let second = store
+                .push_image("w", &file, (1, 2), Some(&first.image))
+                .await
+                .unwrap();
+            assert_eq!(second.pieces_uploaded, 1);
+            let image = store.image("w", &second.key).await.unwrap();
+            assert_eq!(image, second.image);
+
+            // Hydrating next to the first copy fetches only the changed piece.
+            let old = dir.path().join("old.db");
+            store.hydrate(&first.image, &old, None).await.unwrap();
+            let new = dir.path().join("new.db");
+            let stats = store.hydrate(&image, &new, Some(&old)).await.unwrap();
+            assert_eq!((stats.pieces_downloaded, stats.pieces_reused), (1, 10));
+            assert_eq!(std::fs::read(&new).unwrap(), bytes);
+
+            // A piece whose bytes were replaced in the bucket is refused.
+            let changed = &image.pieces[3];
+            let key = object_store::path::Path::from(format!("c/chunks/{changed}"));
+            objects
+                .put(&key, PutPayload::from(vec![0u8; piece]))
+                .await
+                .unwrap();
+            let err = store.hydrate(&image, &new, None).await.unwrap_err();
+            assert!(err.to_string().contains("does not match its hash"), "{err}");
+            // An image naming a piece outside chunks/ is refused before anything is fetched.
+            let mut bad = image.clone();
+            bad.pieces[0] = "../../index/w".into();
+            let err = store.hydrate(&bad, &new, None).await.unwrap_err();
+            assert!(err.to_string().contains("a piece named"), "{err}");
+            let mut huge = image.clone();
+            huge.size = u64::MAX;
+            let err = store.hydrate(&huge, &new, None).await.unwrap_err();
+            assert!(err.to_string().contains("MAX_SIZE"), "{err}");
+        });
+    }
+}
