@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use computer_tools::http::ServerConfig;
+use computer_tools::http::cluster::ClusterConfig;
 
 /// `computer serve` options.
 #[derive(Debug, clap::Args)]
@@ -74,6 +75,25 @@ pub struct ServeArgs {
     /// The longest `timeout` an exec may ask for, in seconds.
     #[arg(long, default_value_t = 3600.0, value_name = "SECONDS")]
     max_exec_timeout: f64,
+    /// Serve as a node of a cluster whose workspaces live in this bucket prefix
+    /// (`s3://BUCKET/PREFIX`; endpoint and credentials from the AWS environment variables).
+    /// The data directory is then a cache; every node of the cluster gives the same --store
+    /// and the same token. See docs/cluster.md.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// Where the other nodes reach this one (default: http://ADDR of --listen).
+    #[arg(long, value_name = "URL", requires = "store")]
+    advertise: Option<String>,
+    /// Seconds a workspace's lease lasts without renewal (renewed every third of it); a
+    /// node that dies holds its workspaces this long.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", requires = "store")]
+    lease_seconds: u64,
+    /// Seconds between pushes of a workspace that changed.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS", requires = "store")]
+    push_every: u64,
+    /// Push a workspace to the store before answering each request that changed it.
+    #[arg(long, requires = "store")]
+    sync_writes: bool,
 }
 
 /// Serves until Ctrl-C or SIGTERM.
@@ -86,6 +106,7 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
     if args.token.as_deref() == Some("") {
         anyhow::bail!("the token is empty: give a secret, or no --token/COMPUTER_TOKEN at all");
     }
+    let cluster = cluster_config(&args)?;
     raise_open_files_limit();
     // A long-running server runs many commands: the pooling allocator pays off.
     computer::start_runtime(crate::runtime_config(true)).context("start the wasm runtime")?;
@@ -125,6 +146,7 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
                 .context("--net-allow")?;
         }
     }
+    config.cluster = cluster;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -133,6 +155,34 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
         .block_on(computer_tools::http::serve(config, shutdown_signal()))
         .map_err(anyhow::Error::msg)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The cluster `--store` names, if any.
+fn cluster_config(args: &ServeArgs) -> anyhow::Result<Option<ClusterConfig>> {
+    let Some(store) = &args.store else {
+        return Ok(None);
+    };
+    let url = computer_bucket::BucketUrl::parse(store).context("--store")?;
+    let advertise = match &args.advertise {
+        Some(url) => url.trim_end_matches('/').to_string(),
+        None if args.listen.port() == 0 || args.listen.ip().is_unspecified() => anyhow::bail!(
+            "--store: other nodes cannot reach {}: give --advertise http://HOST:PORT",
+            args.listen
+        ),
+        None => format!("http://{}", args.listen),
+    };
+    if args.lease_seconds < 2 {
+        anyhow::bail!("--lease-seconds: at least 2");
+    }
+    let objects = computer_bucket::open_store(&url).context("--store")?;
+    Ok(Some(ClusterConfig {
+        store: computer_bucket::cluster::ClusterStore::new(objects, url),
+        node: advertise.clone(),
+        url: advertise,
+        lease: Duration::from_secs(args.lease_seconds),
+        push_every: Duration::from_secs(args.push_every.max(1)),
+        sync_writes: args.sync_writes,
+    }))
 }
 
 /// Raises this process's soft limit on open files to its hard limit. Each awake workspace

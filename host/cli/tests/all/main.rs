@@ -1,5 +1,6 @@
 //! Tests of the `computer` binary as a user runs it: real workspace files, real host folders.
 
+mod cluster;
 mod container;
 mod git;
 mod mcp;

@@ -145,6 +145,19 @@ pub struct CreateWorkspace {
 }
 
 pub(super) async fn list_workspaces(state: Shared) -> ApiResult {
+    if let Some(node) = &state.node {
+        // The cluster's, from any node; `open` says whether this node holds it.
+        let ids = node.list().await?;
+        let list: Vec<super::WorkspaceInfo> = ids
+            .into_iter()
+            .map(|id| super::WorkspaceInfo {
+                open: state.registry.is_open(&id),
+                file_bytes: std::fs::metadata(state.registry.file(&id)).map_or(0, |m| m.len()),
+                id,
+            })
+            .collect();
+        return ok(&json!({ "workspaces": list }));
+    }
     let list = blocking(move || state.registry.list()).await?;
     ok(&json!({ "workspaces": list }))
 }
@@ -156,9 +169,25 @@ pub(super) async fn create_workspace(state: Shared, b: Result<Bytes, BytesReject
         .id
         .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
     let mut reply = json!({ "id": id });
-    match args.pull {
-        Some(pull) => reply["pulled"] = super::bucket::pull(state.0, id, pull).await?,
-        None => blocking(move || state.registry.create(&id).map(drop)).await?,
+    let creating = match &state.node {
+        Some(node) => {
+            super::check_id(&id)?;
+            Some(node.begin_create(&id, &state.registry).await?)
+        }
+        None => None,
+    };
+    let shared = Arc::clone(&state.0);
+    let made = match args.pull {
+        Some(pull) => super::bucket::pull(shared, id, pull)
+            .await
+            .map(|pulled| reply["pulled"] = pulled),
+        None => blocking(move || shared.registry.create(&id).map(drop)).await,
+    };
+    match (&state.node, creating) {
+        (Some(node), Some(creating)) => {
+            node.finish_create(creating, made, &state.registry).await?;
+        }
+        _ => made?,
     }
     Ok(json_response(StatusCode::CREATED, &reply))
 }
@@ -185,6 +214,10 @@ pub(super) async fn get_workspace(state: Shared, Path(id): Path<String>) -> ApiR
 
 pub(super) async fn delete_workspace(state: Shared, Path(id): Path<String>) -> ApiResult {
     refuse_if_read_only(&state)?;
+    if let Some(node) = &state.node {
+        node.delete(&id, &state.registry).await?;
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
     blocking(move || state.registry.delete(&id)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

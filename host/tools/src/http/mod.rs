@@ -11,9 +11,14 @@
 //! [`serve`] makes a random token when none is given (kept in `DATA_DIR/token`, mode 0600)
 //! and refuses to listen beyond loopback without one given. Every route checks `Host`,
 //! `Origin` and `Content-Type` first ([`guard`]), so web pages cannot use the server.
+//!
+//! With [`ServerConfig::cluster`] the server is one node of several over a bucket
+//! ([`cluster`]): it serves a workspace while it holds its lease and forwards requests for
+//! the others to the node that does.
 
 mod api;
 mod bucket;
+pub mod cluster;
 mod error;
 mod guard;
 mod net;
@@ -85,6 +90,9 @@ pub struct ServerConfig {
     /// How long a client may take to send a request's headers (one that trickles them to
     /// hold a connection open is cut off).
     pub header_timeout: Duration,
+    /// Serve as a node of a cluster whose workspaces live in a bucket (`None`: the data
+    /// directory is the only copy).
+    pub cluster: Option<cluster::ClusterConfig>,
 }
 
 impl ServerConfig {
@@ -109,6 +117,7 @@ impl ServerConfig {
             exec_queue_timeout: Duration::from_secs(30),
             max_connections: 1024,
             header_timeout: Duration::from_secs(30),
+            cluster: None,
         }
     }
 }
@@ -124,6 +133,8 @@ pub(crate) struct AppState {
     exec_slots: Arc<crate::ExecSlots>,
     /// The scoped tokens of the data directory.
     tokens: TokenStore,
+    /// This server's part in a cluster, if it is in one.
+    node: Option<cluster::Node>,
 }
 
 /// Who is calling, as the bearer token says.
@@ -166,6 +177,11 @@ impl AppState {
 
 /// The server's routes over `config` (the registry is created here; nothing listens yet).
 pub fn router(config: ServerConfig) -> std::io::Result<Router> {
+    Ok(app(config)?.0)
+}
+
+/// The routes and the state they share.
+fn app(config: ServerConfig) -> std::io::Result<(Router, Arc<AppState>)> {
     let registry = Registry::new(&config.data_dir, config.idle)?
         .with_limits(config.max_workspaces, config.default_quota)
         .with_net_policy(config.net_policy.clone())
@@ -184,14 +200,17 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
     let max_body = config.max_body;
     let exec_slots = crate::ExecSlots::new(config.max_concurrent_execs, config.exec_queue_timeout);
     let tokens = TokenStore::new(&config.data_dir);
+    let node = config.cluster.clone().map(cluster::Node::new);
     let state = Arc::new(AppState {
         config,
         registry,
         mcp,
         exec_slots,
         tokens,
+        node,
     });
     spawn_idle_sweeper(&state);
+    spawn_cluster_ticker(&state);
     let ws = "/v1/workspaces/{id}";
     let protected = Router::new()
         .route("/v1/tools", get(api::list_tools))
@@ -228,8 +247,13 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
             "/v1/tokens/{token}",
             axum::routing::delete(api::revoke_token),
         )
+        // Inside `auth`: only authorized requests take leases or reach other nodes.
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            cluster::route,
+        ))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&state), auth));
-    Ok(Router::new()
+    let router = Router::new()
         .route("/v1/health", get(api::health))
         .route("/v1/openapi.json", get(api::openapi))
         .merge(protected)
@@ -240,7 +264,8 @@ pub fn router(config: ServerConfig) -> std::io::Result<Router> {
         ))
         .layer(middleware::map_response(json_errors))
         .layer(DefaultBodyLimit::max(max_body))
-        .with_state(state))
+        .with_state(Arc::clone(&state));
+    Ok((router, state))
 }
 
 /// Listens on `config.listen` and serves until `shutdown` completes. Refuses an address
@@ -262,7 +287,7 @@ pub async fn serve(
     }
     let listen = config.listen;
     let connections = (config.max_connections, config.header_timeout);
-    let app = router(config).map_err(|e| format!("cannot use the data directory: {e}"))?;
+    let (app, state) = app(config).map_err(|e| format!("cannot use the data directory: {e}"))?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -272,6 +297,9 @@ pub async fn serve(
     // Scripts and tests wait for this line (and read the port from it when it was 0).
     eprintln!("computer serve: listening on http://{local}");
     accept(listener, app, connections, shutdown).await;
+    if let Some(node) = &state.node {
+        node.leave(&state.registry).await;
+    }
     Ok(())
 }
 
@@ -473,6 +501,25 @@ async fn json_errors(response: Response) -> Response {
         Err(_) => status.canonical_reason().unwrap_or("error").to_string(),
     };
     ApiError::new(status, text).into_response()
+}
+
+/// A cluster node's upkeep, once a second: leases renewed, changes pushed, idle workspaces
+/// handed back ([`cluster::Node::tick`]).
+fn spawn_cluster_ticker(state: &Arc<AppState>) {
+    if state.node.is_none() {
+        return;
+    }
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            let Some(state) = weak.upgrade() else { break };
+            if let Some(node) = &state.node {
+                node.tick(&state.registry).await;
+            }
+        }
+    });
 }
 
 /// Closes idle workspaces and puts unused ones to sleep once a second (or every `idle` or

@@ -379,6 +379,22 @@ impl Registry {
         closed
     }
 
+    /// Where workspace `id`'s file is (or would be).
+    pub fn file(&self, id: &str) -> PathBuf {
+        self.path(id)
+    }
+
+    /// Closes workspace `id` if it is open (its file stays). Calls still running on it
+    /// finish on the open file.
+    pub fn forget(&self, id: &str) {
+        self.lock().open.remove(id);
+    }
+
+    /// Whether workspace `id` is open.
+    pub fn is_open(&self, id: &str) -> bool {
+        self.lock().open.contains_key(id)
+    }
+
     /// How many workspaces are open.
     pub fn open_count(&self) -> usize {
         self.lock().open.len()
