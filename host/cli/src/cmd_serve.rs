@@ -162,6 +162,13 @@ fn cluster_config(args: &ServeArgs) -> anyhow::Result<Option<ClusterConfig>> {
     let Some(store) = &args.store else {
         return Ok(None);
     };
+    if args.token.is_none() {
+        // A node would make a token of its own, and the others could not forward to it.
+        anyhow::bail!(
+            "--store: give the token every node of the cluster checks (COMPUTER_TOKEN or \
+             --token-file)"
+        );
+    }
     let url = computer_bucket::BucketUrl::parse(store).context("--store")?;
     let advertise = match &args.advertise {
         Some(url) => url.trim_end_matches('/').to_string(),

@@ -437,3 +437,40 @@ fn a_killed_node_loses_nothing_older_than_the_push_interval() {
     });
     assert_eq!(text, "kept\n");
 }
+
+/// A node refuses to start without the token every node checks, and with a store it cannot
+/// reach (told at once, not at the first request).
+#[test]
+fn a_node_needs_a_shared_token_and_a_reachable_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |token: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_computer"));
+        cmd.arg("serve")
+            .args(["--listen", &format!("127.0.0.1:{}", free_port())])
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .args(["--store", "s3://unreachable-bucket/nodes"])
+            .env_remove("COMPUTER_TOKEN")
+            // Nothing listens on port 1: every request fails at once.
+            .env("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_REGION", "us-east-1");
+        if let Some(token) = token {
+            cmd.env("COMPUTER_TOKEN", token);
+        }
+        cmd.output().unwrap()
+    };
+    let out = serve(None);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("give the token every node"), "{err}");
+    let out = serve(Some(TOKEN));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot use the cluster's store s3://unreachable-bucket/nodes"),
+        "{err}"
+    );
+}

@@ -285,6 +285,15 @@ pub async fn serve(
     if config.token.is_none() {
         config.token = Some(default_token(&config.data_dir)?);
     }
+    if let Some(cluster) = &config.cluster {
+        // A wrong endpoint, bucket or key is told now, not at the first request.
+        cluster.store.list().await.map_err(|e| {
+            format!(
+                "cannot use the cluster's store {}: {e}",
+                cluster.store.url()
+            )
+        })?;
+    }
     let listen = config.listen;
     let connections = (config.max_connections, config.header_timeout);
     let (app, state) = app(config).map_err(|e| format!("cannot use the data directory: {e}"))?;
