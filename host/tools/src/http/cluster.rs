@@ -222,7 +222,7 @@ impl Node {
         // Open (and used now), so that the upkeep does not hand it back as idle before the
         // request that claimed it runs.
         registry.get(id)?;
-        *held = Some(Held {
+        let mut taken = Held {
             lease: new_lease,
             lease_version,
             valid_until: self.valid_until(sent),
@@ -232,8 +232,43 @@ impl Node {
             seq: 0,
             pushed_revision: None,
             pushed: Instant::now(),
-        });
+        };
+        // A big file takes a while to hydrate: the lease must still have most of its time
+        // when the first request runs (and the upkeep renews it only once it is held).
+        if sent.elapsed() >= self.config.lease / 3 {
+            match self.renew(id, &mut taken).await.map_err(store_error)? {
+                Ok(()) => {}
+                Err(Lost) => {
+                    registry.forget(id);
+                    return self.taken_meanwhile(id).await;
+                }
+            }
+        }
+        *held = Some(taken);
         Ok(Route::Here)
+    }
+
+    /// Renews `h`'s lease from now; `Ok(Err(Lost))` when another node took it.
+    async fn renew(
+        &self,
+        id: &str,
+        h: &mut Held,
+    ) -> Result<Result<(), Lost>, computer_bucket::BucketError> {
+        let (lease, sent) = self.fresh_lease(h.lease.generation);
+        let version = match self
+            .config
+            .store
+            .put_lease(id, &lease, Some(&h.lease_version))
+            .await?
+        {
+            Ok(version) => version,
+            Err(Lost) => return Ok(Err(Lost)),
+        };
+        h.lease = lease;
+        h.lease_version = version;
+        h.renewed = sent;
+        h.valid_until = self.valid_until(sent);
+        Ok(Ok(()))
     }
 
     /// After losing the race for `id`'s lease: where the winner serves.
@@ -582,19 +617,8 @@ impl Node {
                 continue;
             }
             if h.renewed.elapsed() >= renew_every {
-                let (lease, sent) = self.fresh_lease(h.lease.generation);
-                match self
-                    .config
-                    .store
-                    .put_lease(&id, &lease, Some(&h.lease_version))
-                    .await
-                {
-                    Ok(Ok(version)) => {
-                        h.lease = lease;
-                        h.lease_version = version;
-                        h.renewed = sent;
-                        h.valid_until = self.valid_until(sent);
-                    }
+                match self.renew(&id, h).await {
+                    Ok(Ok(())) => {}
                     Ok(Err(Lost)) => {
                         self.lose(&id, &mut held, registry, "another node took its lease");
                         continue;
