@@ -12,7 +12,8 @@
 //!   the file cut into [`PIECE`]-byte pieces. Moving the file itself carries everything a
 //!   workspace holds (owners, hard links, special files, snapshots, the audit log, policies)
 //!   with no second format to keep in step with the schema;
-//! - `index/ID`: present while workspace ID exists, so one listing finds them all.
+//! - `index/ID`: present while workspace ID exists, so one listing finds them all;
+//! - `tokens.json`: the scoped tokens every node checks (hashes and scopes, never a token).
 
 pub mod image;
 pub mod lease;
@@ -139,6 +140,21 @@ impl ClusterStore {
             .map_err(store(format!("list {prefix}")))?;
         ids.sort();
         Ok(ids)
+    }
+
+    /// The cluster's scoped tokens (as `computer serve` keeps them: hashes and scopes).
+    pub async fn tokens<T: DeserializeOwned>(&self) -> Result<Option<Versioned<T>>> {
+        self.get_json(&self.key("tokens.json")).await
+    }
+
+    /// Replaces the cluster's tokens: created if `prior` is `None`, else only over that
+    /// version. `Ok(Err(Lost))` when another node changed them first.
+    pub async fn put_tokens<T: Serialize>(
+        &self,
+        tokens: &T,
+        prior: Option<&UpdateVersion>,
+    ) -> Result<Result<UpdateVersion, Lost>> {
+        self.put_json(&self.key("tokens.json"), tokens, prior).await
     }
 
     async fn get_json<T: DeserializeOwned>(

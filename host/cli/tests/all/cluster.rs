@@ -237,6 +237,55 @@ fn a_workspace_follows_its_lease_from_node_to_node() {
         super::mcp::check_session(&seen);
     }
 
+    // A scoped token made on A works on B (and is held to its scope there); revoked on B, A
+    // refuses it within the nodes' token cache time.
+    let made = json_of(
+        a.post(
+            "/v1/tokens",
+            &json!({"workspaces": ["w"], "read_only": true}),
+        ),
+        StatusCode::CREATED,
+    );
+    let scoped = made["token"].as_str().unwrap().to_string();
+    let with_scoped = |node: &Node, method: reqwest::Method, path: &str| {
+        node.client
+            .request(method, format!("{}{path}", node.url()))
+            .bearer_auth(&scoped)
+            .send()
+            .unwrap()
+    };
+    let r = with_scoped(
+        &b,
+        reqwest::Method::GET,
+        "/v1/workspaces/w/files/workspace/a.txt",
+    );
+    assert_eq!(text_of(r), "alpha\n");
+    let r = with_scoped(
+        &b,
+        reqwest::Method::PUT,
+        "/v1/workspaces/w/files/workspace/x",
+    );
+    assert_eq!(r.status(), StatusCode::FORBIDDEN, "read-only on B too");
+    let r = with_scoped(
+        &b,
+        reqwest::Method::GET,
+        "/v1/workspaces/other/stat/workspace",
+    );
+    assert_eq!(
+        r.status(),
+        StatusCode::FORBIDDEN,
+        "other workspaces are out of scope"
+    );
+    let listed = json_of(b.get("/v1/tokens"), StatusCode::OK);
+    let id = made["info"]["id"].as_str().unwrap();
+    assert_eq!(listed["tokens"][0]["id"], id, "{listed}");
+    let r = b.send(reqwest::Method::DELETE, &format!("/v1/tokens/{id}"), None);
+    assert!(r.status().is_success(), "{}", r.status());
+    eventually(10, || {
+        let r = with_scoped(&a, reqwest::Method::GET, "/v1/workspaces/w/stat/workspace");
+        (r.status() == StatusCode::UNAUTHORIZED).then_some(())
+    });
+
     // A stops cleanly: B serves it at once, with every write, its snapshot, hard link and log.
     a.stop();
     let r = b.get("/v1/workspaces/w/files/workspace/made.txt");

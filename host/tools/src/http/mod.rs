@@ -131,7 +131,7 @@ pub(crate) struct AppState {
     mcp: McpService,
     /// Places for commands running at once, shared by every route and tool call.
     exec_slots: Arc<crate::ExecSlots>,
-    /// The scoped tokens of the data directory.
+    /// The scoped tokens of the data directory (of the cluster, for a node).
     tokens: TokenStore,
     /// This server's part in a cluster, if it is in one.
     node: Option<cluster::Node>,
@@ -199,7 +199,12 @@ fn app(config: ServerConfig) -> std::io::Result<(Router, Arc<AppState>)> {
     );
     let max_body = config.max_body;
     let exec_slots = crate::ExecSlots::new(config.max_concurrent_execs, config.exec_queue_timeout);
-    let tokens = TokenStore::new(&config.data_dir);
+    let mut tokens = TokenStore::new(&config.data_dir);
+    if let Some(cluster) = &config.cluster {
+        let handle = tokio::runtime::Handle::try_current()
+            .map_err(|e| std::io::Error::other(format!("a cluster node needs a runtime: {e}")))?;
+        tokens = tokens.in_cluster(cluster.store.clone(), handle);
+    }
     let node = config.cluster.clone().map(cluster::Node::new);
     let state = Arc::new(AppState {
         config,

@@ -2,13 +2,19 @@
 //! token. They are kept in `DATA_DIR/tokens.json` (mode 0600) as BLAKE3 hashes: the file
 //! never holds a token, and a token is shown once, when it is made. `computer token` and the
 //! admin's `/v1/tokens` routes edit the file; a running server rereads it when it changes.
+//! A node of a cluster keeps them in the cluster's bucket instead (`tokens.json` there,
+//! changed with `If-Match`, read again after [`SHARED_TTL`]), so that every node checks the
+//! same tokens.
 //!
 //! A token reads `cpt_ID_SECRET`: `ID` names it in listings and revocations, `SECRET` is 128
 //! random bits.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
+
+use computer_bucket::cluster::{ClusterStore, Lost};
+use computer_bucket::object_store::UpdateVersion;
 
 use serde::{Deserialize, Serialize};
 
@@ -47,11 +53,76 @@ pub struct TokenInfo {
 /// The file's (mtime, length) when it was read, and its tokens.
 type Cached = (Option<(SystemTime, u64)>, Vec<TokenInfo>);
 
-/// The tokens file of a data directory, cached by modification time.
+/// How long a cluster node trusts the tokens it last read from the bucket: a token revoked
+/// on one node is refused by the others at most this much later.
+pub const SHARED_TTL: Duration = Duration::from_secs(2);
+
+/// The tokens file of a data directory, cached by modification time; or a cluster's.
 #[derive(Debug)]
 pub struct TokenStore {
     path: PathBuf,
     cache: Mutex<Cached>,
+    shared: Option<SharedTokens>,
+}
+
+/// A cluster's tokens, in its bucket.
+#[derive(Debug)]
+struct SharedTokens {
+    store: ClusterStore,
+    /// The server's runtime: the store's calls are async, the token calls blocking.
+    handle: tokio::runtime::Handle,
+    read: Mutex<Option<SharedRead>>,
+}
+
+/// When the cluster's tokens were read, their version, the tokens.
+type SharedRead = (Instant, Option<UpdateVersion>, Vec<TokenInfo>);
+
+impl SharedTokens {
+    fn fetch(&self, fresh: bool) -> std::io::Result<(Option<UpdateVersion>, Vec<TokenInfo>)> {
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        if !fresh
+            && let Some((at, version, tokens)) = read.as_ref()
+            && at.elapsed() < SHARED_TTL
+        {
+            return Ok((version.clone(), tokens.clone()));
+        }
+        let got = self
+            .handle
+            .block_on(self.store.tokens::<Vec<TokenInfo>>())
+            .map_err(|e| std::io::Error::other(format!("the cluster's tokens: {e}")))?;
+        let (version, tokens) = match got {
+            Some(v) => (Some(v.version), v.value),
+            None => (None, Vec::new()),
+        };
+        *read = Some((Instant::now(), version.clone(), tokens.clone()));
+        Ok((version, tokens))
+    }
+
+    /// Applies `change` to the newest tokens and writes them over that version, again if
+    /// another node wrote first. `change` says whether it changed anything.
+    fn modify(&self, mut change: impl FnMut(&mut Vec<TokenInfo>) -> bool) -> std::io::Result<bool> {
+        for _ in 0..8 {
+            let (version, mut tokens) = self.fetch(true)?;
+            if !change(&mut tokens) {
+                return Ok(false);
+            }
+            let put = self
+                .handle
+                .block_on(self.store.put_tokens(&tokens, version.as_ref()))
+                .map_err(|e| std::io::Error::other(format!("the cluster's tokens: {e}")))?;
+            match put {
+                Ok(version) => {
+                    let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+                    *read = Some((Instant::now(), Some(version), tokens));
+                    return Ok(true);
+                }
+                Err(Lost) => continue,
+            }
+        }
+        Err(std::io::Error::other(
+            "the cluster's tokens kept changing under this change; try again",
+        ))
+    }
 }
 
 impl TokenStore {
@@ -60,7 +131,19 @@ impl TokenStore {
         TokenStore {
             path: data_dir.join("tokens.json"),
             cache: Mutex::new((None, Vec::new())),
+            shared: None,
         }
+    }
+
+    /// The tokens of the cluster `store` instead of the data directory's; `handle` runs the
+    /// store's calls (the token calls must come from blocking threads).
+    pub fn in_cluster(mut self, store: ClusterStore, handle: tokio::runtime::Handle) -> TokenStore {
+        self.shared = Some(SharedTokens {
+            store,
+            handle,
+            read: Mutex::new(None),
+        });
+        self
     }
 
     /// The scope of `token`, if it is one of these.
@@ -112,9 +195,10 @@ impl TokenStore {
                 .unwrap_or(0),
             hash: hash(&token),
         };
-        let mut tokens = self.load()?;
-        tokens.push(info.clone());
-        self.save(&tokens)?;
+        self.modify(|tokens| {
+            tokens.push(info.clone());
+            true
+        })?;
         Ok((
             token,
             TokenInfo {
@@ -126,10 +210,20 @@ impl TokenStore {
 
     /// Revokes token `id`; false if there is none.
     pub fn revoke(&self, id: &str) -> std::io::Result<bool> {
+        self.modify(|tokens| {
+            let before = tokens.len();
+            tokens.retain(|t| t.id != id);
+            tokens.len() != before
+        })
+    }
+
+    /// Applies `change` to the tokens and keeps them if it says it changed them.
+    fn modify(&self, mut change: impl FnMut(&mut Vec<TokenInfo>) -> bool) -> std::io::Result<bool> {
+        if let Some(shared) = &self.shared {
+            return shared.modify(change);
+        }
         let mut tokens = self.load()?;
-        let before = tokens.len();
-        tokens.retain(|t| t.id != id);
-        if tokens.len() == before {
+        if !change(&mut tokens) {
             return Ok(false);
         }
         self.save(&tokens)?;
@@ -137,6 +231,9 @@ impl TokenStore {
     }
 
     fn load(&self) -> std::io::Result<Vec<TokenInfo>> {
+        if let Some(shared) = &self.shared {
+            return Ok(shared.fetch(false)?.1);
+        }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let modified = match std::fs::metadata(&self.path) {
             Ok(m) => Some((m.modified()?, m.len())),
