@@ -166,6 +166,8 @@ impl ClusterStore {
             .filter(|(_, h)| !known.contains(h.as_str()) && sent.insert(h.as_str()))
             .map(|(index, h)| (index, h.clone()))
             .collect();
+        // The missing pieces are read again to upload (from the page cache): holding them
+        // from the hashing pass would hold a whole new workspace in memory.
         let handle =
             std::sync::Arc::new(File::open(file).map_err(io(format!("read {}", file.display())))?);
         let size = image.size;

@@ -66,7 +66,7 @@ struct Held {
     renewed: Instant,
     head_version: UpdateVersion,
     /// The newest image in the store (pieces a push need not send).
-    image: Option<Image>,
+    image: Image,
     seq: u64,
     pushed_revision: Option<u64>,
     pushed: Instant,
@@ -286,12 +286,7 @@ impl Node {
 
     /// Makes the local file of `id` the image `head` names, reusing what the local copy
     /// already holds.
-    async fn hydrate(
-        &self,
-        id: &str,
-        head: &Head,
-        registry: &Registry,
-    ) -> Result<Option<Image>, ApiError> {
+    async fn hydrate(&self, id: &str, head: &Head, registry: &Registry) -> Result<Image, ApiError> {
         let Some(key) = &head.image else {
             return Err(ApiError::internal(format!(
                 "workspace {id:?} has no image in the store"
@@ -314,7 +309,7 @@ impl Node {
         std::fs::rename(&staged, &file).map_err(|e| {
             ApiError::internal(format!("hydrate workspace {id:?}: {}: {e}", file.display()))
         })?;
-        Ok(Some(image))
+        Ok(image)
     }
 
     /// Starts creating workspace `id`: takes its lease (409 if it exists or another node is
@@ -393,9 +388,13 @@ impl Node {
 
     async fn publish_new(&self, c: &mut Creating, registry: &Registry) -> Result<(), ApiError> {
         let store = &self.config.store;
-        let ws = registry.get(&c.id)?;
-        let (revision, pushed) = self
-            .push_file(&c.id, &ws, (c.lease.generation, 1), None)
+        let revision = registry
+            .get(&c.id)?
+            .fs()
+            .revision()
+            .map_err(|e| ApiError::internal(format!("push {:?}: {e}", c.id)))?;
+        let pushed = self
+            .push_file(&c.id, registry, (c.lease.generation, 1), None)
             .await?;
         let head = Head {
             format: computer_bucket::cluster::FORMAT,
@@ -417,7 +416,7 @@ impl Node {
             valid_until: self.valid_until(c.sent),
             renewed: c.sent,
             head_version,
-            image: Some(pushed.image),
+            image: pushed.image,
             seq: 1,
             pushed_revision: Some(revision),
             pushed: Instant::now(),
@@ -425,31 +424,22 @@ impl Node {
         Ok(())
     }
 
-    /// Copies `ws`'s file and uploads it as image `(generation, seq)`; returns the revision
-    /// it holds at least.
+    /// Copies workspace `id`'s file and uploads it as image `(generation, seq)`. The copy
+    /// holds at least every revision read before the call.
     async fn push_file(
         &self,
         id: &str,
-        ws: &Workspace,
+        registry: &Registry,
         at: (u64, u64),
         previous: Option<&Image>,
-    ) -> Result<(u64, computer_bucket::cluster::ImagePush), ApiError> {
-        let vfs = ws.vfs();
-        let copy = PathBuf::from(format!(
-            "{}.push",
-            vfs.location()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        ));
+    ) -> Result<computer_bucket::cluster::ImagePush, ApiError> {
+        let vfs = registry.get(id)?.vfs();
+        let copy = PathBuf::from(format!("{}.push", registry.file(id).display()));
         let copy_ = copy.clone();
-        let revision = tokio::task::spawn_blocking(move || {
-            let revision = vfs.revision()?;
-            vfs.copy_file_to(&copy_)?;
-            Ok::<_, computer::VfsError>(revision)
-        })
-        .await
-        .map_err(|e| ApiError::internal(format!("push {id:?}: {e}")))?
-        .map_err(|e| ApiError::internal(format!("push {id:?}: copy its file: {e}")))?;
+        tokio::task::spawn_blocking(move || vfs.copy_file_to(&copy_))
+            .await
+            .map_err(|e| ApiError::internal(format!("push {id:?}: {e}")))?
+            .map_err(|e| ApiError::internal(format!("push {id:?}: copy its file: {e}")))?;
         let pushed = self
             .config
             .store
@@ -457,7 +447,7 @@ impl Node {
             .await
             .map_err(store_error);
         let _ = std::fs::remove_file(&copy);
-        Ok((revision, pushed?))
+        pushed
     }
 
     /// Pushes `id` if it changed since its last push; a head refused means another node took
@@ -471,8 +461,8 @@ impl Node {
         let Some(h) = held.as_mut() else {
             return Ok(());
         };
-        let ws = registry.get(id)?;
-        let revision = ws
+        let revision = registry
+            .get(id)?
             .fs()
             .revision()
             .map_err(|e| ApiError::internal(format!("push {id:?}: {e}")))?;
@@ -481,7 +471,7 @@ impl Node {
             return Ok(());
         }
         let at = (h.lease.generation, h.seq + 1);
-        let (revision, pushed) = self.push_file(id, &ws, at, h.image.as_ref()).await?;
+        let pushed = self.push_file(id, registry, at, Some(&h.image)).await?;
         if Instant::now() >= h.valid_until {
             return Err(self.lose(id, held, registry, "its lease ran out during a push"));
         }
@@ -500,7 +490,7 @@ impl Node {
         {
             Ok(version) => {
                 h.head_version = version;
-                h.image = Some(pushed.image);
+                h.image = pushed.image;
                 h.seq += 1;
                 h.pushed_revision = Some(revision);
                 h.pushed = Instant::now();
