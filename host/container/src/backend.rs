@@ -184,6 +184,13 @@ impl Containers {
         drop(spawned);
     }
 
+    /// Stops the container now if one runs (its workspace leaves this host). One a command
+    /// still runs in goes when that command ends.
+    pub fn stop_now(&self) {
+        let sandbox = lock(&self.state).sandbox.take();
+        self.stop(sandbox);
+    }
+
     fn stop(&self, sandbox: Option<Arc<Sandbox>>) {
         let (Some(sandbox), Some(rt)) = (sandbox, self.runtime.get()) else {
             return;

@@ -36,6 +36,9 @@ pub enum JobStatus {
     },
     /// Could not run at all (no container engine, a bad request).
     Failed(String),
+    /// Ran on another host that stopped serving the workspace before the job ended (a
+    /// cluster's node that shut down, died or lost its lease): how it ended is not known.
+    Lost(String),
 }
 
 /// Positions in a job's two output streams (bytes written since it started).
@@ -319,6 +322,55 @@ impl Workspace {
     /// The workspace's jobs: running ones and the latest ended ones, oldest first.
     pub fn jobs(&self) -> Vec<Job> {
         lock(&self.jobs_registry().all).values().cloned().collect()
+    }
+
+    /// The number the next job will take.
+    pub fn next_job_id(&self) -> u64 {
+        *lock(&self.jobs_registry().next) + 1
+    }
+
+    /// Kills every running job and waits up to `wait` for them to end (for a workspace about
+    /// to leave this process: nothing of it may keep running). Returns the jobs it killed.
+    pub fn kill_jobs(&self, wait: Duration) -> Vec<Job> {
+        let running: Vec<Job> = self
+            .jobs()
+            .into_iter()
+            .filter(|j| j.status() == JobStatus::Running)
+            .collect();
+        for job in &running {
+            job.kill();
+        }
+        let deadline = Instant::now() + wait;
+        for job in &running {
+            job.wait(deadline.saturating_duration_since(Instant::now()));
+        }
+        running
+    }
+
+    /// Records jobs that ran elsewhere and were lost there ([`JobStatus::Lost`] with `why`),
+    /// numbered as they were, and makes the next job's number at least `next`, so that a job
+    /// number never names two jobs.
+    pub fn record_lost_jobs(&self, lost: &[(u64, String)], why: &str, next: u64) {
+        let jobs = self.jobs_registry();
+        let mut all = lock(&jobs.all);
+        let mut last = lock(&jobs.next);
+        for (id, command) in lost {
+            *last = (*last).max(*id);
+            all.entry(*id).or_insert_with(|| {
+                let job = Job(Arc::new(JobInner {
+                    id: *id,
+                    command: command.clone(),
+                    started: SystemTime::now(),
+                    cancel: CancelToken::default(),
+                    state: Mutex::default(),
+                    ended: Condvar::new(),
+                    followed: Mutex::default(),
+                }));
+                job.end(JobStatus::Lost(why.to_string()));
+                job
+            });
+        }
+        *last = (*last).max(next.saturating_sub(1));
     }
 }
 

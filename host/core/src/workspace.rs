@@ -77,6 +77,12 @@ impl Workspace {
         self.containers.set_progress(progress);
     }
 
+    /// Stops this workspace's container now if one runs; the next container command starts
+    /// another. One a command still runs in goes when that command ends.
+    pub fn stop_container(&self) {
+        self.containers.stop_now();
+    }
+
     pub(crate) fn containers(&self) -> &Arc<Containers> {
         &self.containers
     }

@@ -36,7 +36,8 @@ pub struct JobArgs {
 pub(crate) const DESCRIPTION: &str = "Follow a background command started by `exec` with \
 `background: true`: its status and the output it wrote since your previous `job` call on it. \
 `wait` (seconds) waits for it to end first; `kill: true` stops it. Without `id`, lists every \
-job. Jobs live as long as the server that runs them.";
+job. Jobs live as long as the server that runs them (in a cluster, a job whose node stopped \
+serving the workspace is listed as lost).";
 
 fn status_line(job: &Job) -> String {
     let status = match job.status() {
@@ -48,6 +49,7 @@ fn status_line(job: &Job) -> String {
             RunStatus::Trapped(why) => format!("crashed: {why} (status {status})"),
         },
         JobStatus::Failed(why) => format!("could not run: {why}"),
+        JobStatus::Lost(why) => format!("lost: {why}"),
     };
     format!("job {}: {status}: {}", job.id(), job.command())
 }

@@ -226,6 +226,8 @@ fn job_reply(status: computer::JobStatus) -> Reply {
             ended: Some(ended_name(&ended).to_string()),
             ..Reply::done()
         },
-        computer::JobStatus::Failed(why) => Reply::fail("ERR_COMPUTER", why),
+        computer::JobStatus::Failed(why) | computer::JobStatus::Lost(why) => {
+            Reply::fail("ERR_COMPUTER", why)
+        }
     }
 }

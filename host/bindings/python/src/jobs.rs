@@ -119,6 +119,8 @@ fn status_of(status: JobStatus) -> PyResult<Option<i32>> {
     match status {
         JobStatus::Running => Ok(None),
         JobStatus::Ended { status, .. } => Ok(Some(status)),
-        JobStatus::Failed(why) => Err(crate::errors::ComputerError::new_err(why)),
+        JobStatus::Failed(why) | JobStatus::Lost(why) => {
+            Err(crate::errors::ComputerError::new_err(why))
+        }
     }
 }

@@ -304,7 +304,9 @@ impl Registry {
         if !path.is_file() {
             return Err(ApiError::not_found(format!("no workspace {id:?}")));
         }
-        state.open.remove(id);
+        if let Some(entry) = state.open.remove(id) {
+            stop_background(entry.ws);
+        }
         Workspace::delete_file(&path).map_err(|e| {
             ApiError::internal(format!("delete workspace {id:?}: {}: {e}", path.display()))
         })?;
@@ -384,10 +386,14 @@ impl Registry {
         self.path(id)
     }
 
-    /// Closes workspace `id` if it is open (its file stays). Calls still running on it
+    /// Closes workspace `id` if it is open (its file stays): its background jobs are killed
+    /// and its container stopped, since it is leaving this server. Calls still running on it
     /// finish on the open file.
     pub fn forget(&self, id: &str) {
-        self.lock().open.remove(id);
+        let entry = self.lock().open.remove(id);
+        if let Some(entry) = entry {
+            stop_background(entry.ws);
+        }
     }
 
     /// Whether workspace `id` is open.
@@ -400,6 +406,27 @@ impl Registry {
         self.lock().open.len()
     }
 }
+
+/// Kills the background jobs of a workspace that leaves the server and stops its container,
+/// on a thread of its own (killing waits for the jobs to end; the caller may be an async
+/// task or hold the registry).
+fn stop_background(ws: Workspace) {
+    if !ws.is_shared() {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("computer-close".into())
+        .spawn(move || {
+            ws.kill_jobs(JOB_KILL_WAIT);
+            ws.stop_container();
+        });
+    if let Err(e) = spawned {
+        eprintln!("computer serve: could not stop a closed workspace's jobs: {e}");
+    }
+}
+
+/// How long closing a workspace waits for its killed jobs to end.
+pub(crate) const JOB_KILL_WAIT: Duration = Duration::from_secs(10);
 
 /// Returns the heap's free pages to the system. glibc keeps what a closed connection freed
 /// (about 200 KiB a workspace) resident until then, so a burst of workspaces opened at once
