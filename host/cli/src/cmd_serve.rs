@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
+use computer::net::SecretStore;
 use computer_tools::http::ServerConfig;
 use computer_tools::http::cluster::ClusterConfig;
 
@@ -96,8 +97,8 @@ pub struct ServeArgs {
     sync_writes: bool,
 }
 
-/// Serves until Ctrl-C or SIGTERM.
-pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
+/// Serves until Ctrl-C or SIGTERM; `secrets` is reread when its file changes.
+pub fn serve(mut args: ServeArgs, secrets: SecretStore) -> anyhow::Result<ExitCode> {
     if let Some(file) = &args.token_file {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("read the token file {}", file.display()))?;
@@ -147,6 +148,7 @@ pub fn serve(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
     }
     config.cluster = cluster;
+    watch_secrets(secrets);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -191,6 +193,54 @@ fn cluster_config(args: &ServeArgs) -> anyhow::Result<Option<ClusterConfig>> {
         sync_writes: args.sync_writes,
     }))
 }
+
+/// Rereads the secret store when its file changes (`computer secret set` beside the
+/// server, or a Kubernetes Secret mounted on every node of a cluster and updated in place):
+/// commands started afterwards get the new secrets. A file that does not parse is reported
+/// and the secrets in force are kept.
+fn watch_secrets(store: SecretStore) {
+    use std::os::unix::fs::MetadataExt;
+    let stamp = |store: &SecretStore| {
+        std::fs::metadata(store.path())
+            .ok()
+            .map(|m| (m.modified().ok(), m.len(), m.ino(), m.dev()))
+    };
+    let mut seen = stamp(&store);
+    let spawned = std::thread::Builder::new()
+        .name("computer-secrets".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(SECRETS_CHECK);
+                let now = stamp(&store);
+                if now == seen {
+                    continue;
+                }
+                seen = now;
+                let shown = store.path().display();
+                match store
+                    .load()
+                    .and_then(|s| computer::env_secrets().merged(&s))
+                {
+                    Ok(secrets) => {
+                        eprintln!(
+                            "computer serve: secrets reread from {shown} ({} in force)",
+                            secrets.list().len()
+                        );
+                        computer::set_host_secrets(secrets);
+                    }
+                    Err(e) => {
+                        eprintln!("computer serve: {e}; the secrets in force are kept")
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("computer serve: secrets will not be reread: {e}");
+    }
+}
+
+/// How often the secret store's file is checked for a change.
+const SECRETS_CHECK: Duration = Duration::from_secs(1);
 
 /// Raises this process's soft limit on open files to its hard limit. Each awake workspace
 /// holds three descriptors (its database, log and shared memory) and each connection one, so

@@ -172,7 +172,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     computer::set_host_secrets(secrets);
     let command = match command {
         // The server holds its own workspaces, not `--workspace`.
-        Command::Serve(args) => return cmd_serve::serve(args),
+        Command::Serve(args) => return cmd_serve::serve(args, store),
         Command::Umount(args) => return cmd_mount::umount(args),
         Command::Image(cmd) => return cmd_image::run(cmd),
         Command::Token(cmd) => return cmd_token::run(cmd),
@@ -206,7 +206,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Git(args) => cmd_git::git(&ws, args),
         Command::Net(cmd) => cmd_net::run(&ws, cmd),
         Command::Mount(args) => cmd_mount::mount(&ws, args),
-        Command::Serve(args) => cmd_serve::serve(args),
+        Command::Serve(args) => cmd_serve::serve(args, store),
         Command::Umount(args) => cmd_mount::umount(args),
         Command::Image(cmd) => cmd_image::run(cmd),
         Command::Token(cmd) => cmd_token::run(cmd),

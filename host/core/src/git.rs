@@ -47,7 +47,8 @@ impl Default for GitOptions {
 #[derive(Debug, Default)]
 pub(crate) struct GitSlot {
     options: Mutex<Option<GitOptions>>,
-    git: Mutex<Option<Arc<Git>>>,
+    /// The handle, and the count of the process's secret changes it was made under.
+    git: Mutex<Option<(Arc<Git>, u64)>>,
 }
 
 impl GitSlot {
@@ -74,7 +75,10 @@ impl Workspace {
     /// does), `clone_repository` clones with progress.
     pub fn git(&self) -> Result<Arc<Git>> {
         let mut slot = lock(&self.git_slot().git);
-        if let Some(git) = slot.as_ref() {
+        let changes = crate::secrets::host_changes();
+        if let Some((git, made)) = slot.as_ref()
+            && *made == changes
+        {
             return Ok(Arc::clone(git));
         }
         let options = lock(&self.git_slot().options).clone().unwrap_or_default();
@@ -96,7 +100,7 @@ impl Workspace {
             None => git,
         };
         let git = Arc::new(git);
-        *slot = Some(Arc::clone(&git));
+        *slot = Some((Arc::clone(&git), changes));
         Ok(git)
     }
 

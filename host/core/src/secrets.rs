@@ -4,6 +4,7 @@
 //! a guest sees placeholders only.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use computer_net::{Secret, Secrets};
@@ -17,8 +18,18 @@ static HOST: RwLock<Option<Secrets>> = RwLock::new(None);
 
 /// Sets the secrets of every workspace of this process that was not given its own
 /// ([`Workspace::set_secrets`]). Until called, they are [`env_secrets`].
+/// Applies at once, to git handles made before too.
 pub fn set_host_secrets(secrets: Secrets) {
     *HOST.write().unwrap_or_else(|e| e.into_inner()) = Some(secrets);
+    HOST_CHANGES.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How many times the process's secrets were set: a git handle made under another count
+/// holds old ones.
+static HOST_CHANGES: AtomicU64 = AtomicU64::new(0);
+
+pub(crate) fn host_changes() -> u64 {
+    HOST_CHANGES.load(Ordering::Relaxed)
 }
 
 /// The process's secrets: those set by [`set_host_secrets`], else [`env_secrets`].

@@ -835,6 +835,50 @@ fn keep_secret(store: &std::path::Path, name: &str, host: &str, value: &str) {
     );
 }
 
+/// A secret set (or removed) beside a running server applies to its next commands: the server
+/// rereads its secret store when the file changes.
+#[test]
+fn a_secret_set_beside_a_running_server_reaches_its_next_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("secrets.json");
+    let s = Server::start_with_env(&[], &[("COMPUTER_SECRETS", store.to_str().unwrap())]);
+    s.create("sec");
+    let echo = || {
+        let out = json_of(
+            s.post(
+                "/v1/workspaces/sec/exec",
+                &json!({"command": "echo \"[$API_KEY]\""}),
+            ),
+            StatusCode::OK,
+        );
+        out["stdout"].as_str().unwrap().to_string()
+    };
+    let within = |want: &str| {
+        for _ in 0..100 {
+            if echo() == want {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("still {:?}, not {want:?}", echo());
+    };
+    assert_eq!(echo(), "[]\n");
+    keep_secret(&store, "API_KEY", "api.example.com", "s3cr3t-value");
+    within("[computer-secret:API_KEY]\n");
+    // A file that does not parse leaves the secrets in force.
+    std::fs::write(&store, "{ not json").unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(echo(), "[computer-secret:API_KEY]\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_computer"))
+        .args(["secret", "list"])
+        .env("COMPUTER_SECRETS", &store)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the broken file is reported");
+    std::fs::remove_file(&store).unwrap();
+    within("[]\n");
+}
+
 #[test]
 fn buckets_import_export_push_and_pull_over_http() {
     let Some(moto) = crate::moto::shared() else {
