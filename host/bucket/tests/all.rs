@@ -741,6 +741,12 @@ mod cluster {
                 generation: 1,
                 image: Some("images/1-1.json".into()),
                 deleted: false,
+                jobs: vec![computer_bucket::cluster::JobNote {
+                    id: 3,
+                    command: "sleep 60".into(),
+                    node: "a".into(),
+                }],
+                next_job: 4,
             };
             let v1 = store.put_head("w", &head, None).await.unwrap().unwrap();
             let next = Head {

@@ -13,7 +13,9 @@
 //!   workspace holds (owners, hard links, special files, snapshots, the audit log, policies)
 //!   with no second format to keep in step with the schema;
 //! - `index/ID`: present while workspace ID exists, so one listing finds them all;
-//! - `tokens.json`: the scoped tokens every node checks (hashes and scopes, never a token).
+//! - `tokens.json`: the scoped tokens every node checks (hashes and scopes, never a token);
+//! - `sessions/ID`: what an MCP client's session began with, so that any node goes on with
+//!   it after its workspace moved.
 
 pub mod image;
 pub mod lease;
@@ -62,6 +64,24 @@ pub struct Head {
     /// The workspace was deleted: a node holding an old copy must not bring it back.
     #[serde(default)]
     pub deleted: bool,
+    /// Background jobs running on the node that wrote it, as it wrote it (a job does not
+    /// move: the node that takes the workspace over says they were lost).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobNote>,
+    /// The number the workspace's next job takes (numbers are never reused across nodes).
+    #[serde(default)]
+    pub next_job: u64,
+}
+
+/// A background job as a head records it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct JobNote {
+    /// Its number in the workspace.
+    pub id: u64,
+    /// Its command line.
+    pub command: String,
+    /// The node running it.
+    pub node: String,
 }
 
 /// The cluster's objects in one bucket prefix.
@@ -120,8 +140,12 @@ impl ClusterStore {
 
     /// Notes that workspace `id` is gone.
     pub async fn remove_from_index(&self, id: &str) -> Result<()> {
-        let key = self.key(&format!("index/{id}"));
-        match self.store.delete(&key).await {
+        self.delete(&self.key(&format!("index/{id}"))).await
+    }
+
+    /// Deletes `key`; one already gone is no error.
+    async fn delete(&self, key: &ObjectPath) -> Result<()> {
+        match self.store.delete(key).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(store(format!("delete {key}"))(e)),
         }
@@ -155,6 +179,29 @@ impl ClusterStore {
         prior: Option<&UpdateVersion>,
     ) -> Result<Result<UpdateVersion, Lost>> {
         self.put_json(&self.key("tokens.json"), tokens, prior).await
+    }
+
+    /// The state an MCP session left (`sessions/ID`), so that any node can go on with it.
+    pub async fn session<T: DeserializeOwned>(&self, id: &str) -> Result<Option<T>> {
+        let key = self.key(&format!("sessions/{id}"));
+        Ok(self.get_json(&key).await?.map(|v| v.value))
+    }
+
+    /// Keeps an MCP session's state (over any earlier).
+    pub async fn put_session<T: Serialize>(&self, id: &str, state: &T) -> Result<()> {
+        let key = self.key(&format!("sessions/{id}"));
+        let json =
+            serde_json::to_vec(state).map_err(|e| BucketError::Snapshot(format!("{key}: {e}")))?;
+        self.store
+            .put(&key, PutPayload::from(json))
+            .await
+            .map_err(store(format!("write {key}")))?;
+        Ok(())
+    }
+
+    /// Forgets an MCP session's state.
+    pub async fn delete_session(&self, id: &str) -> Result<()> {
+        self.delete(&self.key(&format!("sessions/{id}"))).await
     }
 
     async fn get_json<T: DeserializeOwned>(

@@ -27,6 +27,17 @@ struct Node {
     client: Client,
 }
 
+/// The AWS variables that reach moto at `endpoint`.
+fn store_env(endpoint: &str) -> [(&'static str, &str); 5] {
+    [
+        ("AWS_ENDPOINT_URL", endpoint),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_ACCESS_KEY_ID", "test"),
+        ("AWS_SECRET_ACCESS_KEY", "test"),
+        ("AWS_REGION", "us-east-1"),
+    ]
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -68,11 +79,7 @@ impl Node {
             .args(["--push-every", "1"])
             .args(&self.extra)
             .env("COMPUTER_TOKEN", TOKEN)
-            .env("AWS_ENDPOINT_URL", &self.endpoint)
-            .env("AWS_ALLOW_HTTP", "true")
-            .env("AWS_ACCESS_KEY_ID", "test")
-            .env("AWS_SECRET_ACCESS_KEY", "test")
-            .env("AWS_REGION", "us-east-1")
+            .envs(store_env(&self.endpoint))
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -285,9 +292,76 @@ fn a_workspace_follows_its_lease_from_node_to_node() {
         let r = with_scoped(&a, reqwest::Method::GET, "/v1/workspaces/w/stat/workspace");
         (r.status() == StatusCode::UNAUTHORIZED).then_some(())
     });
+    // `computer token --store` edits the same tokens from a shell.
+    let token_cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_computer"))
+            .arg("token")
+            .args(args)
+            .args(["--store", store])
+            .envs(store_env(&moto.endpoint))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "computer token {args:?}: {err}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let from_shell = token_cli(&["create", "--for", "w"]);
+    let listed = token_cli(&["list"]);
+    let shell_id = from_shell.split('_').nth(1).unwrap();
+    assert!(listed.contains(shell_id), "{listed}");
+    // The nodes read the tokens again within `SHARED_TTL` (2 s).
+    let text = eventually(10, || {
+        let r = b
+            .client
+            .get(format!("{}/v1/workspaces/w/files/workspace/a.txt", b.url()))
+            .bearer_auth(&from_shell)
+            .send()
+            .unwrap();
+        (r.status() == StatusCode::OK).then(|| r.text().unwrap())
+    });
+    assert_eq!(text, "alpha\n");
+    token_cli(&["revoke", shell_id]);
+
+    // An MCP session through B, begun while A serves the workspace, goes on after the move.
+    let mut session = super::mcp::python_mcp().then(|| {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/all/mcp_client.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .args(["move", &format!("{}/v1/workspaces/w/mcp", b.url()), TOKEN])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n", "the client did not get going");
+        (child, out)
+    });
 
     // A stops cleanly: B serves it at once, with every write, its snapshot, hard link and log.
     a.stop();
+    if let Some((mut child, mut out)) = session.take() {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+        let mut seen = String::new();
+        out.read_to_string(&mut seen).unwrap();
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "the client failed: {err}");
+        let seen: Value = serde_json::from_str(&seen).unwrap();
+        assert_eq!(seen["read"]["text"], "     1\tbefore the move\n", "{seen}");
+        assert_eq!(
+            seen["exec"]["text"], "exit status 0\n--- stdout ---\nbefore the move\nafter\n",
+            "{seen}"
+        );
+    }
     let r = b.get("/v1/workspaces/w/files/workspace/made.txt");
     assert_eq!(served_by(&r), b.url());
     assert_eq!(text_of(r), "made\n");
@@ -521,5 +595,196 @@ fn a_node_needs_a_shared_token_and_a_reachable_store() {
     assert!(
         err.contains("cannot use the cluster's store s3://unreachable-bucket/nodes"),
         "{err}"
+    );
+}
+
+/// The text a tool call through the HTTP API answered.
+fn tool_text(node: &Node, id: &str, tool: &str, args: &Value) -> (String, String) {
+    let r = node.post(&format!("/v1/workspaces/{id}/tools/{tool}"), args);
+    let by = served_by(&r);
+    let out = json_of(r, StatusCode::OK);
+    (out["content"][0]["text"].as_str().unwrap().to_string(), by)
+}
+
+/// Three nodes answer as one service; a background job does not move with its workspace:
+/// the node that takes it over lists the job as lost, naming the node it ran on, and
+/// numbers new jobs after it.
+#[test]
+fn three_nodes_serve_as_one_and_say_which_jobs_were_lost() {
+    let Some(moto) = moto_with("cluster-jobs") else {
+        return;
+    };
+    let store = "s3://cluster-jobs/nodes";
+    let mut a = Node::start(moto, store, &[]);
+    let b = Node::start(moto, store, &[]);
+    let c = Node::start(moto, store, &[]);
+    assert_eq!(
+        a.post("/v1/workspaces", &json!({"id": "j"})).status(),
+        StatusCode::CREATED
+    );
+    let started = |node: &Node, command: &str| {
+        let out = json_of(
+            node.post(
+                "/v1/workspaces/j/exec",
+                &json!({"command": command, "background": true}),
+            ),
+            StatusCode::OK,
+        );
+        out["job"].as_u64().unwrap()
+    };
+    assert_eq!(started(&a, "true"), 1);
+    // Started through C, run by A.
+    assert_eq!(started(&c, "echo started > s.txt; sleep 600"), 2);
+    // Every node answers for it, all through A.
+    for node in [&a, &b, &c] {
+        let r = node.get("/v1/workspaces/j/stat/workspace");
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(served_by(&r), a.url());
+    }
+    let (text, _) = tool_text(&b, "j", "job", &json!({"id": 2}));
+    assert!(text.starts_with("job 2: running"), "{text}");
+    // The push interval (1 s) passes: the store knows job 2 runs on A. Then A dies.
+    std::thread::sleep(Duration::from_secs(3));
+    a.kill();
+    let (text, by) = eventually(30, || {
+        let r = c.post("/v1/workspaces/j/tools/job", &json!({"id": 2}));
+        (r.status() == StatusCode::OK).then(|| {
+            let by = served_by(&r);
+            let out: Value = serde_json::from_str(&r.text().unwrap()).unwrap();
+            (out["content"][0]["text"].as_str().unwrap().to_string(), by)
+        })
+    });
+    assert_ne!(by, a.url());
+    assert!(
+        text.starts_with(&format!(
+            "job 2: lost: it was running on node {} when that node stopped serving",
+            a.url()
+        )),
+        "{text}"
+    );
+    let (listed, _) = tool_text(&b, "j", "job", &json!({}));
+    assert!(listed.contains("job 2: lost"), "{listed}");
+    // What the job wrote before the last push is there; new jobs number on.
+    let r = b.get("/v1/workspaces/j/files/workspace/s.txt");
+    assert_eq!(text_of(r), "started\n");
+    assert_eq!(started(&b, "echo again"), 3);
+    // A, back, is one of the three again: every node answers through the same one.
+    a.restart();
+    let owners: Vec<String> = [&a, &b, &c]
+        .iter()
+        .map(|node| served_by(&node.get("/v1/workspaces/j/stat/workspace")))
+        .collect();
+    assert_eq!(owners, vec![by.clone(), by.clone(), by], "{owners:?}");
+}
+
+/// The cluster's store, opened by the test (to play a node that takes a lease away).
+fn cluster_store(moto: &crate::moto::Moto, url: &str) -> computer_bucket::cluster::ClusterStore {
+    let config = computer_bucket::BucketConfig {
+        endpoint: Some(moto.endpoint.clone()),
+        region: Some("us-east-1".into()),
+        access_key_id: Some("test".into()),
+        secret_access_key: Some("test".into()),
+        allow_http: true,
+        ..Default::default()
+    };
+    let url = computer_bucket::BucketUrl::parse(url).unwrap();
+    let objects = computer_bucket::open_store_with(&url, &config).unwrap();
+    computer_bucket::cluster::ClusterStore::new(objects, url)
+}
+
+/// A node that loses a workspace's lease while it lives on (another node took it) kills the
+/// workspace's background jobs and removes its container at once: nothing keeps changing
+/// its stale copy.
+#[test]
+fn a_node_that_loses_a_lease_stops_the_jobs_and_container() {
+    if !crate::requirements::containers_here() {
+        return;
+    }
+    let Some(moto) = moto_with("cluster-lose") else {
+        return;
+    };
+    let store = "s3://cluster-lose/nodes";
+    let a = Node::start(moto, store, &[]);
+    let pid = a.child.as_ref().unwrap().id();
+    assert_eq!(
+        a.post("/v1/workspaces", &json!({"id": "c"})).status(),
+        StatusCode::CREATED
+    );
+    let out = json_of(
+        a.post(
+            "/v1/workspaces/c/exec",
+            &json!({
+                "command": "while :; do echo x >> tick; sleep 0.2; done",
+                "background": true,
+                "backend": "container",
+                "timeout": 600
+            }),
+        ),
+        StatusCode::OK,
+    );
+    assert_eq!(out["job"], 1, "{out}");
+    let containers = || {
+        let out = Command::new("docker")
+            .args(["ps", "-q", "--filter"])
+            .arg(format!("label=computer.owner={pid}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    eventually(300, || {
+        let r = a.get("/v1/workspaces/c/stat/workspace/tick");
+        (r.status() == StatusCode::OK && containers() == 1).then_some(())
+    });
+
+    // Another node takes the lease (one generation up) and fences the head.
+    let thief = cluster_store(moto, store);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let lease = thief.lease("c").await.unwrap().unwrap();
+        let head = thief.head("c").await.unwrap().unwrap();
+        let generation = lease.value.generation.max(head.value.generation) + 1;
+        let until = computer_bucket::cluster::lease::now_ms() + 600_000;
+        let taken =
+            computer_bucket::cluster::Lease::new("thief", "http://127.0.0.1:1", generation, until);
+        thief
+            .put_lease("c", &taken, Some(&lease.version))
+            .await
+            .unwrap()
+            .unwrap();
+        let fenced = computer_bucket::cluster::Head {
+            generation,
+            ..head.value
+        };
+        thief
+            .put_head("c", &fenced, Some(&head.version))
+            .await
+            .unwrap()
+            .unwrap();
+    });
+    // A finds out at its next renewal (a third of the lease): the container goes.
+    eventually(30, || (containers() == 0).then_some(()));
+    // Requests now go to the new holder (which does not answer here).
+    let r = a.get("/v1/workspaces/c/stat/workspace");
+    assert_eq!(r.status(), StatusCode::BAD_GATEWAY, "{}", r.text().unwrap());
+    // And the job no longer writes A's copy.
+    let options = computer::VfsOptions {
+        read_only: true,
+        create: false,
+        ..Default::default()
+    };
+    let ticks = || {
+        let ws = computer::Workspace::open_with(a.workspace_file("c"), &options).unwrap();
+        ws.fs().read_file("/workspace/tick").unwrap().len()
+    };
+    let before = ticks();
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        ticks(),
+        before,
+        "the job still runs on the node that lost it"
     );
 }

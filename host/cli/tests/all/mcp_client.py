@@ -3,6 +3,8 @@ Python SDK; prints what it saw as JSON.
 
     mcp_client.py stdio COMPUTER WORKSPACE
     mcp_client.py http URL TOKEN
+    mcp_client.py move URL TOKEN    # one session across a move of its workspace: writes, says
+                                    # "ready", waits for a line on stdin, reads back
 """
 import asyncio
 import contextlib
@@ -89,4 +91,26 @@ async def main(mode, a, b):
     print(json.dumps(seen))
 
 
-asyncio.run(main(*sys.argv[1:4]))
+async def across_a_move(url, token):
+    """One session: a write, then (once the workspace moved) a read and an exec."""
+    seen = {}
+    async with connect("http", url, token) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+
+            async def call(name, args):
+                r = await session.call_tool(name, args)
+                return {"error": bool(attr(r, "is_error", "isError")), "text": r.content[0].text if r.content else ""}
+
+            seen["write"] = await call("write", {"path": "moved.txt", "content": "before the move\n"})
+            print("ready", flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+            seen["read"] = await call("read", {"path": "moved.txt"})
+            seen["exec"] = await call("exec", {"command": "echo after >> moved.txt; cat moved.txt"})
+    print(json.dumps(seen), flush=True)
+
+
+if sys.argv[1] == "move":
+    asyncio.run(across_a_move(*sys.argv[2:4]))
+else:
+    asyncio.run(main(*sys.argv[1:4]))

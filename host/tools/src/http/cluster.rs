@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,7 +24,7 @@ use axum::http::{HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use computer::Workspace;
-use computer_bucket::cluster::{ClusterStore, Head, Image, Lease, Lost, lease::now_ms};
+use computer_bucket::cluster::{ClusterStore, Head, Image, JobNote, Lease, Lost, lease::now_ms};
 use computer_bucket::object_store::UpdateVersion;
 
 use super::AppState;
@@ -65,11 +66,53 @@ struct Held {
     valid_until: Instant,
     renewed: Instant,
     head_version: UpdateVersion,
-    /// The newest image in the store (pieces a push need not send).
+    /// The newest image in the store (pieces a push need not send), and its key.
     image: Image,
+    image_key: String,
     seq: u64,
     pushed_revision: Option<u64>,
+    /// The running jobs the head names.
+    pushed_jobs: Vec<JobNote>,
     pushed: Instant,
+    /// `valid_until`, for requests that do not take the slot's lock.
+    serving: Arc<Serving>,
+}
+
+impl Held {
+    fn set_valid_until(&mut self, until: Instant) {
+        self.valid_until = until;
+        self.serving.until(until);
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.serving.stop();
+    }
+}
+
+/// Until when a node may serve a workspace, readable without its slot's lock: a request need
+/// not wait while a push or a renewal holds it. Milliseconds after [`EPOCH`]; 0: not served.
+#[derive(Debug, Default)]
+struct Serving(AtomicU64);
+
+static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
+
+impl Serving {
+    fn until(&self, until: Instant) {
+        let ms = until.saturating_duration_since(*EPOCH).as_millis();
+        self.0
+            .store(u64::try_from(ms).unwrap_or(u64::MAX), Ordering::SeqCst);
+    }
+
+    fn stop(&self) {
+        self.0.store(0, Ordering::SeqCst);
+    }
+
+    fn allows(&self, now: Instant) -> bool {
+        let now = now.saturating_duration_since(*EPOCH).as_millis();
+        u128::from(self.0.load(Ordering::SeqCst)) > now
+    }
 }
 
 /// Where a request for a workspace goes.
@@ -80,7 +123,14 @@ pub(crate) enum Route {
     There(String),
 }
 
-type Slot = Arc<tokio::sync::Mutex<Option<Held>>>;
+/// A workspace's place on this node.
+#[derive(Default)]
+struct SlotState {
+    held: Arc<tokio::sync::Mutex<Option<Held>>>,
+    serving: Arc<Serving>,
+}
+
+type Slot = Arc<SlotState>;
 
 /// This node's part in the cluster.
 pub(crate) struct Node {
@@ -123,7 +173,7 @@ impl Node {
     fn held_ids(&self) -> Vec<(String, Slot)> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         slots.retain(|_, slot| {
-            Arc::strong_count(slot) > 1 || slot.try_lock().map_or(true, |held| held.is_some())
+            Arc::strong_count(slot) > 1 || slot.held.try_lock().map_or(true, |held| held.is_some())
         });
         slots
             .iter()
@@ -152,9 +202,14 @@ impl Node {
     /// when no node holds it.
     pub(crate) async fn claim(&self, id: &str, registry: &Registry) -> Result<Route, ApiError> {
         let slot = self.slot(id);
-        let mut held = slot.lock().await;
+        if slot.serving.allows(Instant::now()) {
+            return Ok(Route::Here);
+        }
+        let mut held = slot.held.lock().await;
         if let Some(h) = held.as_ref() {
             if Instant::now() < h.valid_until {
+                // Served without the lock again (a push that stopped it failed).
+                slot.serving.until(h.valid_until);
                 return Ok(Route::Here);
             }
             // Not renewed in time (the store unreachable): never serve past the lease.
@@ -218,21 +273,26 @@ impl Node {
                 }
             }
         };
-        let image = self.hydrate(id, &head.value, registry).await?;
+        let (image, image_key) = self.hydrate(id, &head.value, registry).await?;
         // Open (and used now), so that the upkeep does not hand it back as idle before the
         // request that claimed it runs.
-        registry.get(id)?;
+        let ws = registry.get(id)?;
+        record_lost_jobs(&ws, &head.value);
         let mut taken = Held {
             lease: new_lease,
             lease_version,
-            valid_until: self.valid_until(sent),
+            valid_until: sent,
             renewed: sent,
             head_version,
             image,
+            image_key,
             seq: 0,
             pushed_revision: None,
+            pushed_jobs: head.value.jobs.clone(),
             pushed: Instant::now(),
+            serving: Arc::clone(&slot.serving),
         };
+        taken.set_valid_until(self.valid_until(sent));
         // A big file takes a while to hydrate: the lease must still have most of its time
         // when the first request runs (and the upkeep renews it only once it is held).
         if sent.elapsed() >= self.config.lease / 3 {
@@ -267,7 +327,7 @@ impl Node {
         h.lease = lease;
         h.lease_version = version;
         h.renewed = sent;
-        h.valid_until = self.valid_until(sent);
+        h.set_valid_until(self.valid_until(sent));
         Ok(Ok(()))
     }
 
@@ -285,8 +345,13 @@ impl Node {
     }
 
     /// Makes the local file of `id` the image `head` names, reusing what the local copy
-    /// already holds.
-    async fn hydrate(&self, id: &str, head: &Head, registry: &Registry) -> Result<Image, ApiError> {
+    /// already holds; the image and its key.
+    async fn hydrate(
+        &self,
+        id: &str,
+        head: &Head,
+        registry: &Registry,
+    ) -> Result<(Image, String), ApiError> {
         let Some(key) = &head.image else {
             return Err(ApiError::internal(format!(
                 "workspace {id:?} has no image in the store"
@@ -309,7 +374,7 @@ impl Node {
         std::fs::rename(&staged, &file).map_err(|e| {
             ApiError::internal(format!("hydrate workspace {id:?}: {}: {e}", file.display()))
         })?;
-        Ok(image)
+        Ok((image, key.clone()))
     }
 
     /// Starts creating workspace `id`: takes its lease (409 if it exists or another node is
@@ -321,7 +386,7 @@ impl Node {
     ) -> Result<Creating, ApiError> {
         let exists = || ApiError::conflict(format!("workspace {id:?} exists"));
         let slot = self.slot(id);
-        let held = Arc::clone(&slot).lock_owned().await;
+        let held = Arc::clone(&slot.held).lock_owned().await;
         if held.is_some() {
             return Err(exists());
         }
@@ -355,6 +420,7 @@ impl Node {
         let _ = Workspace::delete_file(registry.file(id));
         Ok(Creating {
             held,
+            serving: Arc::clone(&slot.serving),
             id: id.to_string(),
             lease: new_lease,
             lease_version,
@@ -399,8 +465,10 @@ impl Node {
         let head = Head {
             format: computer_bucket::cluster::FORMAT,
             generation: c.lease.generation,
-            image: Some(pushed.key),
+            image: Some(pushed.key.clone()),
             deleted: false,
+            jobs: Vec::new(),
+            next_job: 0,
         };
         let Ok(head_version) = store
             .put_head(&c.id, &head, c.prior_head.as_ref())
@@ -410,17 +478,22 @@ impl Node {
             return Err(ApiError::conflict(format!("workspace {:?} exists", c.id)));
         };
         store.add_to_index(&c.id).await.map_err(store_error)?;
-        *c.held = Some(Held {
+        let mut made = Held {
             lease: c.lease.clone(),
             lease_version: c.lease_version.clone(),
-            valid_until: self.valid_until(c.sent),
+            valid_until: c.sent,
             renewed: c.sent,
             head_version,
             image: pushed.image,
+            image_key: pushed.key,
             seq: 1,
             pushed_revision: Some(revision),
+            pushed_jobs: Vec::new(),
             pushed: Instant::now(),
-        });
+            serving: Arc::clone(&c.serving),
+        };
+        made.set_valid_until(self.valid_until(c.sent));
+        *c.held = Some(made);
         Ok(())
     }
 
@@ -451,35 +524,47 @@ impl Node {
     }
 
     /// Pushes `id` if it changed since its last push; a head refused means another node took
-    /// the workspace: this one stops serving it.
+    /// the workspace: this one stops serving it. The head names the jobs running (or
+    /// `killed`, on the way out), so that the next node can say they were lost; when only
+    /// they changed, the head is rewritten over the same image.
     async fn push_held(
         &self,
         id: &str,
         held: &mut Option<Held>,
         registry: &Registry,
+        killed: Option<Vec<JobNote>>,
     ) -> Result<(), ApiError> {
         let Some(h) = held.as_mut() else {
             return Ok(());
         };
-        let revision = registry
-            .get(id)?
+        let ws = registry.get(id)?;
+        let revision = ws
             .fs()
             .revision()
             .map_err(|e| ApiError::internal(format!("push {id:?}: {e}")))?;
-        if h.pushed_revision == Some(revision) {
+        let jobs = killed.unwrap_or_else(|| self.running_jobs(&ws));
+        let next_job = ws.next_job_id();
+        drop(ws);
+        if h.pushed_revision == Some(revision) && h.pushed_jobs == jobs {
             h.pushed = Instant::now();
             return Ok(());
         }
-        let at = (h.lease.generation, h.seq + 1);
-        let pushed = self.push_file(id, registry, at, Some(&h.image)).await?;
+        let pushed = if h.pushed_revision == Some(revision) {
+            None
+        } else {
+            let at = (h.lease.generation, h.seq + 1);
+            Some(self.push_file(id, registry, at, Some(&h.image)).await?)
+        };
         if Instant::now() >= h.valid_until {
             return Err(self.lose(id, held, registry, "its lease ran out during a push"));
         }
         let head = Head {
             format: computer_bucket::cluster::FORMAT,
             generation: h.lease.generation,
-            image: Some(pushed.key),
+            image: Some(pushed.as_ref().map_or(&h.image_key, |p| &p.key).clone()),
             deleted: false,
+            jobs: jobs.clone(),
+            next_job,
         };
         match self
             .config
@@ -490,13 +575,34 @@ impl Node {
         {
             Ok(version) => {
                 h.head_version = version;
-                h.image = pushed.image;
-                h.seq += 1;
+                if let Some(pushed) = pushed {
+                    h.image = pushed.image;
+                    h.image_key = pushed.key;
+                    h.seq += 1;
+                }
                 h.pushed_revision = Some(revision);
+                h.pushed_jobs = jobs;
                 h.pushed = Instant::now();
                 Ok(())
             }
             Err(Lost) => Err(self.lose(id, held, registry, "another node took it")),
+        }
+    }
+
+    /// The jobs running in `ws`, as a head records them.
+    fn running_jobs(&self, ws: &Workspace) -> Vec<JobNote> {
+        ws.jobs()
+            .iter()
+            .filter(|j| j.status() == computer::JobStatus::Running)
+            .map(|j| self.note(j))
+            .collect()
+    }
+
+    fn note(&self, job: &computer::Job) -> JobNote {
+        JobNote {
+            id: job.id(),
+            command: job.command().to_string(),
+            node: self.config.node.clone(),
         }
     }
 
@@ -535,33 +641,36 @@ impl Node {
     /// Pushes `id` now if it changed (for `--sync-writes`).
     pub(crate) async fn sync(&self, id: &str, registry: &Registry) -> Result<(), ApiError> {
         let slot = self.slot(id);
-        let mut held = slot.lock().await;
+        let mut held = slot.held.lock().await;
         if held.is_none() {
             return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 format!("workspace {id:?} moved to another node before its change was stored"),
             ));
         }
-        self.push_held(id, &mut held, registry).await
+        self.push_held(id, &mut held, registry, None).await
     }
 
     /// Deletes workspace `id` (held here): its tombstone, so that no node brings an old copy
     /// back, then its file.
     pub(crate) async fn delete(&self, id: &str, registry: &Registry) -> Result<(), ApiError> {
         let slot = self.slot(id);
-        let mut held = slot.lock().await;
+        let mut held = slot.held.lock().await;
         let Some(h) = held.take() else {
             return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 format!("workspace {id:?} moved to another node; try again"),
             ));
         };
+        slot.serving.stop();
         let store = &self.config.store;
         let tombstone = Head {
             format: computer_bucket::cluster::FORMAT,
             generation: h.lease.generation,
             image: None,
             deleted: true,
+            jobs: Vec::new(),
+            next_job: 0,
         };
         if store
             .put_head(id, &tombstone, Some(&h.head_version))
@@ -586,61 +695,89 @@ impl Node {
         self.config.store.list().await.map_err(store_error)
     }
 
-    /// Renews leases due, pushes what changed, and lets go of workspaces the registry closed
-    /// as idle (pushed first). Run about once a second.
-    pub(crate) async fn tick(&self, registry: &Registry) {
-        let renew_every = self.config.lease / 3;
-        for (id, slot) in self.held_ids() {
-            let Ok(mut held) = slot.try_lock() else {
-                continue;
-            };
-            let Some(h) = held.as_mut() else {
-                continue;
-            };
-            if Instant::now() >= h.valid_until {
-                self.lose(
-                    &id,
-                    &mut held,
-                    registry,
-                    "its lease was not renewed in time",
-                );
-                continue;
-            }
-            if h.renewed.elapsed() >= renew_every {
-                match self.renew(&id, h).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(Lost)) => {
-                        self.lose(&id, &mut held, registry, "another node took its lease");
-                        continue;
-                    }
-                    // Tried again next tick; past `valid_until` the workspace is let go.
-                    Err(e) => eprintln!("computer serve: renew the lease of {id:?}: {e}"),
+    /// Renews the leases due, pushes what changed, and lets go of workspaces the registry
+    /// closed as idle (pushed first), each workspace on a task of its own: a long push of one
+    /// does not hold up the renewals of the others. A workspace whose previous upkeep still
+    /// runs is skipped. Run about once a second.
+    pub(crate) fn tick(state: &Arc<AppState>) {
+        let Some(node) = &state.node else { return };
+        for (id, slot) in node.held_ids() {
+            let state = Arc::clone(state);
+            tokio::spawn(async move {
+                if let Some(node) = &state.node {
+                    node.upkeep(&id, &slot, &state.registry).await;
                 }
-            }
-            let Some(h) = held.as_ref() else { continue };
-            let idle = !registry.is_open(&id);
-            if (idle || h.pushed.elapsed() >= self.config.push_every)
-                && let Err(e) = self.push_held(&id, &mut held, registry).await
-            {
-                eprintln!("computer serve: push workspace {id:?}: {}", e.message);
-                continue;
-            }
-            if idle && let Some(h) = held.take() {
-                let _ = self.release_lease(&id, &h.lease, &h.lease_version).await;
-                registry.forget(&id);
-            }
+            });
         }
     }
 
-    /// On shutdown: pushes every held workspace and lets its lease go, so another node can
-    /// take it at once.
+    async fn upkeep(&self, id: &str, slot: &SlotState, registry: &Registry) {
+        let renew_every = self.config.lease / 3;
+        let Ok(mut held) = slot.held.try_lock() else {
+            return;
+        };
+        let Some(h) = held.as_mut() else {
+            return;
+        };
+        if Instant::now() >= h.valid_until {
+            self.lose(id, &mut held, registry, "its lease was not renewed in time");
+            return;
+        }
+        if h.renewed.elapsed() >= renew_every {
+            match self.renew(id, h).await {
+                Ok(Ok(())) => {}
+                Ok(Err(Lost)) => {
+                    self.lose(id, &mut held, registry, "another node took its lease");
+                    return;
+                }
+                // Tried again next tick; past `valid_until` the workspace is let go.
+                Err(e) => eprintln!("computer serve: renew the lease of {id:?}: {e}"),
+            }
+        }
+        let Some(h) = held.as_ref() else { return };
+        let idle = !registry.is_open(id);
+        if idle {
+            // Requests wait for the lock from here on: the last push must hold their
+            // writes, or they are served after the lease is let go.
+            slot.serving.stop();
+        }
+        if (idle || h.pushed.elapsed() >= self.config.push_every)
+            && let Err(e) = self.push_held(id, &mut held, registry, None).await
+        {
+            eprintln!("computer serve: push workspace {id:?}: {}", e.message);
+            return;
+        }
+        if idle && let Some(h) = held.take() {
+            let _ = self.release_lease(id, &h.lease, &h.lease_version).await;
+            registry.forget(id);
+        }
+    }
+
+    /// On shutdown: kills every held workspace's jobs and stops its container (nothing may
+    /// change it once pushed), pushes it and lets its lease go, so another node can take it
+    /// at once.
     pub(crate) async fn leave(&self, registry: &Registry) {
         for (id, slot) in self.held_ids() {
-            let mut held = slot.lock().await;
+            let mut held = slot.held.lock().await;
             if held.is_none() {
                 continue;
             }
-            if let Err(e) = self.push_held(&id, &mut held, registry).await {
+            // As for an idle workspace: requests from here on wait, then go elsewhere.
+            slot.serving.stop();
+            let killed = match registry.get(&id) {
+                Ok(ws) => {
+                    let killed = tokio::task::spawn_blocking(move || {
+                        let killed = ws.kill_jobs(super::registry::JOB_KILL_WAIT);
+                        ws.stop_container();
+                        killed
+                    })
+                    .await
+                    .unwrap_or_default();
+                    killed.iter().map(|j| self.note(j)).collect()
+                }
+                Err(_) => Vec::new(),
+            };
+            if let Err(e) = self.push_held(&id, &mut held, registry, Some(killed)).await {
                 eprintln!(
                     "computer serve: push workspace {id:?} on shutdown: {}",
                     e.message
@@ -694,11 +831,27 @@ impl Node {
 /// A workspace being created: its lease is held, its slot locked.
 pub(crate) struct Creating {
     held: tokio::sync::OwnedMutexGuard<Option<Held>>,
+    serving: Arc<Serving>,
     id: String,
     lease: Lease,
     lease_version: UpdateVersion,
     sent: Instant,
     prior_head: Option<UpdateVersion>,
+}
+
+/// Gives `ws` the jobs `head` says were running where it was pushed (they did not come
+/// along), and numbers its next job after every job it had there.
+fn record_lost_jobs(ws: &Workspace, head: &Head) {
+    for job in &head.jobs {
+        let why = format!(
+            "it was running on node {} when that node stopped serving this workspace (it \
+             shut down, died or lost its lease); the workspace holds what that node last \
+             stored, the job's output is gone",
+            job.node
+        );
+        ws.record_lost_jobs(&[(job.id, job.command.clone())], &why, head.next_job);
+    }
+    ws.record_lost_jobs(&[], "", head.next_job);
 }
 
 /// The workspace id a path names (`/v1/workspaces/ID` and below).

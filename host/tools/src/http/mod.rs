@@ -25,6 +25,7 @@ mod net;
 mod openapi;
 mod private;
 mod registry;
+mod sessions;
 mod tokens;
 
 use std::net::SocketAddr;
@@ -129,6 +130,8 @@ pub(crate) struct AppState {
     config: ServerConfig,
     registry: Registry,
     mcp: McpService,
+    /// Ends the MCP sessions (on shutdown).
+    mcp_cancel: tokio_util::sync::CancellationToken,
     /// Places for commands running at once, shared by every route and tool call.
     exec_slots: Arc<crate::ExecSlots>,
     /// The scoped tokens of the data directory (of the cluster, for a node).
@@ -192,6 +195,11 @@ fn app(config: ServerConfig) -> std::io::Result<(Router, Arc<AppState>)> {
         // Callers reach a public address by names we cannot know; the token guards it.
         mcp_config = mcp_config.disable_allowed_hosts();
     }
+    if let Some(cluster) = &config.cluster {
+        // A session goes on at whichever node serves its workspace.
+        mcp_config.session_store = Some(Arc::new(sessions::BucketSessions(cluster.store.clone())));
+    }
+    let mcp_cancel = mcp_config.cancellation_token.clone();
     let mcp = StreamableHttpService::new(
         || Ok(McpServer::per_request()),
         Arc::new(LocalSessionManager::default()),
@@ -210,6 +218,7 @@ fn app(config: ServerConfig) -> std::io::Result<(Router, Arc<AppState>)> {
         config,
         registry,
         mcp,
+        mcp_cancel,
         exec_slots,
         tokens,
         node,
@@ -310,6 +319,12 @@ pub async fn serve(
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     // Scripts and tests wait for this line (and read the port from it when it was 0).
     eprintln!("computer serve: listening on http://{local}");
+    // Shutting down ends the MCP sessions' event streams too: they would hold the drain.
+    let sessions = state.mcp_cancel.clone();
+    let shutdown = async move {
+        shutdown.await;
+        sessions.cancel();
+    };
     accept(listener, app, connections, shutdown).await;
     if let Some(node) = &state.node {
         node.leave(&state.registry).await;
@@ -361,8 +376,21 @@ async fn accept(
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    if tokio::time::timeout(SHUTDOWN_DRAIN, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "computer serve: requests still running after the shutdown drain ({} s); \
+             stopping them",
+            SHUTDOWN_DRAIN.as_secs()
+        );
+    }
 }
+
+/// How long a server that was told to stop waits for the requests in progress (a node of a
+/// cluster pushes its workspaces after that, within a Kubernetes pod's grace period).
+pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(10);
 
 /// The token in `data_dir/token`, made (64 random hex digits, mode 0600) if missing.
 fn default_token(data_dir: &std::path::Path) -> Result<String, String> {
@@ -529,9 +557,7 @@ fn spawn_cluster_ticker(state: &Arc<AppState>) {
         loop {
             tick.tick().await;
             let Some(state) = weak.upgrade() else { break };
-            if let Some(node) = &state.node {
-                node.tick(&state.registry).await;
-            }
+            cluster::Node::tick(&state);
         }
     });
 }
