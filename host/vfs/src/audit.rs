@@ -35,8 +35,8 @@ impl Vfs {
         if self.is_read_only() {
             return Err(VfsError::ReadOnly);
         }
-        let inner = self.lock()?;
-        let conn = &inner.conn;
+        let mut inner = self.lock()?;
+        let conn = inner.conn();
         conn.prepare_cached(
             "INSERT INTO audit (started, duration, origin, tool, args, summary, error)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -61,8 +61,8 @@ impl Vfs {
 
     /// The audit log's newest `limit` entries with an id above `after`, oldest first.
     pub fn audit_log(&self, after: i64, limit: usize) -> Result<Vec<AuditEntry>> {
-        let inner = self.lock()?;
-        let mut stmt = inner.conn.prepare_cached(
+        let mut inner = self.lock()?;
+        let mut stmt = inner.conn().prepare_cached(
             "SELECT id, started, duration, origin, tool, args, summary, error FROM audit
              WHERE id > ?1 ORDER BY id DESC LIMIT ?2",
         )?;

@@ -71,7 +71,7 @@ pub use types::{
     Change, ChangeKind, DirEntry, Fh, FileType, Ino, NAME_MAX, OpenFlags, PATH_MAX, ROOT_INO,
     SYMLINK_MAX, SetAttr, SnapshotInfo, Stat, StatFs, TimeSet,
 };
-pub use vfs::{Batch, Compacted, DEFAULT_MAX_FILE_SIZE, Vfs, VfsOptions, process_owner};
+pub use vfs::{Batch, Compacted, DEFAULT_MAX_FILE_SIZE, ReadHold, Vfs, VfsOptions, process_owner};
 
 #[cfg(test)]
 mod tests;

@@ -18,9 +18,9 @@ pub const MAX_SETTING_BYTES: usize = 1 << 20;
 impl Vfs {
     /// The setting `key`, if it was set.
     pub fn setting(&self, key: &str) -> Result<Option<String>> {
-        let inner = self.lock()?;
+        let mut inner = self.lock()?;
         let stmt = inner
-            .conn
+            .conn()
             .prepare_cached("SELECT value FROM settings WHERE key = ?1");
         match stmt {
             Ok(mut stmt) => Ok(stmt.query_row([key], |r| r.get(0)).optional()?),
@@ -40,14 +40,14 @@ impl Vfs {
                 "a setting is larger than the limit of 1 MiB (MAX_SETTING_BYTES)",
             ));
         }
-        let inner = self.lock()?;
+        let mut inner = self.lock()?;
         match value {
             Some(value) => inner
-                .conn
+                .conn()
                 .prepare_cached("INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)")?
                 .execute((key, value))?,
             None => inner
-                .conn
+                .conn()
                 .prepare_cached("DELETE FROM settings WHERE key = ?1")?
                 .execute([key])?,
         };

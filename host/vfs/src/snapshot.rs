@@ -187,10 +187,10 @@ impl Vfs {
             .to_str()
             .ok_or(VfsError::Invalid("fork path is not UTF-8"))?;
         inner
-            .conn
+            .conn()
             .execute("ATTACH DATABASE ?1 AS fork", [tmp_str])?;
         let copied = (|| -> Result<()> {
-            let tx = inner.conn.transaction()?;
+            let tx = inner.conn_mut().transaction()?;
             let id: i64 = tx
                 .query_row("SELECT id FROM snapshots WHERE name = ?1", [name], |r| {
                     r.get(0)
@@ -226,7 +226,7 @@ impl Vfs {
             tx.commit()?;
             Ok(())
         })();
-        let detached = inner.conn.execute("DETACH DATABASE fork", []);
+        let detached = inner.conn().execute("DETACH DATABASE fork", []);
         copied?;
         detached?;
         Ok(())

@@ -1222,3 +1222,56 @@ fn the_log_is_checkpointed_as_it_grows() {
         .len();
     assert!(wal < 8 << 20, "the log grew to {wal} bytes");
 }
+
+#[test]
+fn held_reads_see_every_commit_and_let_checkpoints_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let a = Vfs::open(&path).unwrap();
+    let b = Vfs::open(&path).unwrap();
+    let checkpoint = |busy_expected: bool| {
+        // A third connection that never waits: TRUNCATE fails while a reader holds the log.
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.busy_timeout(std::time::Duration::ZERO).unwrap();
+        let busy: i64 = c
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(busy != 0, busy_expected);
+    };
+    let hold = a.hold_reads();
+    for round in 0..20 {
+        // Another connection's commit is seen by the next read.
+        let text = format!("b's round {round}");
+        b.write_file("/workspace/f", &text).unwrap();
+        assert_eq!(a.read_file("/workspace/f").unwrap(), text.as_bytes());
+        assert!(a.holds_a_read(), "round {round}");
+        assert_eq!(a.read_file("/workspace/f").unwrap(), text.as_bytes());
+        // Our own changes end the held transaction and are committed at once, whether
+        // they go through a write transaction or straight to the connection.
+        let text = format!("a's round {round}");
+        a.write_file("/workspace/f", &text).unwrap();
+        assert!(!a.holds_a_read());
+        assert_eq!(b.read_file("/workspace/f").unwrap(), text.as_bytes());
+        assert_eq!(a.read_file("/workspace/f").unwrap(), text.as_bytes());
+        assert!(a.holds_a_read());
+        a.set_setting("k", Some(&text)).unwrap();
+        assert_eq!(b.setting("k").unwrap().as_deref(), Some(text.as_str()));
+        a.record_audit(&audit_entry(&text)).unwrap();
+        assert_eq!(b.audit_log(0, 1).unwrap()[0].tool, text);
+    }
+    // A held read keeps checkpoints from emptying the log until it is released.
+    b.write_file("/workspace/f", "last").unwrap();
+    assert_eq!(a.read_file("/workspace/f").unwrap(), b"last");
+    checkpoint(true);
+    a.release_reads();
+    assert!(!a.holds_a_read());
+    checkpoint(false);
+    b.write_file("/workspace/f", "after").unwrap();
+    assert_eq!(a.read_file("/workspace/f").unwrap(), b"after");
+    checkpoint(true);
+    drop(hold);
+    checkpoint(false);
+    // Without a hold nothing stays open.
+    assert_eq!(a.read_file("/workspace/f").unwrap(), b"after");
+    assert!(!a.holds_a_read());
+}

@@ -4,7 +4,8 @@ use std::cell::RefCell;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use rusqlite::{Connection, OpenFlags as DbFlags};
 
@@ -15,7 +16,7 @@ use crate::inode_ops::{RenameFlags, XattrMode};
 use crate::schema::{self, DEFAULT_CHUNK_SIZE, meta_get, meta_set};
 use crate::tx::{DirPaths, Owner, Tx};
 use crate::types::{ChangeKind, DirEntry, Fh, FileType, Ino, NAME_MAX, SetAttr, Stat, StatFs};
-use crate::wal_index::WalIndex;
+use crate::wal_index::{Stamp, WalIndex};
 
 /// How to open a workspace file.
 #[derive(Debug, Clone)]
@@ -62,7 +63,12 @@ pub fn process_owner() -> Owner {
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 << 30;
 
 pub(crate) struct Inner {
-    pub(crate) conn: Connection,
+    /// Reached through [`Inner::conn`], which first ends a held read transaction, except by
+    /// the read and write transactions here.
+    db: Connection,
+    /// The WAL-index header under which a read transaction was left open for the next read
+    /// (see [`Vfs::hold_reads`]); `None` when no transaction is open between calls.
+    held: Option<Stamp>,
     pub(crate) files: OpenFiles,
     pub(crate) cache: RefCell<LookupCache>,
     /// Tells whether anything was committed since the cache was last checked.
@@ -102,6 +108,9 @@ impl Settings {
 /// (`Arc<Vfs>`); several processes may open the same file.
 pub struct Vfs {
     slot: Mutex<Slot>,
+    /// Live [`ReadHold`]s: while there is one, a read leaves its transaction open for the
+    /// next read.
+    holds: AtomicUsize,
     /// Fixed when the workspace is created.
     chunk_size: u64,
     read_only: bool,
@@ -138,6 +147,45 @@ impl std::ops::DerefMut for Locked<'_> {
             .inner
             .as_mut()
             .expect("Vfs::lock wakes the workspace")
+    }
+}
+
+impl Inner {
+    /// The connection, for anything but the read and write transactions of this module: a
+    /// read transaction held open between calls is ended first, so that what runs next is
+    /// neither inside it nor sees an old snapshot.
+    pub(crate) fn conn(&mut self) -> &Connection {
+        self.end_held();
+        &self.db
+    }
+
+    /// [`Inner::conn`], mutable (for rusqlite's own transactions).
+    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
+        self.end_held();
+        &mut self.db
+    }
+
+    /// Ends the read transaction held open between calls, if any.
+    fn end_held(&mut self) {
+        if self.held.take().is_some() && !self.db.is_autocommit() {
+            // A failed rollback leaves nothing to undo: the transaction only read.
+            let _ = self
+                .db
+                .prepare_cached("ROLLBACK")
+                .and_then(|mut s| s.execute([]));
+        }
+    }
+}
+
+/// Keeps reads sharing one SQLite read transaction while it lives (see [`Vfs::hold_reads`]).
+#[must_use = "reads are held only while the guard lives"]
+pub struct ReadHold<'a>(&'a Vfs);
+
+impl Drop for ReadHold<'_> {
+    fn drop(&mut self) {
+        if self.0.holds.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.release_reads();
+        }
     }
 }
 
@@ -225,10 +273,12 @@ impl Vfs {
         let chunk_size = meta_get(&conn, "chunk_size")? as u64;
         let in_memory = location.is_none();
         let vfs = Vfs {
+            holds: AtomicUsize::new(0),
             chunk_size,
             slot: Mutex::new(Slot {
                 inner: Some(Inner {
-                    conn,
+                    db: conn,
+                    held: None,
                     files: OpenFiles::default(),
                     cache: RefCell::default(),
                     wal: WalIndex::Unknown,
@@ -245,7 +295,7 @@ impl Vfs {
             vfs.collect_orphans()?;
             // That transaction read the database, so SQLite has mapped the WAL index.
             let mut inner = vfs.lock()?;
-            inner.wal = WalIndex::find(&inner.conn, true, in_memory);
+            inner.wal = WalIndex::find(inner.conn(), true, in_memory);
         }
         Ok(vfs)
     }
@@ -313,7 +363,8 @@ impl Vfs {
         // That read mapped the WAL index.
         let wal = WalIndex::find(&conn, !self.read_only, false);
         Ok(Inner {
-            conn,
+            db: conn,
+            held: None,
             files: OpenFiles::starting_after(last_fh),
             cache: RefCell::default(),
             wal,
@@ -358,13 +409,15 @@ impl Vfs {
         if self.read_only {
             return Err(VfsError::ReadOnly);
         }
+        inner.end_held();
         let Inner {
-            conn,
+            db: conn,
             files,
             cache,
             wal,
             dir_paths,
             settings,
+            ..
         } = inner;
         let cache = cache.get_mut();
         let is_open = |ino: Ino| files.keep_if_open(ino);
@@ -492,14 +545,30 @@ impl Vfs {
         inner: &mut Inner,
         f: impl FnOnce(&Tx<'_>) -> Result<T>,
     ) -> Result<T> {
+        let holding = self.holds.load(Ordering::Acquire) > 0;
+        let now = inner.wal.stamp();
+        if inner.held.is_some() && !(holding && now.is_some() && inner.held == now) {
+            inner.end_held();
+        }
         let Inner {
-            conn,
+            db: conn,
+            held,
             files,
             cache,
             wal,
             ..
         } = inner;
         let is_open = |ino: Ino| files.keep_if_open(ino);
+        if held.is_some() {
+            // Nothing was committed since this transaction began (the header would differ):
+            // its snapshot is the newest, and the cache was checked in it.
+            let t = Tx::new(conn, &is_open, Some(&*cache), self.chunk_size, u64::MAX);
+            let result = f(&t);
+            if result.is_err() {
+                inner.end_held();
+            }
+            return result;
+        }
         // Read before the transaction begins, so that a commit racing with its start shows
         // as a different header next time (see `LookupCache::validate`).
         let before = wal.stamp();
@@ -507,7 +576,44 @@ impl Vfs {
         cache.get_mut().validate(tx.conn, before)?;
         // Reads never check the file-size limit.
         let t = Tx::new(tx.conn, &is_open, Some(&*cache), self.chunk_size, u64::MAX);
-        f(&t)
+        let result = f(&t);
+        if holding && result.is_ok() && before.is_some() && wal.stamp() == before {
+            // Left open for the next read, which uses it while the header stays the same.
+            tx.keep_open();
+            *held = before;
+        }
+        result
+    }
+
+    /// While the returned guard lives, a read leaves its SQLite read transaction open, and
+    /// the next read uses it as long as nothing was committed meanwhile (the WAL-index header
+    /// is unchanged): a burst of small reads (a shell's `grep -r`) then costs one transaction
+    /// instead of one each, with the locks and the `stat` of the file that each takes. Any
+    /// change through this handle ends it first. An open read transaction keeps other
+    /// connections' checkpoints from wrapping the log around, so a holder calls
+    /// [`Vfs::release_reads`] whenever it may wait (the isolate does at every tick).
+    pub fn hold_reads(&self) -> ReadHold<'_> {
+        self.holds.fetch_add(1, Ordering::AcqRel);
+        ReadHold(self)
+    }
+
+    /// Whether a read transaction is held open now.
+    #[cfg(test)]
+    pub(crate) fn holds_a_read(&self) -> bool {
+        self.lock().is_ok_and(|inner| inner.held.is_some())
+    }
+
+    /// Ends a read transaction held open by [`Vfs::hold_reads`], unless the workspace is busy
+    /// (its lock taken: then the holder is reading or writing and ends it itself).
+    pub fn release_reads(&self) {
+        let mut slot = match self.slot.try_lock() {
+            Ok(slot) => slot,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => return,
+        };
+        if let Some(inner) = slot.inner.as_mut() {
+            inner.end_held();
+        }
     }
 
     /// Changes attributes; a new size truncates or extends the file.
@@ -742,7 +848,7 @@ impl Vfs {
         if self.read_only {
             return Err(VfsError::ReadOnly);
         }
-        let inner = self.lock()?;
+        let mut inner = self.lock()?;
         let size = |conn: &rusqlite::Connection| -> Result<u64> {
             Ok(conn.query_row(
                 "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
@@ -750,16 +856,16 @@ impl Vfs {
                 |r| r.get::<_, i64>(0),
             )? as u64)
         };
-        let before = size(&inner.conn)?;
-        inner.conn.execute_batch("VACUUM")?;
+        let before = size(inner.conn())?;
+        inner.conn().execute_batch("VACUUM")?;
         // The rewritten pages are in the log until checkpointed; a reader elsewhere may
         // hold part of it back (it is then copied by a later checkpoint).
         inner
-            .conn
+            .conn()
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
         Ok(Compacted {
             before,
-            after: size(&inner.conn)?,
+            after: size(inner.conn())?,
         })
     }
 
@@ -773,10 +879,10 @@ impl Vfs {
         let source = self.location.as_deref().ok_or(VfsError::Invalid(
             "an in-memory workspace has no file to copy",
         ))?;
-        let inner = self.lock()?;
+        let mut inner = self.lock()?;
         let (busy, log, copied): (i64, i64, i64) =
             inner
-                .conn
+                .conn()
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                 })?;
@@ -788,8 +894,8 @@ impl Vfs {
 
     /// Runs SQLite's integrity check; `Corrupt` with its report if it fails.
     pub fn check_integrity(&self) -> Result<()> {
-        let inner = self.lock()?;
-        let mut stmt = inner.conn.prepare("PRAGMA integrity_check")?;
+        let mut inner = self.lock()?;
+        let mut stmt = inner.conn().prepare("PRAGMA integrity_check")?;
         let report: Vec<String> = stmt
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
@@ -853,6 +959,11 @@ impl<'c> Transaction<'c> {
         self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.open = false;
         Ok(())
+    }
+
+    /// Leaves a read transaction open on the connection (`Inner::held` records it).
+    fn keep_open(mut self) {
+        self.open = false;
     }
 }
 
