@@ -165,6 +165,11 @@ impl Isolate {
         req: RunRequest,
     ) -> (RunStatus, Vec<u8>, Vec<u8>) {
         let limits = req.limits;
+        // A guest's reads come in bursts (a `grep -r`, an `import`): they share a read
+        // transaction while nothing is committed. Released at every tick, so that a guest
+        // that waits or computes never holds back other connections' checkpoints.
+        let workspace = Arc::clone(&vfs);
+        let _hold = workspace.hold_reads();
         let fs = match WasiFsCtx::with_layers(vfs, req.layers) {
             Ok(fs) => fs,
             Err(e) => return (RunStatus::Trapped(e), Vec::new(), Vec::new()),
@@ -208,7 +213,9 @@ impl Isolate {
         store.set_epoch_deadline(1);
         let cancel = req.cancel.clone();
         let time_up = deadline.clone();
+        let ticked = Arc::clone(&workspace);
         store.epoch_deadline_callback(move |_| {
+            ticked.release_reads();
             if cancel.is_cancelled() || time_up.passed() {
                 Err(wasmtime::Error::new(Interrupted))
             } else {
@@ -237,6 +244,7 @@ impl Isolate {
         let watch = async {
             while !req.cancel.is_cancelled() && Instant::now() < deadline.at() + TICK * 2 {
                 tokio::time::sleep(TICK).await;
+                workspace.release_reads();
             }
         };
         let result = tokio::select! {

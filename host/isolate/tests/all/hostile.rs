@@ -258,3 +258,45 @@ pub fn hostile_socket() {
         "the guest reached a host socket"
     );
 }
+
+/// A guest's reads share one read transaction while it runs (`Vfs::hold_reads`); one that
+/// reads and then waits must not hold back other connections' checkpoints meanwhile.
+#[test]
+pub fn a_guest_that_reads_then_waits_lets_checkpoints_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let vfs = Arc::new(Vfs::open(&path).unwrap());
+    // Written through another connection, so that the log holds frames a reader could pin.
+    Vfs::open(&path)
+        .unwrap()
+        .write_file("/workspace/f", "content\n")
+        .unwrap();
+    let (read, was_read) = std::sync::mpsc::channel();
+    let req = RunRequest {
+        on_output: Some(Arc::new(move |_, bytes: &[u8]| {
+            if bytes.starts_with(b"content") {
+                let _ = read.send(());
+            }
+        })),
+        ..RunRequest::default()
+    };
+    let guest = {
+        let vfs = Arc::clone(&vfs);
+        std::thread::spawn(move || {
+            let script = "cat /workspace/f; cat /workspace/f; sleep 3";
+            run_on(&vfs, computer_components::SHELL, &["-c", script], req)
+        })
+    };
+    was_read.recv_timeout(Duration::from_secs(60)).unwrap();
+    // A few ticks of the isolate later the guest sleeps, holding nothing: a checkpoint that
+    // never waits empties the log.
+    std::thread::sleep(Duration::from_millis(200));
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.busy_timeout(Duration::ZERO).unwrap();
+    let busy: i64 = other
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(busy, 0, "the sleeping guest holds back a checkpoint");
+    let out = guest.join().unwrap();
+    assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
+}
