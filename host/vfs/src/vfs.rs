@@ -184,7 +184,11 @@ pub struct ReadHold<'a>(&'a Vfs);
 impl Drop for ReadHold<'_> {
     fn drop(&mut self) {
         if self.0.holds.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.release_reads();
+            // Waits for the lock: nothing may stay open once the last hold is gone.
+            let mut slot = self.0.slot.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(inner) = slot.inner.as_mut() {
+                inner.end_held();
+            }
         }
     }
 }
