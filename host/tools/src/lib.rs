@@ -281,6 +281,10 @@ impl Toolkit {
         if tool.writes && self.read_only {
             return Err(ToolError::ReadOnly(name.to_string()));
         }
+        // A `grep` or `find` reads many files: one read transaction for all of them while
+        // nothing is committed. Over when the call returns.
+        let vfs = self.ws.vfs();
+        let _hold = (!tool.writes).then(|| vfs.hold_reads());
         (tool.call)(self, args, context)
     }
 
