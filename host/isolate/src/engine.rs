@@ -201,6 +201,10 @@ impl Isolate {
         c.max_wasm_stack(WASM_STACK);
         c.async_stack_size(ASYNC_STACK);
         c.epoch_interruption(true);
+        // For profiling guests: `perf` finds the compiled functions' names in /tmp/perf-PID.map.
+        if std::env::var_os("COMPUTER_PERFMAP").is_some() {
+            c.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         if config.pooling {
             let mut pool = PoolingAllocationConfig::default();
             let n = config.max_instances;
