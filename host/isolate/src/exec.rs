@@ -189,6 +189,7 @@ impl wit::Host for State {
             Ok(cmd) => cmd,
             Err(e) => return Ok(Err(e)),
         };
+        self.before_blocking();
         let limit = self.host.output_limit as usize;
         let collected = Arc::new(Mutex::new((Vec::new(), Vec::new())));
         let sink = {

@@ -54,6 +54,7 @@ impl State {
     fn git_line(&self, cwd: &str, args: &[String], env: &[(String, String)]) -> Option<GitOutput> {
         let (cancel, deadline) = (self.host.cancel.clone(), self.host.deadline.clone());
         let stop = move || cancel.is_cancelled() || deadline.passed();
+        self.before_blocking();
         self.host.git.run_stoppable(cwd, args, env, &stop)
     }
 

@@ -28,6 +28,7 @@ impl http::Host for State {
             ))));
         }
         self.host.requests += 1;
+        self.before_blocking();
         let timeout = req
             .timeout_ms
             .map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis)

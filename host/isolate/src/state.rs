@@ -36,6 +36,15 @@ pub struct State {
     pub(crate) host: HostCtx,
 }
 
+impl State {
+    /// Before a host call that may block for long (a nested command, git, a request): the
+    /// workspace's read transaction held between the guest's reads is let go, as at every
+    /// tick, so that the wait never keeps other connections' checkpoints back.
+    pub(crate) fn before_blocking(&self) {
+        self.fs.vfs.release_reads();
+    }
+}
+
 impl WasiView for State {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView {
