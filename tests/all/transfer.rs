@@ -390,3 +390,38 @@ fn fifos_and_devices_cross_as_inodes_and_no_device_is_made_on_the_host() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_file_that_is_no_archive_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = Workspace::in_memory().unwrap();
+    // A script, a file shorter than a tar block, and a block whose checksum is wrong.
+    let mut forged = vec![b'a'; 512];
+    forged[148..156].copy_from_slice(b"0000000\0");
+    for (name, content) in [
+        ("script.sh", b"#!/bin/sh\necho hi\n".repeat(40)),
+        ("short", b"hi".to_vec()),
+        ("forged.tar", forged),
+    ] {
+        let path = tmp.path().join(name);
+        fs::write(&path, &content).unwrap();
+        let err = ws
+            .import(&path, Path::new("/workspace/new"), &mut no_progress())
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("neither a folder nor a .tar or .tar.gz archive"),
+            "{name}: {err}"
+        );
+        assert!(!ws.fs().exists("/workspace/new").unwrap(), "{name}");
+    }
+    // An empty archive (zero blocks) is an archive with nothing in it.
+    let empty = tmp.path().join("empty.tar");
+    tar::Builder::new(fs::File::create(&empty).unwrap())
+        .into_inner()
+        .unwrap();
+    let stats = ws
+        .import(&empty, Path::new("/workspace/e"), &mut no_progress())
+        .unwrap();
+    assert_eq!(stats.items(), 0);
+}

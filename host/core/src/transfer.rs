@@ -66,13 +66,23 @@ impl Format {
         if meta.is_dir() {
             return Ok(Format::Folder);
         }
-        let mut magic = [0u8; 2];
-        let n = File::open(path).host(path)?.read(&mut magic).host(path)?;
-        Ok(if n == 2 && magic == [0x1f, 0x8b] {
-            Format::TarGz
+        let mut head = Vec::with_capacity(512);
+        File::open(path)
+            .host(path)?
+            .take(512)
+            .read_to_end(&mut head)
+            .host(path)?;
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Ok(Format::TarGz)
+        } else if is_tar_header(&head) {
+            Ok(Format::Tar)
         } else {
-            Format::Tar
-        })
+            Err(Error::Archive(format!(
+                "{} is neither a folder nor a .tar or .tar.gz archive (one file goes in with \
+                 `computer fs write DEST < FILE`)",
+                path.display()
+            )))
+        }
     }
 
     /// The format of an export destination, by its name.
@@ -86,6 +96,25 @@ impl Format {
             Format::Folder
         }
     }
+}
+
+/// Whether `block` is the first block of a tar archive: 512 bytes whose checksum holds (what
+/// the tar reader checks for every header), or all zeros (an empty archive).
+fn is_tar_header(block: &[u8]) -> bool {
+    let Ok(block) = <&[u8; 512]>::try_from(block) else {
+        return false;
+    };
+    if block.iter().all(|b| *b == 0) {
+        return true;
+    }
+    // The checksum counts its own eight bytes as spaces.
+    let sum: u32 = block[..148]
+        .iter()
+        .chain(&[b' '; 8])
+        .chain(&block[156..])
+        .map(|b| u32::from(*b))
+        .sum();
+    tar::Header::from_byte_slice(block).cksum().ok() == Some(sum)
 }
 
 /// Attributes restored on the other side.
