@@ -646,10 +646,20 @@ fn limits_contain_fork_bombs_memory_hogs_and_slow_commands() {
 
     // A memory hog is killed by the kernel, and the error says it was the memory limit.
     memory_hog_is_named(&sandbox);
+    // Under load (CI runs these tests side by side) the engine refused, once, to start the
+    // next process right after the kill (status 126). The sandbox must come back.
+    let back = (0..50).any(|_| {
+        let ok = sh(&sandbox, "true").status == 0;
+        if !ok {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        ok
+    });
+    assert!(back, "the sandbox runs nothing after an OOM kill");
 
     // Output past the cap is counted, not kept.
     let out = sh(&sandbox, "head -c 3000000 /dev/zero");
-    assert_eq!(out.status, 0);
+    assert_eq!(out.status, 0, "{out:?}");
     assert_eq!(out.stdout.len(), 1 << 20);
     assert_eq!(out.dropped, 3_000_000 - (1 << 20));
     assert!(
