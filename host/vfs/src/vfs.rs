@@ -550,8 +550,7 @@ impl Vfs {
         f: impl FnOnce(&Tx<'_>) -> Result<T>,
     ) -> Result<T> {
         let holding = self.holds.load(Ordering::Acquire) > 0;
-        let now = inner.wal.stamp();
-        if inner.held.is_some() && !(holding && now.is_some() && inner.held == now) {
+        if inner.held.is_some() && !(holding && inner.held == inner.wal.stamp()) {
             inner.end_held();
         }
         let Inner {
