@@ -415,6 +415,22 @@ fn a_file_that_is_no_archive_is_refused_by_name() {
         );
         assert!(!ws.fs().exists("/workspace/new").unwrap(), "{name}");
     }
+    // A FIFO is refused without being opened (with no writer, opening it would wait for one).
+    let fifo = tmp.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let err = ws
+        .import(&fifo, Path::new("/workspace/new"), &mut no_progress())
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("neither a folder nor"),
+        "fifo: {err}"
+    );
     // An empty archive (zero blocks) is an archive with nothing in it.
     let empty = tmp.path().join("empty.tar");
     tar::Builder::new(fs::File::create(&empty).unwrap())

@@ -66,6 +66,10 @@ impl Format {
         if meta.is_dir() {
             return Ok(Format::Folder);
         }
+        // A FIFO or a device would be read from (and a FIFO with no writer waits forever).
+        if !meta.is_file() {
+            return Err(not_an_archive(path));
+        }
         let mut head = Vec::with_capacity(512);
         File::open(path)
             .host(path)?
@@ -77,11 +81,7 @@ impl Format {
         } else if is_tar_header(&head) {
             Ok(Format::Tar)
         } else {
-            Err(Error::Archive(format!(
-                "{} is neither a folder nor a .tar or .tar.gz archive (one file goes in with \
-                 `computer fs write DEST < FILE`)",
-                path.display()
-            )))
+            Err(not_an_archive(path))
         }
     }
 
@@ -96,6 +96,14 @@ impl Format {
             Format::Folder
         }
     }
+}
+
+fn not_an_archive(path: &Path) -> Error {
+    Error::Archive(format!(
+        "{} is neither a folder nor a .tar or .tar.gz archive (one file goes in with \
+         `computer fs write DEST < FILE`)",
+        path.display()
+    ))
 }
 
 /// Whether `block` is the first block of a tar archive: 512 bytes whose checksum holds (what
