@@ -226,7 +226,9 @@ impl Tx<'_> {
     }
 
     /// Whether directory `ino` is `ancestor` or lies below it.
-    fn is_within(&self, mut ino: Ino, ancestor: Ino) -> Result<bool> {
+    /// Walks up at most `PATH_MAX` levels: a deeper directory (a rename can stack trees that
+    /// deep) gets an error, never a wrong "no".
+    pub(crate) fn is_within(&self, mut ino: Ino, ancestor: Ino) -> Result<bool> {
         for _ in 0..PATH_MAX {
             if ino == ancestor {
                 return Ok(true);
@@ -236,7 +238,9 @@ impl Tx<'_> {
             }
             ino = self.parent_of(ino)?;
         }
-        Err(VfsError::Corrupt("a directory cycle in the tree".into()))
+        Err(VfsError::Corrupt(format!(
+            "a directory more than {PATH_MAX} levels deep, or a cycle in the tree"
+        )))
     }
 
     pub(crate) fn rename(

@@ -206,18 +206,41 @@ impl Tx<'_> {
         self.touch(parent)
     }
 
+    /// Removes the entry `name` of `parent` and everything below it. Depth first with a stack
+    /// of its own, not by recursion: a tree can be deeper than any thread's stack (a guest
+    /// makes one level at a time through directory descriptors, and a rename stacks a tree
+    /// on another).
     fn remove_tree(&mut self, parent: Ino, name: &[u8], st: &Stat) -> Result<()> {
-        if st.kind == FileType::Dir {
-            for (child, child_st) in self.readdir_stat(st.ino)? {
-                self.remove_tree(st.ino, &child, &child_st)?;
-            }
-            self.add_nlink(parent, -1)?;
-            self.add_nlink(st.ino, -2)?;
-        } else {
-            self.add_nlink(st.ino, -1)?;
+        enum Step {
+            Enter(Ino, Vec<u8>, Stat),
+            Leave(Ino, Vec<u8>, Ino),
         }
-        self.delete_dentry(parent, name)?;
-        self.drop_inode_if_unused(st.ino)
+        let mut steps = vec![Step::Enter(parent, name.to_vec(), st.clone())];
+        while let Some(step) = steps.pop() {
+            let (parent, name, ino) = match step {
+                Step::Enter(parent, name, st) if st.kind == FileType::Dir => {
+                    let children = self.readdir_stat(st.ino)?;
+                    steps.push(Step::Leave(parent, name, st.ino));
+                    steps.extend(
+                        (children.into_iter())
+                            .map(|(child, child_st)| Step::Enter(st.ino, child, child_st)),
+                    );
+                    continue;
+                }
+                Step::Enter(parent, name, st) => {
+                    self.add_nlink(st.ino, -1)?;
+                    (parent, name, st.ino)
+                }
+                Step::Leave(parent, name, ino) => {
+                    self.add_nlink(parent, -1)?;
+                    self.add_nlink(ino, -2)?;
+                    (parent, name, ino)
+                }
+            };
+            self.delete_dentry(parent, &name)?;
+            self.drop_inode_if_unused(ino)?;
+        }
+        Ok(())
     }
 
     /// Entries of directory `ino` with their attributes, sorted by name.
@@ -285,48 +308,41 @@ impl Tx<'_> {
     pub(crate) fn path_copy_all(&mut self, from: &[u8], to: &[u8]) -> Result<()> {
         let src = self.resolve(from, false)?.stat()?;
         let (parent, name) = self.resolve(to, false)?.for_create()?;
-        if src.kind == FileType::Dir && self.is_below(parent, src.ino)? {
+        if src.kind == FileType::Dir && self.is_within(parent, src.ino)? {
             return Err(VfsError::Invalid("cannot copy a directory into itself"));
         }
         self.copy_tree(&src, parent, &name)
     }
 
-    fn is_below(&self, mut ino: Ino, ancestor: Ino) -> Result<bool> {
-        for _ in 0..PATH_MAX {
-            if ino == ancestor {
-                return Ok(true);
-            }
-            if ino == crate::types::ROOT_INO {
-                return Ok(false);
-            }
-            ino = self.parent_of(ino)?;
-        }
-        Ok(false)
-    }
-
+    /// Copies `src` to the entry `name` of `parent`, and everything below it. With a stack of
+    /// its own, as [`Tx::remove_tree`] is.
     fn copy_tree(&mut self, src: &Stat, parent: Ino, name: &[u8]) -> Result<()> {
-        let owner = Owner {
-            uid: src.uid,
-            gid: src.gid,
-        };
-        match src.kind {
-            FileType::File => {
-                let dst = self.create_file(parent, name, src.perm, owner)?;
-                self.copy_content(src.ino, dst.ino)?;
-            }
-            FileType::Symlink => {
-                let target = self.readlink(src.ino)?;
-                self.symlink(parent, name, &target, owner)?;
-            }
-            FileType::Dir => {
-                let dst = self.mkdir(parent, name, src.perm, owner)?;
-                for (child, child_st) in self.readdir_stat(src.ino)? {
-                    self.copy_tree(&child_st, dst.ino, &child)?;
+        let mut steps = vec![(src.clone(), parent, name.to_vec())];
+        while let Some((src, parent, name)) = steps.pop() {
+            let owner = Owner {
+                uid: src.uid,
+                gid: src.gid,
+            };
+            match src.kind {
+                FileType::File => {
+                    let dst = self.create_file(parent, &name, src.perm, owner)?;
+                    self.copy_content(src.ino, dst.ino)?;
                 }
-            }
-            // As `cp -r` does: a new node of the same type (and device number).
-            kind => {
-                self.mknod(parent, name, kind, src.perm, src.rdev, owner)?;
+                FileType::Symlink => {
+                    let target = self.readlink(src.ino)?;
+                    self.symlink(parent, &name, &target, owner)?;
+                }
+                FileType::Dir => {
+                    let dst = self.mkdir(parent, &name, src.perm, owner)?;
+                    // Reversed onto the stack: copied in name order.
+                    for (child, child_st) in self.readdir_stat(src.ino)?.into_iter().rev() {
+                        steps.push((child_st, dst.ino, child));
+                    }
+                }
+                // As `cp -r` does: a new node of the same type (and device number).
+                kind => {
+                    self.mknod(parent, &name, kind, src.perm, src.rdev, owner)?;
+                }
             }
         }
         Ok(())

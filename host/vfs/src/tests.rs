@@ -521,6 +521,47 @@ fn remove_all_and_copy_all() {
     assert_eq!(vfs.remove_all("/").unwrap_err().errno(), libc::EBUSY);
 }
 
+/// A guest builds a tree one level at a time through directory descriptors, deeper than a
+/// path can name. Copying and removing it must not overflow the stack: that kills the whole
+/// host process, every workspace it serves.
+#[test]
+fn trees_deeper_than_a_stack_are_copied_and_removed() {
+    const DEEP: usize = 4_000;
+    let vfs = vfs();
+    let entries_before = vfs.walk("/").unwrap().len();
+    let top = vfs.create_dir_all("/w/deep").unwrap().ino;
+    let (owner, a) = (Owner::default(), OsStr::new("a"));
+    let mut at = top;
+    for _ in 0..DEEP {
+        at = vfs.mkdir(at, a, 0o755, owner).unwrap().ino;
+    }
+    vfs.create(at, OsStr::new("f"), 0o644, owner).unwrap();
+    vfs.symlink("/w/deep/a", "/w/deep/a/link").unwrap();
+    let vfs = std::sync::Arc::new(vfs);
+    let on_a_small_stack = |f: Box<dyn FnOnce(&Vfs) + Send>| {
+        let vfs = std::sync::Arc::clone(&vfs);
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || f(&vfs))
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    on_a_small_stack(Box::new(|v| v.copy_all("/w/deep", "/w/copy").unwrap()));
+    let tree = vfs.walk("/w/copy").unwrap();
+    assert_eq!(tree.len(), 1 + DEEP + 2);
+    assert_eq!(tree.iter().map(|e| e.depth).max(), Some(DEEP + 1));
+    assert_eq!(
+        vfs.read_link("/w/copy/a/link").unwrap(),
+        Path::new("/w/deep/a")
+    );
+    on_a_small_stack(Box::new(|v| {
+        v.remove_all("/w/deep").unwrap();
+        v.remove_all("/w/copy").unwrap();
+    }));
+    assert_eq!(vfs.walk("/").unwrap().len(), entries_before + 1);
+}
+
 #[test]
 fn read_only_workspace_refuses_changes() {
     let dir = tempfile::tempdir().unwrap();
