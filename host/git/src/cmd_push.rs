@@ -245,29 +245,29 @@ fn objects_to_send(
     Ok(out)
 }
 
-/// Adds tree `id` and everything below it that is not in `seen` to `out`.
+/// Adds tree `id` and everything below it that is not in `seen` to `out`. With a stack of its
+/// own, not by recursion: the guest writes the objects, and a chain of trees can be deeper
+/// than any thread's stack.
 fn collect_tree(
     repo: &gix::Repository,
     id: ObjectId,
     seen: &mut HashSet<ObjectId>,
     out: &mut Vec<ObjectId>,
 ) -> Result<()> {
-    if !seen.insert(id) {
-        return Ok(());
-    }
-    out.push(id);
-    let tree = repo.find_tree(id)?;
-    let entries: Vec<(gix::objs::tree::EntryMode, ObjectId)> = tree
-        .decode()?
-        .entries
-        .iter()
-        .map(|e| (e.mode, e.oid.to_owned()))
-        .collect();
-    for (mode, oid) in entries {
-        if mode.is_tree() {
-            collect_tree(repo, oid, seen, out)?;
-        } else if !mode.is_commit() && seen.insert(oid) {
-            out.push(oid);
+    let mut trees = vec![id];
+    while let Some(id) = trees.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        out.push(id);
+        let tree = repo.find_tree(id)?;
+        for e in tree.decode()?.entries {
+            let oid = e.oid.to_owned();
+            if e.mode.is_tree() {
+                trees.push(oid);
+            } else if !e.mode.is_commit() && seen.insert(oid) {
+                out.push(oid);
+            }
         }
     }
     Ok(())
