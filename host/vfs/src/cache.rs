@@ -14,6 +14,10 @@ use crate::error::Result;
 use crate::types::{FileType, Ino, PATH_MAX, ROOT_INO, Stat};
 use crate::wal_index::Stamp;
 
+/// A map by inode number. The numbers are the store's own (never a guest's choice), so a fast
+/// hash without SipHash's resistance to chosen keys is safe; names stay under SipHash.
+type ByIno<V> = HashMap<Ino, V, foldhash::fast::RandomState>;
+
 /// Entries kept at most; past this the cache starts over (lookups are cheap to redo).
 const CAPACITY: usize = 16 * 1024;
 
@@ -25,11 +29,11 @@ pub(crate) struct LookupCache {
     stamp: Option<Stamp>,
     /// Entries by directory, then name: the inode and its kind (which never changes), so
     /// that a path resolves through directories whose attributes were dropped.
-    entries: HashMap<Ino, HashMap<Vec<u8>, (Ino, FileType)>>,
+    entries: ByIno<HashMap<Vec<u8>, (Ino, FileType)>>,
     /// Attributes by inode.
-    attrs: HashMap<Ino, Stat>,
+    attrs: ByIno<Stat>,
     /// Paths of directories (what WASI's `*-at` calls start from).
-    paths: HashMap<Ino, Vec<u8>>,
+    paths: ByIno<Vec<u8>>,
     len: usize,
 }
 
@@ -241,7 +245,7 @@ pub(crate) struct Touched {
     /// Drop everything.
     pub(crate) all: bool,
     /// Inodes whose attributes changed, or that were removed.
-    pub(crate) inos: HashSet<Ino>,
+    pub(crate) inos: HashSet<Ino, foldhash::fast::RandomState>,
     /// Entries made, removed or pointed at another inode.
     pub(crate) names: HashSet<(Ino, Vec<u8>)>,
     /// Something was renamed: the paths of directories may have changed.
@@ -251,7 +255,7 @@ pub(crate) struct Touched {
     /// Entries made: directory and name, inode (a map: a batch makes thousands).
     pub(crate) made: HashMap<(Ino, Vec<u8>), Ino>,
     /// Attributes read from the database after the inode's last change in the transaction.
-    pub(crate) seen: HashMap<Ino, Stat>,
+    pub(crate) seen: ByIno<Stat>,
 }
 
 impl Touched {

@@ -9,7 +9,7 @@ use computer_vfs::{Fh, Ino, OpenFlags, Vfs};
 use wasmtime_wasi_io::poll::Pollable;
 use wasmtime_wasi_io::streams::{InputStream, OutputStream, StreamError, StreamResult};
 
-use crate::bindings::wasi::filesystem::types::{DescriptorFlags, DirectoryEntry};
+use crate::bindings::wasi::filesystem::types::DescriptorFlags;
 
 /// What a descriptor refers to.
 pub enum Kind {
@@ -123,8 +123,10 @@ impl Drop for FileHandle {
 
 /// The entries of a directory, read when the stream was opened.
 pub struct DirStream {
-    /// Entries still to hand out.
-    pub entries: std::vec::IntoIter<DirectoryEntry>,
+    /// The listing (shared with [`crate::recent::Recent`], which answers `metadata-hash-at`).
+    pub(crate) listing: Arc<crate::recent::Listing>,
+    /// The next entry to hand out.
+    pub(crate) next: usize,
 }
 
 /// Reads a file from a position onward.

@@ -18,7 +18,8 @@ use crate::descriptor::{
     Descriptor, Device, DeviceStream, DirStream, FileHandle, FileReader, FileWriter, Kind,
 };
 use crate::error::{FsError, FsResult, error_code};
-use crate::{ROOT_PREOPEN, RecentKey, WasiFsCtxView};
+use crate::recent::{Listed, Listing, Recent};
+use crate::{ROOT_PREOPEN, WasiFsCtxView};
 use computer_vfs::Vfs;
 use types::{
     Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, Filesize,
@@ -182,16 +183,8 @@ impl WasiFsCtxView<'_> {
         })
     }
 
-    fn recent(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<RecentKey, u64>> {
+    fn recent(&self) -> std::sync::MutexGuard<'_, Recent> {
         self.ctx.recent.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn remember(&self, key: RecentKey, ino: u64) {
-        let mut recent = self.recent();
-        if recent.len() >= 4096 {
-            recent.clear();
-        }
-        recent.insert(key, ino);
     }
 
     /// Notes that the guest changes something: the entries it listed may not be what they were.
@@ -432,28 +425,19 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
     fn read_directory(&mut self, d: Resource<Descriptor>) -> FsResult<Resource<DirStream>> {
         let ino = self.dir(&d)?;
         let layer = self.get(&d)?.layer;
-        let listed = self.vfs(&d)?.readdir(ino)?;
-        {
-            let mut recent = self.recent();
-            recent.clear();
-            for e in &listed {
-                let name = e.name.to_string_lossy().into_owned();
-                if e.kind != FileType::Symlink {
-                    recent.insert((layer, ino, name.clone(), true), e.ino);
-                }
-                recent.insert((layer, ino, name, false), e.ino);
-            }
-        }
-        let entries: Vec<DirectoryEntry> = listed
-            .into_iter()
-            .map(|e| DirectoryEntry {
-                type_: descriptor_type(e.kind),
-                name: e.name.to_string_lossy().into_owned(),
+        let entries = (self.vfs(&d)?.readdir(ino)?.into_iter())
+            .map(|e| Listed {
+                name: e
+                    .name
+                    .into_string()
+                    .unwrap_or_else(|n| n.to_string_lossy().into_owned()),
+                ino: e.ino,
+                kind: e.kind,
             })
             .collect();
-        Ok(self.table.push(DirStream {
-            entries: entries.into_iter(),
-        })?)
+        let listing = Arc::new(Listing::new(layer, ino, entries));
+        self.recent().listed(listing.clone());
+        Ok(self.table.push(DirStream { listing, next: 0 })?)
     }
 
     fn sync(&mut self, d: Resource<Descriptor>) -> FsResult<()> {
@@ -493,7 +477,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         }
         let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
         let st = self.stat_path(&d, follow, &path)?;
-        self.remember((layer, self.dir(&d)?, path, follow), st.ino);
+        let dir = self.dir(&d)?;
+        self.recent().statted(layer, dir, path, follow, st.ino);
         Ok(descriptor_stat(&st))
     }
 
@@ -702,8 +687,8 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
         let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
         let dir = self.dir(&d)?;
         let layer = self.get(&d)?.layer;
-        if let Some(ino) = self.recent().get(&(layer, dir, path.clone(), follow)) {
-            return Ok(hash(layer, *ino));
+        if let Some(ino) = self.recent().ino(layer, dir, &path, follow) {
+            return Ok(hash(layer, ino));
         }
         Ok(hash(layer, self.stat_path(&d, follow, &path)?.ino))
     }
@@ -716,7 +701,15 @@ impl types::HostDescriptor for WasiFsCtxView<'_> {
 
 impl types::HostDirectoryEntryStream for WasiFsCtxView<'_> {
     fn read_directory_entry(&mut self, s: Resource<DirStream>) -> FsResult<Option<DirectoryEntry>> {
-        Ok(self.table.get_mut(&s)?.entries.next())
+        let stream = self.table.get_mut(&s)?;
+        let Some(e) = stream.listing.entries.get(stream.next) else {
+            return Ok(None);
+        };
+        stream.next += 1;
+        Ok(Some(DirectoryEntry {
+            type_: descriptor_type(e.kind),
+            name: e.name.clone(),
+        }))
     }
 
     fn drop(&mut self, s: Resource<DirStream>) -> wasmtime::Result<()> {

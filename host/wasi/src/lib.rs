@@ -31,6 +31,7 @@ pub mod bindings;
 pub mod descriptor;
 pub mod error;
 mod host;
+mod recent;
 
 use std::sync::Arc;
 
@@ -59,16 +60,9 @@ pub struct WasiFsCtx {
     pub vfs: Arc<Vfs>,
     /// Read-only layers, preopened after the workspace (descriptors name them by index + 1).
     pub(crate) layers: Vec<Layer>,
-    /// Inode numbers of entries the guest just listed or stat'ed, keyed by (directory inode,
-    /// path, follow). wasi-libc asks `metadata-hash-at` right after `stat-at` and for every
-    /// `read_dir` entry; this answers those without another transaction. Any change the guest
-    /// makes clears it; a concurrent change elsewhere can make a number stale, the same race
-    /// `d_ino` has on POSIX. Keyed by layer too: inode numbers repeat across them.
-    pub(crate) recent: std::sync::Mutex<std::collections::HashMap<RecentKey, u64>>,
+    /// What the guest just listed or stat'ed, for `metadata-hash-at`.
+    pub(crate) recent: std::sync::Mutex<recent::Recent>,
 }
-
-/// (layer, directory inode, path, follow).
-pub(crate) type RecentKey = (u32, u64, String, bool);
 
 impl WasiFsCtx {
     /// The filesystem of `vfs`.
@@ -105,6 +99,33 @@ impl WasiFsCtx {
             ..WasiFsCtx::new(vfs)
         })
     }
+
+    /// Whether the guest's absolute `path` may lie at or below a layer (the guest's
+    /// `wasi:filesystem` reaches the layer there, not the workspace). Any `..` counts as
+    /// may: the caller then goes through `wasi:filesystem`, which knows.
+    pub fn reaches_layer(&self, path: &str) -> bool {
+        let parts = || path.split('/').filter(|p| !p.is_empty() && *p != ".");
+        if parts().any(|p| p == "..") {
+            return !self.layers.is_empty();
+        }
+        self.layers.iter().any(|layer| {
+            let mut within = parts();
+            layer
+                .path
+                .split('/')
+                .filter(|p| !p.is_empty())
+                .all(|l| within.next() == Some(l))
+        })
+    }
+
+    /// Forgets what the guest last listed and stat'ed: a change made outside
+    /// `wasi:filesystem` (the workspace interface) may have removed it.
+    pub fn forget_recent(&self) {
+        self.recent
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
 }
 
 /// What the host traits are implemented on: the context and the store's resource table
@@ -134,4 +155,34 @@ pub fn add_to_linker<T: WasiFsView + 'static>(linker: &mut Linker<T>) -> wasmtim
     bindings::wasi::filesystem::types::add_to_linker::<T, WasiFs>(linker, T::fs)?;
     bindings::wasi::filesystem::preopens::add_to_linker::<T, WasiFs>(linker, T::fs)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_reaches_a_layer_however_it_is_spelled() {
+        let vfs = Arc::new(Vfs::in_memory().unwrap());
+        let layer = Layer {
+            path: "/usr/local".into(),
+            vfs: Arc::clone(&vfs),
+        };
+        let ctx = WasiFsCtx::with_layers(Arc::clone(&vfs), vec![layer]).unwrap();
+        for at in [
+            "/usr/local",
+            "/usr/local/",
+            "/usr/local/lib",
+            "//usr/./local//lib",
+            "/w/../usr/local/lib",
+            "/usr/..",
+        ] {
+            assert!(ctx.reaches_layer(at), "{at}");
+        }
+        for beside in ["/", "/usr", "/usr/localx", "/usr/lib/local", "/w"] {
+            assert!(!ctx.reaches_layer(beside), "{beside}");
+        }
+        // Without layers nothing does, `..` or not.
+        assert!(!WasiFsCtx::new(vfs).reaches_layer("/w/../usr/local"));
+    }
 }
