@@ -185,6 +185,10 @@ pub trait Host {
     fn mkfifo(&self, path: &str, mode: u32) -> std::io::Result<()>;
     /// Makes `path` a symbolic link to `target`.
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()>;
+    /// Removes `path` and everything below it (`rm -r` of a directory).
+    fn remove_tree(&self, path: &str) -> std::io::Result<()> {
+        std::fs::remove_dir_all(path)
+    }
     /// The workspace's space and inodes.
     fn usage(&self) -> std::io::Result<FsUsage>;
     /// Runs `git ARGS` in `cwd` on the host's git.

@@ -487,7 +487,7 @@ pub const UTILITIES: &[Utility] = &[
     Utility::new(
         "rm",
         native!(rm::rm),
-        "rm [-rRfdv] FILE...",
+        "rm [-rRfdv] [--no-preserve-root] FILE...",
         "remove files or directories (-i is refused: nobody can answer)",
     ),
     Utility::new(

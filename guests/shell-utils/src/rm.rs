@@ -5,6 +5,35 @@ use shell_base::Context;
 use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
 
+/// Whether the last part of `arg` is `.` or `..` (`./` and `a/..//` too).
+fn dot_or_dotdot(arg: &str) -> bool {
+    let last = arg.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    matches!(last, "." | "..")
+}
+
+/// Whether `path` (absolute) names `/`, `..` counted.
+fn is_root(path: &std::path::Path) -> bool {
+    use std::path::Component;
+    let mut depth = 0usize;
+    for c in path.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::ParentDir => depth = depth.saturating_sub(1),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    depth == 0 && path.has_root()
+}
+
+/// Removes directory `path` and everything in it: through the host in one change where it
+/// can.
+fn remove_tree(path: &std::path::Path) -> std::io::Result<()> {
+    match path.to_str() {
+        Some(p) => shell_base::host::current().remove_tree(p),
+        None => std::fs::remove_dir_all(path),
+    }
+}
+
 /// What `rm -rv` removes under `path` (shown as `shown`), in the order it goes: (name,
 /// whether a directory).
 fn removal_order(path: &std::path::Path, shown: &str, out: &mut Vec<(String, bool)>) {
@@ -36,6 +65,8 @@ const LONG: &[(&str, char)] = &[
     ("recursive", 'r'),
     ("dir", 'd'),
     ("verbose", 'v'),
+    ("preserve-root", 'p'),
+    ("no-preserve-root", 'N'),
 ];
 
 /// `rm [-rf] FILE...`.
@@ -49,6 +80,9 @@ pub async fn rm(sh: &mut dyn Context, argv: &[String]) -> i32 {
     // `-d`: empty directories too.
     let empty_dirs = flags.contains('d');
     let verbose = flags.contains('v');
+    // GNU's failsafe: `rm -r /` is refused unless `--no-preserve-root` comes after any
+    // `--preserve-root`.
+    let preserve_root = flags.rfind('N') <= flags.rfind('p');
     if files.is_empty() && !force {
         return complain(sh, "rm: missing operand").await;
     }
@@ -70,6 +104,24 @@ pub async fn rm(sh: &mut dyn Context, argv: &[String]) -> i32 {
             continue;
         }
         let result = match std::fs::symlink_metadata(&path) {
+            // POSIX: a directory named `.` or `..` on the command line is left alone.
+            Ok(m) if m.is_dir() && (recursive || empty_dirs) && dot_or_dotdot(&f) => {
+                let msg = format!("rm: refusing to remove '.' or '..' directory: skipping '{f}'");
+                status = complain(sh, &msg).await;
+                continue;
+            }
+            // And so is `/` (GNU's failsafe), unless `--no-preserve-root`.
+            Ok(m) if m.is_dir() && recursive && preserve_root && is_root(&path) => {
+                let msg = if f == "/" {
+                    "rm: it is dangerous to operate recursively on '/'".to_string()
+                } else {
+                    format!("rm: it is dangerous to operate recursively on '{f}' (same as '/')")
+                };
+                complain(sh, &msg).await;
+                let msg = "rm: use --no-preserve-root to override this failsafe";
+                status = complain(sh, msg).await;
+                continue;
+            }
             Ok(m) if m.is_dir() && !recursive && empty_dirs => std::fs::remove_dir(&path),
             Ok(m) if m.is_dir() && !recursive => {
                 status = complain(sh, &format!("rm: cannot remove '{f}': Is a directory")).await;
@@ -89,13 +141,13 @@ pub async fn rm(sh: &mut dyn Context, argv: &[String]) -> i32 {
                         }
                     })
                     .collect();
-                let r = std::fs::remove_dir_all(&path);
+                let r = remove_tree(&path);
                 if r.is_ok() {
                     crate::stream::out(sh, &text).await;
                 }
                 r
             }
-            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+            Ok(m) if m.is_dir() => remove_tree(&path),
             Ok(_) => {
                 let r = std::fs::remove_file(&path);
                 if r.is_ok() && verbose {

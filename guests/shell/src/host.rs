@@ -55,6 +55,12 @@ impl Host for Wit {
         workspace::symlink(target, path).map_err(io_error)
     }
 
+    fn remove_tree(&self, path: &str) -> std::io::Result<()> {
+        // One change on the host; where that cannot be (a read-only layer, any failure),
+        // entry by entry, with each entry's own error.
+        workspace::remove_tree(path).or_else(|_| std::fs::remove_dir_all(path))
+    }
+
     fn usage(&self) -> std::io::Result<FsUsage> {
         let u = workspace::usage().map_err(io_error)?;
         Ok(FsUsage {

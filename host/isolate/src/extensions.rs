@@ -130,6 +130,19 @@ impl workspace::Host for State {
             .map_err(|e| computer_wasi::error_code(&e)))
     }
 
+    fn remove_tree(&mut self, path: String) -> wasmtime::Result<Result<(), ErrorCode>> {
+        if self.fs.reaches_layer(&path) {
+            return Ok(Err(ErrorCode::ReadOnly));
+        }
+        // The guest's last listing may name what goes now.
+        self.fs.forget_recent();
+        Ok(self
+            .fs
+            .vfs
+            .remove_all(&path)
+            .map_err(|e| computer_wasi::error_code(&e)))
+    }
+
     fn usage(&mut self) -> wasmtime::Result<Result<workspace::FsUsage, ErrorCode>> {
         Ok(self
             .fs

@@ -275,9 +275,8 @@ fn stdlib_layer() -> Arc<Vfs> {
     Arc::new(layer)
 }
 
-#[test]
-pub fn fs_layer() {
-    let vfs = Arc::new(Vfs::in_memory().unwrap());
+/// [`stdlib_layer`] at `/usr/local`, and a request that gives it to a guest.
+fn stdlib_at_usr_local() -> (Arc<Vfs>, RunRequest) {
     let layer = stdlib_layer();
     let req = RunRequest {
         layers: vec![computer_isolate::Layer {
@@ -286,6 +285,13 @@ pub fn fs_layer() {
         }],
         ..RunRequest::default()
     };
+    (layer, req)
+}
+
+#[test]
+pub fn fs_layer() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    let (layer, req) = stdlib_at_usr_local();
     let out = run_on(
         &vfs,
         computer_components::FS_LAYER,
@@ -328,6 +334,45 @@ workspace still writable: ok ()
         b"standard library\n"
     );
     assert!(layer.read_file("/lib/new.txt").is_err());
+}
+
+/// The shell's `rm -r` of a directory is one change on the host; at a layer it removes
+/// nothing of the layer and nothing the layer hides in the workspace.
+#[test]
+fn the_shells_rm_r_is_one_change_and_stops_at_a_layer() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    for f in ["/w/tree/a/x", "/w/tree/a/b/y", "/w/tree/z", "/w/keep"] {
+        vfs.create_dir_all(std::path::Path::new(f).parent().unwrap())
+            .unwrap();
+        vfs.write_file(f, "data\n").unwrap();
+    }
+    vfs.symlink("/w/tree", "/w/link").unwrap();
+    // In the workspace at the layer's path: the guest cannot see it.
+    vfs.create_dir_all("/usr/local/lib").unwrap();
+    vfs.write_file("/usr/local/lib/hidden.txt", "workspace\n")
+        .unwrap();
+    let (layer, req) = stdlib_at_usr_local();
+    let before = vfs.revision().unwrap();
+    let script = "rm -r /w/tree; echo $?; rm -r /w/link; echo $?; rm -rf /usr/local/lib; echo $?";
+    let out = run_on(&vfs, computer_components::SHELL, &["-c", script], req);
+    assert_eq!(text(&out.stdout), "0\n0\n1\n", "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("Read-only file system"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The tree went in one revision; the link went on its own and its target was gone.
+    assert_eq!(vfs.revision().unwrap(), before + 2);
+    assert!(vfs.stat("/w/tree").is_err() && vfs.lstat("/w/link").is_err());
+    assert_eq!(vfs.read_file("/w/keep").unwrap(), b"data\n");
+    assert_eq!(
+        vfs.read_file("/usr/local/lib/hidden.txt").unwrap(),
+        b"workspace\n"
+    );
+    assert_eq!(
+        layer.read_file("/lib/std.txt").unwrap(),
+        b"standard library\n"
+    );
 }
 
 #[test]
