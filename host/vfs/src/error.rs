@@ -64,6 +64,12 @@ pub enum VfsError {
         /// The configured limit in bytes.
         limit: u64,
     },
+    /// E2BIG: one change would make more entries than the caller allows in one.
+    #[error("Argument list too long (more than {limit} entries in one change)")]
+    TooManyEntries {
+        /// The limit the caller set.
+        limit: u64,
+    },
     /// EROFS: the workspace was opened read-only.
     #[error("Read-only file system")]
     ReadOnly,
@@ -128,6 +134,7 @@ impl VfsError {
             VfsError::NoDevice => libc::ENXIO,
             VfsError::NoSpace { .. } => libc::ENOSPC,
             VfsError::FileTooLarge { .. } => libc::EFBIG,
+            VfsError::TooManyEntries { .. } => libc::E2BIG,
             VfsError::ReadOnly => libc::EROFS,
             VfsError::NoAttribute => libc::ENODATA,
             VfsError::Db(e) => match e.sqlite_error_code() {

@@ -68,8 +68,8 @@ pub use path_ops::{OpenPath, WalkEntry};
 pub use schema::{APPLICATION_ID, DEFAULT_CHUNK_SIZE, SCHEMA_VERSION};
 pub use tx::Owner;
 pub use types::{
-    Change, ChangeKind, DirEntry, Fh, FileType, Ino, NAME_MAX, OpenFlags, PATH_MAX, ROOT_INO,
-    SYMLINK_MAX, SetAttr, SnapshotInfo, Stat, StatFs, TimeSet,
+    Change, ChangeKind, CopyOptions, DirEntry, Fh, FileType, Ino, NAME_MAX, OpenFlags, PATH_MAX,
+    ROOT_INO, SYMLINK_MAX, SetAttr, SnapshotInfo, Stat, StatFs, TimeSet,
 };
 pub use vfs::{Batch, Compacted, DEFAULT_MAX_FILE_SIZE, ReadHold, Vfs, VfsOptions, process_owner};
 

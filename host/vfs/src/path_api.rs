@@ -10,7 +10,7 @@ use crate::error::{Result, VfsError};
 use crate::path::tidy;
 use crate::path_ops::{OpenPath, WalkEntry};
 use crate::tx::{Owner, Tx};
-use crate::types::{DirEntry, FileType, SetAttr, Stat, TimeSet};
+use crate::types::{CopyOptions, DirEntry, FileType, SetAttr, Stat, TimeSet};
 use crate::vfs::{Batch, Vfs, from_cache};
 
 fn bytes(path: &Path) -> &[u8] {
@@ -190,9 +190,21 @@ impl Vfs {
         self.path_write(|tx| tx.path_copy_file(bytes(from.as_ref()), bytes(to.as_ref())))
     }
 
-    /// `cp -r` to a new path: directories, files and symlinks, permissions kept.
+    /// `cp -r` to a new path: directories, files and symlinks, permissions and owners kept.
     pub fn copy_all(&self, from: impl AsRef<Path>, to: impl AsRef<Path>) -> Result<()> {
-        self.path_write(|tx| tx.path_copy_all(bytes(from.as_ref()), bytes(to.as_ref())))
+        self.copy_all_with(from, to, CopyOptions::default())
+    }
+
+    /// `cp -r` to a new path, in one change: what each copy keeps is `how`'s to say. Fails
+    /// with `EEXIST` when `to` exists (nothing is merged) and `EINVAL` for a directory into
+    /// itself.
+    pub fn copy_all_with(
+        &self,
+        from: impl AsRef<Path>,
+        to: impl AsRef<Path>,
+        how: CopyOptions,
+    ) -> Result<()> {
+        self.path_write(|tx| tx.path_copy_all(bytes(from.as_ref()), bytes(to.as_ref()), how))
     }
 
     /// Creates symlink `link` pointing at `target`.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::error::{Result, VfsError};
 use crate::tx::{Owner, STAT_COLUMNS, Tx, stat_from_row};
-use crate::types::{ChangeKind, FileType, Ino, PATH_MAX, SetAttr, Stat, TimeSet};
+use crate::types::{ChangeKind, CopyOptions, FileType, Ino, PATH_MAX, SetAttr, Stat, TimeSet};
 
 /// How [`crate::Vfs::open_path`] opens (the `O_*` flags of `open(2)` that concern the path).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -304,48 +304,81 @@ impl Tx<'_> {
         self.setattr(dst, &perm)
     }
 
-    /// `cp -r`: copies a tree (symlinks as symlinks, permissions kept) to a new path.
-    pub(crate) fn path_copy_all(&mut self, from: &[u8], to: &[u8]) -> Result<()> {
+    /// `cp -r`: copies a tree (symlinks as symlinks) to a new path, keeping what `how` says.
+    pub(crate) fn path_copy_all(&mut self, from: &[u8], to: &[u8], how: CopyOptions) -> Result<()> {
         let src = self.resolve(from, false)?.stat()?;
         let (parent, name) = self.resolve(to, false)?.for_create()?;
         if src.kind == FileType::Dir && self.is_within(parent, src.ino)? {
             return Err(VfsError::Invalid("cannot copy a directory into itself"));
         }
-        self.copy_tree(&src, parent, &name)
+        self.copy_tree(&src, parent, &name, how)
     }
 
     /// Copies `src` to the entry `name` of `parent`, and everything below it. With a stack of
     /// its own, as [`Tx::remove_tree`] is.
-    fn copy_tree(&mut self, src: &Stat, parent: Ino, name: &[u8]) -> Result<()> {
+    fn copy_tree(&mut self, src: &Stat, parent: Ino, name: &[u8], how: CopyOptions) -> Result<()> {
         let mut steps = vec![(src.clone(), parent, name.to_vec())];
+        // Directories get their times back last: each entry made in one touches it.
+        let mut dirs = Vec::new();
+        let mut made = 0u64;
         while let Some((src, parent, name)) = steps.pop() {
-            let owner = Owner {
-                uid: src.uid,
-                gid: src.gid,
+            made += 1;
+            if let Some(limit) = how.max_entries
+                && made > limit
+            {
+                return Err(VfsError::TooManyEntries { limit });
+            }
+            let owner = if how.owners {
+                Owner {
+                    uid: src.uid,
+                    gid: src.gid,
+                }
+            } else {
+                self.owner
             };
-            match src.kind {
+            let perm = src.perm & !how.mask;
+            let dst = match src.kind {
                 FileType::File => {
-                    let dst = self.create_file(parent, &name, src.perm, owner)?;
+                    let dst = self.create_file(parent, &name, perm, owner)?;
                     self.copy_content(src.ino, dst.ino)?;
+                    dst
                 }
                 FileType::Symlink => {
                     let target = self.readlink(src.ino)?;
-                    self.symlink(parent, &name, &target, owner)?;
+                    self.symlink(parent, &name, &target, owner)?
                 }
                 FileType::Dir => {
-                    let dst = self.mkdir(parent, &name, src.perm, owner)?;
+                    let dst = self.mkdir(parent, &name, perm, owner)?;
                     // Reversed onto the stack: copied in name order.
                     for (child, child_st) in self.readdir_stat(src.ino)?.into_iter().rev() {
                         steps.push((child_st, dst.ino, child));
                     }
+                    if how.times {
+                        dirs.push((dst.ino, src.atime, src.mtime));
+                    }
+                    continue;
                 }
                 // As `cp -r` does: a new node of the same type (and device number).
-                kind => {
-                    self.mknod(parent, &name, kind, src.perm, src.rdev, owner)?;
-                }
+                kind => self.mknod(parent, &name, kind, perm, src.rdev, owner)?,
+            };
+            if how.times {
+                self.set_times(dst.ino, src.atime, src.mtime)?;
             }
         }
+        for (ino, atime, mtime) in dirs.into_iter().rev() {
+            self.set_times(ino, atime, mtime)?;
+        }
         Ok(())
+    }
+
+    /// Gives `ino` the access and modification times `atime` and `mtime`.
+    fn set_times(&mut self, ino: Ino, atime: i64, mtime: i64) -> Result<()> {
+        let attr = SetAttr {
+            atime: Some(TimeSet::At(atime)),
+            mtime: Some(TimeSet::At(mtime)),
+            ..SetAttr::default()
+        };
+        self.setattr(ino, &attr).map(|_| ())
     }
 
     pub(crate) fn path_mknod(

@@ -521,6 +521,65 @@ fn remove_all_and_copy_all() {
     assert_eq!(vfs.remove_all("/").unwrap_err().errno(), libc::EBUSY);
 }
 
+/// `cp -r` and `cp -a` in one change: the umask off every copy's bits, owners and times
+/// new or kept, a directory's time set after its entries were made in it.
+#[test]
+fn copy_all_with_keeps_what_it_is_told() {
+    let vfs = vfs();
+    vfs.create_dir_all("/s/d").unwrap();
+    vfs.write_file("/s/d/f", "f").unwrap();
+    vfs.set_permissions("/s/d/f", 0o777).unwrap();
+    vfs.symlink("d/f", "/s/l").unwrap();
+    vfs.make_fifo("/s/p", 0o666).unwrap();
+    vfs.set_owner_of("/s/d/f", Some(7), Some(8), false).unwrap();
+    let old = TimeSet::At(1_000_000_000);
+    for p in ["/s/d/f", "/s/l", "/s/p", "/s/d", "/s"] {
+        vfs.set_times(p, Some(old), Some(old)).unwrap();
+    }
+    let rev = vfs.revision().unwrap();
+    let fresh = CopyOptions {
+        mask: 0o022,
+        owners: false,
+        times: false,
+        max_entries: Some(5),
+    };
+    let four = CopyOptions {
+        max_entries: Some(4),
+        ..fresh
+    };
+    let err = vfs.copy_all_with("/s", "/r", four).unwrap_err();
+    assert_eq!(err.errno(), libc::E2BIG);
+    assert!(err.to_string().contains("more than 4 entries"), "{err}");
+    assert!(vfs.lstat("/r").is_err(), "nothing is made past the limit");
+    vfs.copy_all_with("/s", "/r", fresh).unwrap();
+    assert_eq!(vfs.revision().unwrap(), rev + 1, "one change");
+    let (f, me) = (vfs.lstat("/r/d/f").unwrap(), vfs.owner().unwrap());
+    assert_ne!(me.uid, 7);
+    assert_eq!((f.perm, f.uid, f.gid), (0o755, me.uid, me.gid));
+    assert_ne!(f.mtime, 1_000_000_000);
+    assert_eq!(vfs.read_file("/r/l").unwrap(), b"f");
+    assert_eq!(vfs.lstat("/r/p").unwrap().kind, FileType::Fifo);
+    assert_eq!(vfs.lstat("/r/p").unwrap().perm, 0o644);
+
+    let kept = CopyOptions {
+        mask: 0,
+        owners: true,
+        times: true,
+        max_entries: None,
+    };
+    vfs.copy_all_with("/s", "/a", kept).unwrap();
+    let f = vfs.lstat("/a/d/f").unwrap();
+    assert_eq!((f.perm, f.uid, f.gid), (0o777, 7, 8));
+    for p in ["/a/d/f", "/a/l", "/a/p", "/a/d", "/a"] {
+        let st = vfs.lstat(p).unwrap();
+        assert_eq!((st.atime, st.mtime), (1_000_000_000, 1_000_000_000), "{p}");
+    }
+    assert_eq!(
+        vfs.copy_all_with("/s", "/a", kept).unwrap_err().errno(),
+        libc::EEXIST
+    );
+}
+
 /// A guest builds a tree one level at a time through directory descriptors, deeper than a
 /// path can name. Copying and removing it must not overflow the stack: that kills the whole
 /// host process, every workspace it serves.

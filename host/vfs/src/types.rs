@@ -161,6 +161,33 @@ impl Stat {
     }
 }
 
+/// How [`crate::Vfs::copy_all_with`] makes each copy: what `cp`'s umask and `-p` decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyOptions {
+    /// Permission bits cleared on every copy (a umask; 0 keeps the source's bits).
+    pub mask: u32,
+    /// The copies keep their sources' owners and groups; else they are the workspace
+    /// owner's.
+    pub owners: bool,
+    /// The copies keep their sources' access and modification times; else they are new.
+    pub times: bool,
+    /// At most this many entries are made, or nothing is (`E2BIG`): a copy is one
+    /// transaction that nothing interrupts, and a hostile guest doubles a tree with each.
+    pub max_entries: Option<u64>,
+}
+
+impl Default for CopyOptions {
+    /// What [`crate::Vfs::copy_all`] does: permissions and owners kept, times new.
+    fn default() -> Self {
+        CopyOptions {
+            mask: 0,
+            owners: true,
+            times: false,
+            max_entries: None,
+        }
+    }
+}
+
 /// Which attributes [`crate::Vfs::setattr`] changes; `None` leaves one as it is.
 #[derive(Debug, Clone, Default)]
 pub struct SetAttr {
