@@ -34,6 +34,34 @@ fn remove_tree(path: &std::path::Path) -> std::io::Result<()> {
     }
 }
 
+/// Whether argument `f` names a symbolic link with a slash after it (`l/`): the path then
+/// reaches the directory the link points at, and `rm -r` empties that directory but cannot
+/// remove `l/` itself, a link not being a directory (GNU's behaviour).
+fn link_with_slash(sh: &dyn Context, f: &str) -> bool {
+    let bare = f.trim_end_matches('/');
+    f.ends_with('/')
+        && !bare.is_empty()
+        && std::fs::symlink_metadata(sh.path(bare)).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Removes everything in directory `path`, each entry as `rm -r` does; the last error, if
+/// any (the rest still go).
+fn empty_dir(path: &std::path::Path) -> std::io::Result<()> {
+    let mut result = Ok(());
+    for entry in std::fs::read_dir(path)? {
+        let entry = entry?;
+        let child = entry.path();
+        let removed = match entry.file_type() {
+            Ok(t) if t.is_dir() => remove_tree(&child),
+            _ => std::fs::remove_file(&child),
+        };
+        if let Err(e) = removed {
+            result = Err(e);
+        }
+    }
+    result
+}
+
 /// What `rm -rv` removes under `path` (shown as `shown`), in the order it goes: (name,
 /// whether a directory).
 fn removal_order(path: &std::path::Path, shown: &str, out: &mut Vec<(String, bool)>) {
@@ -126,6 +154,20 @@ pub async fn rm(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Ok(m) if m.is_dir() && !recursive => {
                 status = complain(sh, &format!("rm: cannot remove '{f}': Is a directory")).await;
                 continue;
+            }
+            Ok(m) if m.is_dir() && link_with_slash(sh, &f) => {
+                let mut listing = Vec::new();
+                if verbose {
+                    removal_order(&path, &f, &mut listing);
+                    // Everything but the directory itself.
+                    listing.pop();
+                }
+                let r = empty_dir(&path);
+                for (shown, dir) in listing.into_iter().filter(|_| r.is_ok()) {
+                    let what = if dir { "removed directory" } else { "removed" };
+                    crate::stream::out(sh, &format!("{what} '{shown}'\n")).await;
+                }
+                r.and(Err(std::io::ErrorKind::NotADirectory.into()))
             }
             Ok(m) if m.is_dir() && verbose => {
                 // `-v` names each file as it goes, deepest first.
