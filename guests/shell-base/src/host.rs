@@ -189,6 +189,14 @@ pub trait Host {
     fn remove_tree(&self, path: &str) -> std::io::Result<()> {
         std::fs::remove_dir_all(path)
     }
+    /// Copies `src` to `dest`, which must not exist, and everything below it, links as
+    /// links, in one change (`cp -r`): permission bits less `mask`, owners and times kept
+    /// when `preserve`. Where it cannot (by default; a read-only layer, `dest` existing),
+    /// it fails and the caller copies entry by entry.
+    fn copy_tree(&self, src: &str, dest: &str, mask: u32, preserve: bool) -> std::io::Result<()> {
+        let _ = (src, dest, mask, preserve);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
     /// The workspace's space and inodes.
     fn usage(&self) -> std::io::Result<FsUsage>;
     /// Runs `git ARGS` in `cwd` on the host's git.

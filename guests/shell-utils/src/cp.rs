@@ -1,4 +1,5 @@
-//! `cp`: copy files and directories (modes kept; links copied as links with -r/-a/-P).
+//! `cp`: copy files and directories (modes kept; links copied as links with -r/-a/-P). A
+//! tree goes to a new path on the host in one change where it can.
 
 use super::stream::complain;
 use shell_base::Context;
@@ -8,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 /// Copies a file or a whole tree; symbolic links inside are copied as links when
 /// `keep_links` (`-a`, `-P`, `-d`), else what they point at.
-/// Files get the source's permission bits less `mask` (the umask; 0 with `-p` and `-a`).
+/// Files get the source's permission bits less `mask` (the umask and the set-id bits; 0
+/// with `-p` and `-a`).
 fn copy_tree(from: &Path, to: &Path, keep_links: bool, mask: u32) -> std::io::Result<()> {
     let meta = std::fs::symlink_metadata(from)?;
     if keep_links && meta.file_type().is_symlink() {
@@ -31,6 +33,31 @@ fn copy_tree(from: &Path, to: &Path, keep_links: bool, mask: u32) -> std::io::Re
         let mode = crate::fileinfo::info(from, true).map_or(0o644, |i| i.mode) & 0o7777;
         crate::fileinfo::set_mode(to, mode & !mask)
     }
+}
+
+/// Copies `from` to the new path `to` on the host in one change (links as links), where it
+/// can: `false` when the caller must copy entry by entry (a read-only layer, `to` existing,
+/// a host without the call).
+fn copy_on_host(from: &Path, to: &Path, mask: u32, preserve: bool) -> bool {
+    match (from.to_str(), to.to_str()) {
+        (Some(from), Some(to)) => shell_base::host::current()
+            .copy_tree(from, to, mask, preserve)
+            .is_ok(),
+        _ => false,
+    }
+}
+
+/// Whether directory `from` holds `to` (`cp -r d d/sub`): `to`'s directories compared with
+/// `from` as inodes, so that a link on the way counts. With its change time too: a
+/// read-only layer numbers its inodes apart from the workspace's.
+fn into_itself(from: &Path, to: &Path) -> bool {
+    let Ok(dir) = crate::fileinfo::info(from, true) else {
+        return false;
+    };
+    let to = shell_base::path::normalize(&to.to_string_lossy());
+    Path::new(&to).ancestors().skip(1).any(|a| {
+        crate::fileinfo::info(a, true).is_ok_and(|i| (i.ino, i.ctime) == (dir.ino, dir.ctime))
+    })
 }
 
 /// `cp`'s long options, as the letters they stand for.
@@ -57,11 +84,10 @@ pub async fn cp(sh: &mut dyn Context, argv: &[String]) -> i32 {
     // GNU cp -r copies links as links too (-R implies -P unless -L or -H).
     let keep_links =
         (recursive || flags.contains('P') || flags.contains('d')) && !flags.contains('L');
-    let mask = if flags.contains('p') || flags.contains('a') {
-        0
-    } else {
-        sh.umask()
-    };
+    let preserve = flags.contains('p') || flags.contains('a');
+    // A new copy is the caller's: GNU drops the set-user-ID and set-group-ID bits with the
+    // owner.
+    let mask = if preserve { 0 } else { sh.umask() | 0o6000 };
     if operands.len() < 2 {
         let msg = if operands.is_empty() {
             "cp: missing file operand".to_string()
@@ -105,9 +131,21 @@ pub async fn cp(sh: &mut dyn Context, argv: &[String]) -> i32 {
             status = complain(sh, &format!("cp: '{src}' and '{shown}' are the same file")).await;
             continue;
         }
+        if meta.is_dir() && into_itself(&from, &to) {
+            let shown = shown_target(sh, &src, &dest);
+            status = complain(
+                sh,
+                &format!("cp: cannot copy a directory, '{src}', into itself, '{shown}'"),
+            )
+            .await;
+            continue;
+        }
         if flags.contains('v') {
             let shown = shown_target(sh, &src, &dest);
             crate::stream::out(sh, &format!("'{src}' -> '{shown}'\n")).await;
+        }
+        if recursive && keep_links && copy_on_host(&from, &to, mask, preserve) {
+            continue;
         }
         if let Err(e) = copy_tree(&from, &to, keep_links, mask) {
             status = complain(
@@ -168,5 +206,24 @@ mod tests {
         assert_eq!(ctx.run(&["cp", "d", "d2"], "").status, 1);
         assert_eq!(ctx.run(&["cp", "-r", "d", "d2"], "").status, 0);
         assert_eq!(ctx.read("d2/e"), "y");
+    }
+
+    /// Found by inode, through a link too; nothing is made (an entry-by-entry copy into
+    /// itself would never end).
+    #[test]
+    fn a_directory_is_not_copied_into_itself() {
+        let mut ctx = Native::new();
+        ctx.write("d/s/e", "y");
+        std::os::unix::fs::symlink("d", ctx.dir().join("l")).unwrap();
+        let ran = ctx.run(&["cp", "-r", "d", "d/s"], "");
+        assert_eq!(ran.status, 1);
+        assert_eq!(
+            ran.stderr,
+            "cp: cannot copy a directory, 'd', into itself, 'd/s/d'\n"
+        );
+        assert_eq!(ctx.run(&["cp", "-r", "d", "l/s/t"], "").status, 1);
+        assert!(!ctx.dir().join("d/s/d").exists() && !ctx.dir().join("d/s/t").exists());
+        assert_eq!(ctx.run(&["cp", "-r", "d/s", "d/s2"], "").status, 0);
+        assert_eq!(ctx.read("d/s2/e"), "y");
     }
 }

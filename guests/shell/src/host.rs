@@ -61,6 +61,11 @@ impl Host for Wit {
         workspace::remove_tree(path).or_else(|_| std::fs::remove_dir_all(path))
     }
 
+    fn copy_tree(&self, src: &str, dest: &str, mask: u32, preserve: bool) -> std::io::Result<()> {
+        let options = workspace::CopyOptions { mask, preserve };
+        workspace::copy_tree(src, dest, options).map_err(io_error)
+    }
+
     fn usage(&self) -> std::io::Result<FsUsage> {
         let u = workspace::usage().map_err(io_error)?;
         Ok(FsUsage {

@@ -8,6 +8,11 @@ use computer_wasi::bindings::wasi::filesystem::types::ErrorCode;
 use crate::bindings::computer::host::{process, workspace};
 use crate::state::State;
 
+/// The most entries one `copy-tree` makes: a copy is one transaction that the run's time
+/// limit cannot stop part way, and a guest can double a tree with each. A bigger tree fails
+/// (`E2BIG`), and the shell copies it entry by entry, a change each.
+pub(crate) const COPY_TREE_MAX_ENTRIES: u64 = 100_000;
+
 impl workspace::Host for State {
     fn revision(&mut self) -> wasmtime::Result<u64> {
         Ok(self.fs.vfs.revision()?)
@@ -140,6 +145,30 @@ impl workspace::Host for State {
             .fs
             .vfs
             .remove_all(&path)
+            .map_err(|e| computer_wasi::error_code(&e)))
+    }
+
+    fn copy_tree(
+        &mut self,
+        src: String,
+        dest: String,
+        options: workspace::CopyOptions,
+    ) -> wasmtime::Result<Result<(), ErrorCode>> {
+        if self.fs.reaches_layer(&src) || self.fs.reaches_layer(&dest) {
+            return Ok(Err(ErrorCode::ReadOnly));
+        }
+        // The guest's last listing may miss what comes now.
+        self.fs.forget_recent();
+        let how = computer_vfs::CopyOptions {
+            mask: options.mask & 0o7777,
+            owners: options.preserve,
+            times: options.preserve,
+            max_entries: Some(COPY_TREE_MAX_ENTRIES),
+        };
+        Ok(self
+            .fs
+            .vfs
+            .copy_all_with(&src, &dest, how)
             .map_err(|e| computer_wasi::error_code(&e)))
     }
 

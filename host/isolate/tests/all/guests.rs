@@ -375,6 +375,56 @@ fn the_shells_rm_r_is_one_change_and_stops_at_a_layer() {
     );
 }
 
+/// `cp -r` copies a tree to a new path on the host in one change; from a read-only layer
+/// it copies entry by entry (the layer's files, not the workspace's under the same path),
+/// into one it fails, and a tree is never copied into itself.
+#[test]
+fn the_shells_cp_r_is_one_change_and_reads_a_layer() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    for f in ["/w/tree/a/x", "/w/tree/a/b/y", "/w/tree/z"] {
+        vfs.create_dir_all(std::path::Path::new(f).parent().unwrap())
+            .unwrap();
+        vfs.write_file(f, "data\n").unwrap();
+    }
+    vfs.symlink("a/x", "/w/tree/l").unwrap();
+    vfs.create_dir_all("/usr/local/lib").unwrap();
+    vfs.write_file("/usr/local/lib/hidden.txt", "workspace\n")
+        .unwrap();
+    let (layer, req) = stdlib_at_usr_local();
+    let before = vfs.revision().unwrap();
+    let out = run_on(
+        &vfs,
+        computer_components::SHELL,
+        &["-c", "cp -r /w/tree /w/copy"],
+        RunRequest {
+            layers: req.layers.clone(),
+            ..RunRequest::default()
+        },
+    );
+    assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
+    assert_eq!(vfs.revision().unwrap(), before + 1, "one change");
+    assert_eq!(vfs.read_file("/w/copy/a/b/y").unwrap(), b"data\n");
+    assert_eq!(
+        vfs.read_link("/w/copy/l").unwrap(),
+        std::path::Path::new("a/x")
+    );
+
+    let script = "cp -r /usr/local/lib /w/std; echo $?; cp -r /w/tree /usr/local/lib/t; echo $?; \
+                  cp -r /w/tree /w/tree/a/in; echo $?";
+    let out = run_on(&vfs, computer_components::SHELL, &["-c", script], req);
+    assert_eq!(text(&out.stdout), "0\n1\n1\n", "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("Read-only file system"), "{stderr}");
+    assert!(stderr.contains("into itself"), "{stderr}");
+    assert_eq!(
+        vfs.read_file("/w/std/std.txt").unwrap(),
+        b"standard library\n"
+    );
+    assert!(vfs.lstat("/w/std/hidden.txt").is_err());
+    assert!(vfs.lstat("/usr/local/lib/t").is_err() && vfs.lstat("/w/tree/a/in").is_err());
+    assert!(layer.lstat("/lib/t").is_err());
+}
+
 #[test]
 fn a_layer_path_must_be_absolute_plain_and_unique() {
     for bad in [
