@@ -1,5 +1,5 @@
-//! `cp`: copy files and directories (modes kept; links copied as links with -r/-a/-P). A
-//! tree goes to a new path on the host in one change where it can.
+//! `cp`: copy files and directories (modes kept; links copied as links with -r/-a/-P). What
+//! is new at the destination goes to the host in one change where it can.
 
 use super::stream::complain;
 use shell_base::Context;
@@ -7,17 +7,33 @@ use shell_base::args::{bad_usage, flags};
 use shell_base::errno::io_message;
 use std::path::{Path, PathBuf};
 
-/// Copies a file or a whole tree; symbolic links inside are copied as links when
-/// `keep_links` (`-a`, `-P`, `-d`), else what they point at.
-/// Files get the source's permission bits less `mask` (the umask and the set-id bits; 0
-/// with `-p` and `-a`).
-fn copy_tree(from: &Path, to: &Path, keep_links: bool, mask: u32) -> std::io::Result<()> {
+/// How `cp` copies.
+#[derive(Clone, Copy)]
+struct How {
+    /// Symbolic links are copied as links (`-r`, `-a`, `-P`, `-d`), else what they point at.
+    keep_links: bool,
+    /// Permission bits taken off each copy: the umask and the set-id bits (0 with `-p`
+    /// and `-a`).
+    mask: u32,
+    /// Owners and times kept (`-p`, `-a`).
+    preserve: bool,
+    /// Whether to ask the host first (`-r` keeping links).
+    on_host: bool,
+}
+
+/// Copies a file or a whole tree. Each part that is new at its destination goes to the
+/// host in one change where it can (`how.on_host`), so that a copy into an existing
+/// directory (`cp -r src/. dst`) costs a change per entry only where the two trees meet.
+fn copy_tree(from: &Path, to: &Path, how: How) -> std::io::Result<()> {
+    if how.on_host && copy_on_host(from, to, how.mask, how.preserve) {
+        return Ok(());
+    }
     let meta = std::fs::symlink_metadata(from)?;
-    if keep_links && meta.file_type().is_symlink() {
+    if how.keep_links && meta.file_type().is_symlink() {
         let target = std::fs::read_link(from)?;
         return crate::ln::symlink(&target.to_string_lossy(), to);
     }
-    if meta.is_dir() || (!keep_links && from.is_dir()) {
+    if meta.is_dir() || (!how.keep_links && from.is_dir()) {
         std::fs::create_dir_all(to)?;
         let mut names: Vec<_> = std::fs::read_dir(from)?
             .filter_map(|e| e.ok())
@@ -25,13 +41,13 @@ fn copy_tree(from: &Path, to: &Path, keep_links: bool, mask: u32) -> std::io::Re
             .collect();
         names.sort();
         for n in names {
-            copy_tree(&from.join(&n), &to.join(&n), keep_links, mask)?;
+            copy_tree(&from.join(&n), &to.join(&n), how)?;
         }
         Ok(())
     } else {
         std::fs::copy(from, to)?;
         let mode = crate::fileinfo::info(from, true).map_or(0o644, |i| i.mode) & 0o7777;
-        crate::fileinfo::set_mode(to, mode & !mask)
+        crate::fileinfo::set_mode(to, mode & !how.mask)
     }
 }
 
@@ -144,10 +160,13 @@ pub async fn cp(sh: &mut dyn Context, argv: &[String]) -> i32 {
             let shown = shown_target(sh, &src, &dest);
             crate::stream::out(sh, &format!("'{src}' -> '{shown}'\n")).await;
         }
-        if recursive && keep_links && copy_on_host(&from, &to, mask, preserve) {
-            continue;
-        }
-        if let Err(e) = copy_tree(&from, &to, keep_links, mask) {
+        let how = How {
+            keep_links,
+            mask,
+            preserve,
+            on_host: recursive && keep_links,
+        };
+        if let Err(e) = copy_tree(&from, &to, how) {
             status = complain(
                 sh,
                 &format!(

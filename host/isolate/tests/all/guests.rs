@@ -375,8 +375,8 @@ fn the_shells_rm_r_is_one_change_and_stops_at_a_layer() {
     );
 }
 
-/// `cp -r` copies a tree to a new path on the host in one change; from a read-only layer
-/// it copies entry by entry (the layer's files, not the workspace's under the same path),
+/// `cp -r` copies a tree to a new path on the host in one change, and into an existing
+/// directory each part new there; from a read-only layer it copies entry by entry (the layer's files, not the workspace's under the same path),
 /// into one it fails, and a tree is never copied into itself.
 #[test]
 fn the_shells_cp_r_is_one_change_and_reads_a_layer() {
@@ -404,6 +404,17 @@ fn the_shells_cp_r_is_one_change_and_reads_a_layer() {
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
     assert_eq!(vfs.revision().unwrap(), before + 1, "one change");
     assert_eq!(vfs.read_file("/w/copy/a/b/y").unwrap(), b"data\n");
+    // Into an existing directory: each part new there is one change (a, l, z).
+    let before = vfs.revision().unwrap();
+    let out = run_on(
+        &vfs,
+        computer_components::SHELL,
+        &["-c", "mkdir /w/m && cp -r /w/tree/. /w/m"],
+        RunRequest::default(),
+    );
+    assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
+    assert_eq!(vfs.revision().unwrap(), before + 4);
+    assert_eq!(vfs.read_file("/w/m/a/b/y").unwrap(), b"data\n");
     assert_eq!(
         vfs.read_link("/w/copy/l").unwrap(),
         std::path::Path::new("a/x")
