@@ -36,6 +36,16 @@ const COMMANDS: &[(&str, &str)] = &[
         "find -name, 10,000 files",
         "find tree -name '*7.txt' | wc -l",
     ),
+    // A tree to a new path is one change on the host; `-L` copies entry by entry (what
+    // `cp -r` did before, a commit per file), on a tree without links the same copy.
+    (
+        "cp -r + rm -r, 10,000 files",
+        "cp -r tree t2 && rm -r t2 && echo ok",
+    ),
+    (
+        "cp -rL + rm -r, 10,000 files",
+        "cp -rL tree t2 && rm -r t2 && echo ok",
+    ),
     (
         "jq filter, 50 MB",
         "jq '[.[] | select(.score > 50)] | length' data.json",
