@@ -192,7 +192,7 @@ pub trait Host {
     /// Copies `src` to `dest`, which must not exist, and everything below it, links as
     /// links, in one change (`cp -r`): permission bits less `mask`, owners and times kept
     /// when `preserve`. Where it cannot (by default; a read-only layer, `dest` existing),
-    /// it fails and the caller copies entry by entry.
+    /// it fails, making nothing, and the caller goes down the tree.
     fn copy_tree(&self, src: &str, dest: &str, mask: u32, preserve: bool) -> std::io::Result<()> {
         let _ = (src, dest, mask, preserve);
         Err(std::io::ErrorKind::Unsupported.into())

@@ -10,7 +10,7 @@ use crate::state::State;
 
 /// The most entries one `copy-tree` makes: a copy is one transaction that the run's time
 /// limit cannot stop part way, and a guest can double a tree with each. A bigger tree fails
-/// (`E2BIG`), and the shell copies it entry by entry, a change each.
+/// (`E2BIG`, nothing made), and the shell copies its parts, down to entry by entry.
 pub(crate) const COPY_TREE_MAX_ENTRIES: u64 = 100_000;
 
 impl workspace::Host for State {
