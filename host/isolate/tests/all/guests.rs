@@ -336,21 +336,27 @@ workspace still writable: ok ()
     assert!(layer.read_file("/lib/new.txt").is_err());
 }
 
-/// The shell's `rm -r` of a directory is one change on the host; at a layer it removes
-/// nothing of the layer and nothing the layer hides in the workspace.
-#[test]
-fn the_shells_rm_r_is_one_change_and_stops_at_a_layer() {
+/// A workspace with `files` (each "data\n"), and `/usr/local/lib/hidden.txt` in it where
+/// [`stdlib_at_usr_local`] puts a layer: the guest cannot see that file.
+fn beneath_a_layer(files: &[&str]) -> Arc<Vfs> {
     let vfs = Arc::new(Vfs::in_memory().unwrap());
-    for f in ["/w/tree/a/x", "/w/tree/a/b/y", "/w/tree/z", "/w/keep"] {
+    for f in files {
         vfs.create_dir_all(std::path::Path::new(f).parent().unwrap())
             .unwrap();
         vfs.write_file(f, "data\n").unwrap();
     }
-    vfs.symlink("/w/tree", "/w/link").unwrap();
-    // In the workspace at the layer's path: the guest cannot see it.
     vfs.create_dir_all("/usr/local/lib").unwrap();
     vfs.write_file("/usr/local/lib/hidden.txt", "workspace\n")
         .unwrap();
+    vfs
+}
+
+/// The shell's `rm -r` of a directory is one change on the host; at a layer it removes
+/// nothing of the layer and nothing the layer hides in the workspace.
+#[test]
+fn the_shells_rm_r_is_one_change_and_stops_at_a_layer() {
+    let vfs = beneath_a_layer(&["/w/tree/a/x", "/w/tree/a/b/y", "/w/tree/z", "/w/keep"]);
+    vfs.symlink("/w/tree", "/w/link").unwrap();
     let (layer, req) = stdlib_at_usr_local();
     let before = vfs.revision().unwrap();
     let script = "rm -r /w/tree; echo $?; rm -r /w/link; echo $?; rm -rf /usr/local/lib; echo $?";
@@ -380,16 +386,8 @@ fn the_shells_rm_r_is_one_change_and_stops_at_a_layer() {
 /// into one it fails, and a tree is never copied into itself.
 #[test]
 fn the_shells_cp_r_is_one_change_and_reads_a_layer() {
-    let vfs = Arc::new(Vfs::in_memory().unwrap());
-    for f in ["/w/tree/a/x", "/w/tree/a/b/y", "/w/tree/z"] {
-        vfs.create_dir_all(std::path::Path::new(f).parent().unwrap())
-            .unwrap();
-        vfs.write_file(f, "data\n").unwrap();
-    }
+    let vfs = beneath_a_layer(&["/w/tree/a/x", "/w/tree/a/b/y", "/w/tree/z"]);
     vfs.symlink("a/x", "/w/tree/l").unwrap();
-    vfs.create_dir_all("/usr/local/lib").unwrap();
-    vfs.write_file("/usr/local/lib/hidden.txt", "workspace\n")
-        .unwrap();
     let (layer, req) = stdlib_at_usr_local();
     let before = vfs.revision().unwrap();
     let out = run_on(
