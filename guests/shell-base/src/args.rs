@@ -174,14 +174,23 @@ pub fn wording(cmd: &str, err: &Error) -> (String, bool) {
 /// Reports `err` as GNU tools do (the message, then `Try 'CMD --help' for more information.`
 /// where GNU adds it) and returns `status`.
 pub async fn bad_usage(sh: &dyn Context, cmd: &str, err: Error, status: i32) -> i32 {
-    let (msg, hint) = wording(cmd, &err);
-    let text = if hint {
-        format!("{msg}\nTry '{cmd} --help' for more information.")
-    } else {
-        msg
-    };
-    complain(sh, &text).await;
+    complain(sh, &usage_text(cmd, &err, "")).await;
     status
+}
+
+/// [`bad_usage`] as GNU diffutils (`cmp`, `diff`, `diff3`) word it: their hint starts with
+/// the command's name too. The status is theirs for trouble, 2.
+pub async fn diffutils_bad_usage(sh: &dyn Context, cmd: &str, err: Error) -> i32 {
+    complain(sh, &usage_text(cmd, &err, &format!("{cmd}: "))).await;
+    2
+}
+
+/// The message for `err`, then the hint after `hint_prefix` where GNU adds it.
+fn usage_text(cmd: &str, err: &Error, hint_prefix: &str) -> String {
+    match wording(cmd, err) {
+        (msg, true) => format!("{msg}\n{hint_prefix}Try '{cmd} --help' for more information."),
+        (msg, false) => msg,
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@ use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{bad_usage, parser, plain, string, usage, value};
 
-use super::md5sum::{Algo, Options, blake_bits, check};
-use super::stream::{Stop, Writer, complain, files_or_stdin, read_file};
+use super::md5sum::{Algo, Options, blake_bits, check, digest_of};
+use super::stream::{Stop, Writer, complain, files_or_stdin, read_chunks};
 
 /// What a checksum line is made of.
 #[derive(Clone, Copy, PartialEq)]
@@ -119,7 +119,8 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
     checksums(sh, "sum", kind, &Options::default(), files).await
 }
 
-/// Prints a line for each file (stdin when none is named: its line has no name).
+/// Prints a line for each file (stdin when none is named: its line has no name). Each file
+/// is read through, a chunk at a time.
 async fn checksums(
     sh: &mut dyn Context,
     cmd: &str,
@@ -132,26 +133,32 @@ async fn checksums(
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
     for f in &files {
-        let data = match read_file(sh, cmd, f).await {
-            Ok(d) => d,
-            Err(m) => {
-                status = complain(sh, &m).await;
-                continue;
-            }
-        };
         let name = if named {
             format!(" {f}")
         } else {
             String::new()
         };
         let line = match kind {
-            Kind::Crc => format!("{} {}{name}\n", crc(&data), data.len()),
-            Kind::Bsd => format!("{:05} {:5}{name}\n", bsd(&data), data.len().div_ceil(1024)),
-            Kind::Sysv => format!("{} {}{name}\n", sysv(&data), data.len().div_ceil(512)),
-            Kind::Digest(algo) if opts.tagged => {
-                format!("{} ({f}) = {}\n", algo.tag(), algo.hex(&data))
+            Kind::Digest(algo) => digest_of(sh, cmd, f, algo).await.map(|hex| {
+                if opts.tagged {
+                    format!("{} ({f}) = {hex}\n", algo.tag())
+                } else {
+                    format!("{hex}  {f}\n")
+                }
+            }),
+            _ => {
+                let mut sums = Sums::default();
+                read_chunks(sh, cmd, f, |chunk| sums.add(kind, chunk))
+                    .await
+                    .map(|()| sums.line(kind) + &name + "\n")
             }
-            Kind::Digest(algo) => format!("{}  {f}\n", algo.hex(&data)),
+        };
+        let line = match line {
+            Ok(line) => line,
+            Err(m) => {
+                status = complain(sh, &m).await;
+                continue;
+            }
         };
         if let Err(Stop(s)) = out.write_str(&line).await {
             return s;
@@ -163,42 +170,79 @@ async fn checksums(
     }
 }
 
-/// POSIX `cksum`'s CRC: CRC-32 (polynomial 0x04C11DB7, most significant bit first) over the
-/// data and then its length, least significant byte first and without trailing zeros,
-/// complemented.
-fn crc(data: &[u8]) -> u32 {
-    let table: [u32; 256] = std::array::from_fn(|i| {
+/// POSIX `cksum`'s CRC table: CRC-32, polynomial 0x04C11DB7, most significant bit first.
+const CRC_TABLE: [u32; 256] = {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < 256 {
         let mut c = (i as u32) << 24;
-        for _ in 0..8 {
+        let mut bit = 0;
+        while bit < 8 {
             c = if c & 0x8000_0000 != 0 {
                 (c << 1) ^ 0x04C1_1DB7
             } else {
                 c << 1
             };
+            bit += 1;
         }
-        c
-    });
-    let step = |crc: u32, byte: u8| (crc << 8) ^ table[((crc >> 24) as u8 ^ byte) as usize];
-    let mut crc = data.iter().fold(0, |c, &b| step(c, b));
-    let mut len = data.len();
-    while len > 0 {
-        crc = step(crc, len as u8);
-        len >>= 8;
+        table[i] = c;
+        i += 1;
     }
-    !crc
+    table
+};
+
+fn crc_step(crc: u32, byte: u8) -> u32 {
+    (crc << 8) ^ CRC_TABLE[((crc >> 24) as u8 ^ byte) as usize]
 }
 
-/// BSD `sum`: a 16-bit checksum rotated right before each byte is added.
-fn bsd(data: &[u8]) -> u16 {
-    data.iter()
-        .fold(0u16, |c, &b| c.rotate_right(1).wrapping_add(u16::from(b)))
+/// `cksum`'s and `sum`'s checksums of what was read so far.
+#[derive(Default)]
+struct Sums {
+    crc: u32,
+    /// BSD `sum`: a 16-bit checksum rotated right before each byte is added.
+    bsd: u16,
+    /// System V `sum`: the byte total.
+    total: u64,
+    len: u64,
 }
 
-/// System V `sum`: the byte total folded into 16 bits.
-fn sysv(data: &[u8]) -> u32 {
-    let total: u64 = data.iter().map(|&b| u64::from(b)).sum();
-    let r = (total & 0xffff) + ((total & 0xffff_ffff) >> 16);
-    ((r & 0xffff) + (r >> 16)) as u32
+impl Sums {
+    fn add(&mut self, kind: Kind, data: &[u8]) {
+        match kind {
+            Kind::Crc => self.crc = data.iter().fold(self.crc, |c, &b| crc_step(c, b)),
+            Kind::Bsd => {
+                self.bsd = data.iter().fold(self.bsd, |c, &b| {
+                    c.rotate_right(1).wrapping_add(u16::from(b))
+                });
+            }
+            Kind::Sysv => self.total += data.iter().map(|&b| u64::from(b)).sum::<u64>(),
+            Kind::Digest(_) => {}
+        }
+        self.len += data.len() as u64;
+    }
+
+    /// The line for `kind`, less the file's name: the checksum and the length (in bytes,
+    /// KiB or 512-byte blocks).
+    fn line(&self, kind: Kind) -> String {
+        match kind {
+            Kind::Bsd => format!("{:05} {:5}", self.bsd, self.len.div_ceil(1024)),
+            Kind::Sysv => {
+                let r = (self.total & 0xffff) + ((self.total & 0xffff_ffff) >> 16);
+                let sum = (r & 0xffff) + (r >> 16);
+                format!("{sum} {}", self.len.div_ceil(512))
+            }
+            // POSIX's CRC goes on over the length, least significant byte first and
+            // without trailing zeros, and is complemented.
+            _ => {
+                let (mut crc, mut len) = (self.crc, self.len);
+                while len > 0 {
+                    crc = crc_step(crc, len as u8);
+                    len >>= 8;
+                }
+                format!("{} {}", !crc, self.len)
+            }
+        }
+    }
 }
 
 #[cfg(all(test, unix))]

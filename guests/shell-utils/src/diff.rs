@@ -4,13 +4,16 @@
 //! the diff shown is of the files as they are.
 
 use imara_diff::{Algorithm, Diff, InternedInput};
-use shell_base::args::{bad_usage, number, parser, string, value};
+use shell_base::args::{diffutils_bad_usage, number, parser, string, usage, value};
 use std::ops::Range;
 
-use super::stream::{Stop, Writer, complain};
+use super::stream::{InStep, MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
 use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::errno::io_message;
+use shell_base::io::Input;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// How differences are written.
 #[derive(Clone, Copy)]
@@ -545,63 +548,140 @@ async fn files(
     out: &mut Writer,
     label: Option<String>,
 ) -> Result<i32, Stop> {
+    // Two named files are first read in step, as far as they agree: files of any size that
+    // are the same, or binary, or differ where only that is asked, are never held whole.
+    // Side by side shows the lines of files that are the same, so it reads them.
+    if a != "-" && b != "-" && !matches!(o.format, Format::SideBySide(_)) {
+        match in_step(sh, o, a, b).await {
+            Ok(Seen { same: true, .. }) => return same(o, a, b, out, None).await,
+            Ok(Seen { binary: true, .. }) => return differ(o, a, b, out).await,
+            Ok(_) if o.brief && !o.ignores() => return differ(o, a, b, out).await,
+            Ok(_) => {}
+            Err(m) => {
+                out.flush().await?;
+                complain(sh, &m).await;
+                return Ok(2);
+            }
+        }
+    }
     // `-` is standard input (read once, whichever side names it).
     let stdin = if a == "-" || b == "-" {
-        super::stream::read_all_limited(&sh.io().stdin, super::stream::MEMORY_LIMIT, "diff")
-            .await
-            .unwrap_or_default()
+        match read_all_limited(&sh.io().stdin, MEMORY_LIMIT, "diff: -").await {
+            Ok(d) => d,
+            Err(m) => {
+                out.flush().await?;
+                complain(sh, &m).await;
+                return Ok(2);
+            }
+        }
     } else {
         Vec::new()
     };
-    let read = |p: &str| -> Result<Vec<u8>, String> {
-        if p == "-" {
-            return Ok(stdin.clone());
+    let mut data = Vec::with_capacity(2);
+    for p in [a, b] {
+        let read = match p {
+            "-" => Ok(stdin.clone()),
+            _ => match open_side(sh, o, p) {
+                Ok(input) => read_all_limited(&input, MEMORY_LIMIT, &format!("diff: {p}")).await,
+                Err(m) => Err(m),
+            },
+        };
+        match read {
+            Ok(d) => data.push(d),
+            Err(m) => {
+                out.flush().await?;
+                complain(sh, &m).await;
+                return Ok(2);
+            }
         }
-        match std::fs::read(sh.path(p)) {
-            Ok(d) => Ok(d),
-            Err(_) if o.new_file && !sh.path(p).exists() => Ok(Vec::new()),
-            Err(e) => Err(format!("diff: {p}: {}", io_message(&e))),
-        }
-    };
-    let (da, db) = match (read(a), read(b)) {
-        (Ok(x), Ok(y)) => (x, y),
-        (Err(m), _) | (_, Err(m)) => {
-            out.flush().await?;
-            complain(sh, &m).await;
-            return Ok(2);
-        }
-    };
-    let same = da == db
+    }
+    let (da, db) = (&data[0], &data[1]);
+    if da == db
         || (o.ignores()
-            && o.normalized(&String::from_utf8_lossy(&da))
-                == o.normalized(&String::from_utf8_lossy(&db)));
-    if same {
-        if let Format::SideBySide(cols) = o.format {
-            // Side by side shows the common lines too.
-            out.write(&side_by_side(&lines_of(&da), &lines_of(&db), cols))
-                .await?;
-        }
-        if o.report_same {
-            out.write_str(&format!("Files {a} and {b} are identical\n"))
-                .await?;
-        }
-        return Ok(0);
+            && o.normalized(&String::from_utf8_lossy(da))
+                == o.normalized(&String::from_utf8_lossy(db)))
+    {
+        return same(o, a, b, out, Some((da.as_slice(), db.as_slice()))).await;
+    }
+    if o.brief || is_binary(da) || is_binary(db) {
+        return differ(o, a, b, out).await;
     }
     if let Some(l) = label {
         out.write_str(&l).await?;
     }
-    if o.brief {
-        out.write_str(&format!("Files {a} and {b} differ\n"))
-            .await?;
-        return Ok(1);
-    }
-    if da.contains(&0) || db.contains(&0) {
-        out.write_str(&format!("Binary files {a} and {b} differ\n"))
-            .await?;
-        return Ok(1);
-    }
-    let text = with_context(sh, (&da, &db), (a, b), o);
+    let text = with_context(sh, (da, db), (a, b), o);
     out.write(&text).await?;
+    Ok(1)
+}
+
+/// How much of a file GNU diff looks at to tell a binary file: its first block (the file
+/// system's, 4 KiB on this kind of machine).
+const FIRST_BLOCK: usize = 4096;
+
+/// Whether a file starting with `head` is binary: a NUL in its first block.
+fn is_binary(head: &[u8]) -> bool {
+    memchr::memchr(0, &head[..head.len().min(FIRST_BLOCK)]).is_some()
+}
+
+/// What reading two files in step found.
+struct Seen {
+    same: bool,
+    /// Either is binary ([`is_binary`]).
+    binary: bool,
+}
+
+/// Reads `a` and `b` in step up to their first difference.
+async fn in_step(sh: &dyn Context, o: &Options, a: &str, b: &str) -> Result<Seen, String> {
+    let mut pair = InStep::new(open_side(sh, o, a)?, open_side(sh, o, b)?);
+    let trouble =
+        |(side, e): (usize, std::io::Error)| format!("diff: {}: {}", [a, b][side], io_message(&e));
+    let mut binary = false;
+    for side in 0..2 {
+        binary = binary || is_binary(pair.peek(side, FIRST_BLOCK).await.map_err(trouble)?);
+    }
+    loop {
+        let (x, y) = pair.next().await.map_err(trouble)?;
+        if x.is_empty() || x != y {
+            let same = x.is_empty() && pair.ended(0) && pair.ended(1);
+            return Ok(Seen { same, binary });
+        }
+    }
+}
+
+/// File `p` to read; with `-N` a file that is not there reads as empty.
+fn open_side(sh: &dyn Context, o: &Options, p: &str) -> Result<Input, String> {
+    match std::fs::File::open(sh.path(p)) {
+        Ok(f) => Ok(Input::File(Rc::new(RefCell::new(f)))),
+        Err(_) if o.new_file && !sh.path(p).exists() => Ok(Input::Null),
+        Err(e) => Err(format!("diff: {p}: {}", io_message(&e))),
+    }
+}
+
+/// Two files that count as the same: side by side shows their lines (`data`, when read),
+/// `-s` says so.
+async fn same(
+    o: &Options,
+    a: &str,
+    b: &str,
+    out: &mut Writer,
+    data: Option<(&[u8], &[u8])>,
+) -> Result<i32, Stop> {
+    if let (Format::SideBySide(cols), Some((da, db))) = (o.format, data) {
+        out.write(&side_by_side(&lines_of(da), &lines_of(db), cols))
+            .await?;
+    }
+    if o.report_same {
+        out.write_str(&format!("Files {a} and {b} are identical\n"))
+            .await?;
+    }
+    Ok(0)
+}
+
+/// Two files that differ, where only that is told: with `-q`, or binary files.
+async fn differ(o: &Options, a: &str, b: &str, out: &mut Writer) -> Result<i32, Stop> {
+    let kind = if o.brief { "Files" } else { "Binary files" };
+    out.write_str(&format!("{kind} {a} and {b} differ\n"))
+        .await?;
     Ok(1)
 }
 
@@ -753,7 +833,7 @@ pub async fn diff(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Ok(())
     })();
     if let Err(e) = parsed {
-        return bad_usage(sh, "diff", e, 2).await;
+        return diffutils_bad_usage(sh, "diff", e).await;
     }
     // `-W` and the column options may come after `-y`.
     if let Format::SideBySide(_) = o.format {
@@ -762,16 +842,11 @@ pub async fn diff(sh: &mut dyn Context, argv: &[String]) -> i32 {
     o.expand_tabs = columns.expand_tabs;
     if operands.len() != 2 {
         let msg = match operands.len() {
-            0 => "diff: missing operand after 'diff'".to_string(),
-            1 => format!("diff: missing operand after '{}'", operands[0]),
-            _ => format!("diff: extra operand '{}'", operands[2]),
+            0 => "missing operand after 'diff'".to_string(),
+            1 => format!("missing operand after '{}'", operands[0]),
+            _ => format!("extra operand '{}'", operands[2]),
         };
-        complain(
-            sh,
-            &format!("{msg}\ndiff: Try 'diff --help' for more information."),
-        )
-        .await;
-        return 2;
+        return diffutils_bad_usage(sh, "diff", usage(msg)).await;
     }
     let (a, b) = (operands[0].clone(), operands[1].clone());
     let (da, db) = (sh.path(&a).is_dir(), sh.path(&b).is_dir());

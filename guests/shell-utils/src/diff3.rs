@@ -8,7 +8,7 @@
 
 use lexopt::prelude::*;
 use shell_base::Context;
-use shell_base::args::{bad_usage, parser, plain, string, value};
+use shell_base::args::{diffutils_bad_usage, parser, plain, string, usage, value};
 
 use crate::diff::{changes, lines_of};
 use crate::stream::{Stop, Writer, complain, read_file};
@@ -101,7 +101,7 @@ pub async fn diff3(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Ok(())
     })();
     if let Err(e) = parsed {
-        return bad_usage(sh, "diff3", e, 2).await;
+        return diffutils_bad_usage(sh, "diff3", e).await;
     }
     mode.ed = incompat > 0 && !mode.merge;
     if incompat == 0 && mode.merge {
@@ -161,9 +161,7 @@ pub async fn diff3(sh: &mut dyn Context, argv: &[String]) -> i32 {
 
 /// A usage error as diffutils words it; status 2.
 async fn trouble(sh: &dyn Context, msg: &str) -> i32 {
-    let text = format!("diff3: {msg}\ndiff3: Try 'diff3 --help' for more information.");
-    complain(sh, &text).await;
-    2
+    diffutils_bad_usage(sh, "diff3", usage(msg)).await
 }
 
 /// The hunks of a two-way diff from `other` to `pivot`.

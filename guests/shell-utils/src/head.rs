@@ -16,8 +16,9 @@ pub async fn head(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let headers = s.headers.unwrap_or(files.len() > 1);
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
-    for (i, f) in files.iter().enumerate() {
-        let input = match open_part(sh, "head", f, i == 0, headers, &mut out).await {
+    let mut first = true;
+    for f in &files {
+        let input = match open_part(sh, "head", f, &mut first, headers, &mut out).await {
             Ok(Some(input)) => input,
             Ok(None) => {
                 status = 1;

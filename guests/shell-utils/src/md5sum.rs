@@ -5,9 +5,10 @@
 
 use blake2::digest::{Update, VariableOutput};
 use sha2::Digest;
+use sha2::digest::DynDigest;
 use shell_base::args::{bad_usage, parser, plain, string, value};
 
-use super::stream::{Stop, Writer, complain, files_or_stdin, read_file};
+use super::stream::{Stop, Writer, complain, files_or_stdin, read_chunks, read_file};
 use lexopt::prelude::*;
 use shell_base::Context;
 
@@ -83,21 +84,64 @@ impl Algo {
         })
     }
 
+    /// A digest of this algorithm to feed.
+    pub fn hasher(self) -> Hasher {
+        let fixed = |d: Box<dyn DynDigest>| Hasher::Fixed(d);
+        match self {
+            Algo::Md5 => fixed(Box::new(md5::Md5::new())),
+            Algo::Sha1 => fixed(Box::new(sha1::Sha1::new())),
+            Algo::Sha224 => fixed(Box::new(sha2::Sha224::new())),
+            Algo::Sha256 => fixed(Box::new(sha2::Sha256::new())),
+            Algo::Sha384 => fixed(Box::new(sha2::Sha384::new())),
+            Algo::Sha512 => fixed(Box::new(sha2::Sha512::new())),
+            Algo::Sm3 => fixed(Box::new(sm3::Sm3::new())),
+            // `blake_bits` keeps the length within 8..=512 bits, whole bytes.
+            Algo::Blake2b(bits) => Hasher::Blake2b(
+                blake2::Blake2bVar::new(bits / 8).ok().map(Box::new),
+                bits / 8,
+            ),
+        }
+    }
+
     /// The digest of `data` in lower-case hex.
     pub fn hex(self, data: &[u8]) -> String {
-        let bytes: Vec<u8> = match self {
-            Algo::Md5 => md5::Md5::digest(data).to_vec(),
-            Algo::Sha1 => sha1::Sha1::digest(data).to_vec(),
-            Algo::Sha224 => sha2::Sha224::digest(data).to_vec(),
-            Algo::Sha256 => sha2::Sha256::digest(data).to_vec(),
-            Algo::Sha384 => sha2::Sha384::digest(data).to_vec(),
-            Algo::Sha512 => sha2::Sha512::digest(data).to_vec(),
-            Algo::Sm3 => sm3::Sm3::digest(data).to_vec(),
-            Algo::Blake2b(bits) => {
-                let mut out = vec![0; bits / 8];
-                // `blake_bits` keeps the length within 8..=512 bits, whole bytes.
-                if let Ok(mut h) = blake2::Blake2bVar::new(out.len()) {
+        let mut h = self.hasher();
+        h.update(data);
+        h.hex()
+    }
+
+    /// The length of its digest in hex digits.
+    fn hex_len(self) -> usize {
+        self.hex(b"").len()
+    }
+}
+
+/// A digest being computed, fed a chunk at a time, so a file of any size is read through.
+pub enum Hasher {
+    Fixed(Box<dyn DynDigest>),
+    /// BLAKE2b and its length in bytes.
+    Blake2b(Option<Box<blake2::Blake2bVar>>, usize),
+}
+
+impl Hasher {
+    pub fn update(&mut self, data: &[u8]) {
+        match self {
+            Hasher::Fixed(d) => d.update(data),
+            Hasher::Blake2b(h, _) => {
+                if let Some(h) = h {
                     h.update(data);
+                }
+            }
+        }
+    }
+
+    /// The digest in lower-case hex.
+    pub fn hex(self) -> String {
+        let bytes: Vec<u8> = match self {
+            Hasher::Fixed(d) => d.finalize().into_vec(),
+            Hasher::Blake2b(h, len) => {
+                let mut out = vec![0; len];
+                if let Some(h) = h {
                     h.finalize_variable(&mut out).ok();
                 }
                 out
@@ -105,11 +149,18 @@ impl Algo {
         };
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
+}
 
-    /// The length of its digest in hex digits.
-    fn hex_len(self) -> usize {
-        self.hex(b"").len()
-    }
+/// The digest of file `name` (stdin for `-`), read through; a message starts `cmd: `.
+pub async fn digest_of(
+    sh: &dyn Context,
+    cmd: &str,
+    name: &str,
+    algo: Algo,
+) -> Result<String, String> {
+    let mut h = algo.hasher();
+    read_chunks(sh, cmd, name, |chunk| h.update(chunk)).await?;
+    Ok(h.hex())
 }
 
 /// A BLAKE2b length in bits as `-l` takes it (a multiple of 8 up to 512; 0 is the default), or
@@ -161,9 +212,8 @@ pub async fn sum(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut out = Writer::new(&sh.io().stdout);
     let mut status = 0;
     for f in &files {
-        match read_file(sh, &cmd, f).await {
-            Ok(data) => {
-                let hex = algo.hex(&data);
+        match digest_of(sh, &cmd, f, algo).await {
+            Ok(hex) => {
                 let line = if opts.tagged {
                     format!("{} ({f}) = {hex}\n", algo.tag())
                 } else {
@@ -250,8 +300,8 @@ pub async fn check(
                 continue;
             };
             proper += 1;
-            let got = match read_file(sh, cmd, &name).await {
-                Ok(d) => algo.hex(&d),
+            let got = match digest_of(sh, cmd, &name, algo).await {
+                Ok(hex) => hex,
                 Err(m) => {
                     unreadable += 1;
                     if !opts.status_only {

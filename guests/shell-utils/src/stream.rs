@@ -108,6 +108,75 @@ impl Buffered {
     }
 }
 
+/// Two inputs read in step, to compare them a stretch at a time without holding either
+/// (`cmp`, and `diff` before it reads whole files). An error says which side it came from.
+pub struct InStep {
+    sides: [Buffered; 2],
+}
+
+impl InStep {
+    pub fn new(a: Input, b: Input) -> InStep {
+        InStep {
+            sides: [Buffered::new(a), Buffered::new(b)],
+        }
+    }
+
+    /// Reads side `side` until it holds something or has ended.
+    async fn ready(&mut self, side: usize) -> Result<(), (usize, std::io::Error)> {
+        let s = &mut self.sides[side];
+        while s.pending().is_empty() && !s.at_eof() {
+            s.fill().await.map_err(|e| (side, e))?;
+        }
+        Ok(())
+    }
+
+    /// The next `n` bytes of side `side` (fewer where it ends first), left to be read.
+    pub async fn peek(&mut self, side: usize, n: usize) -> Result<&[u8], (usize, std::io::Error)> {
+        let s = &mut self.sides[side];
+        while s.pending().len() < n && !s.at_eof() {
+            s.fill().await.map_err(|e| (side, e))?;
+        }
+        Ok(&s.pending()[..n.min(s.pending().len())])
+    }
+
+    /// Reads and drops up to `n` bytes of side `side` (fewer where it ends first).
+    pub async fn skip(&mut self, side: usize, mut n: u64) -> Result<(), (usize, std::io::Error)> {
+        while n > 0 {
+            self.ready(side).await?;
+            let s = &mut self.sides[side];
+            if s.pending().is_empty() {
+                break;
+            }
+            let k = s
+                .pending()
+                .len()
+                .min(usize::try_from(n).unwrap_or(usize::MAX));
+            s.consume(k);
+            n -= k as u64;
+        }
+        Ok(())
+    }
+
+    /// The next stretch of both sides, of one length, and past it; empty once either has
+    /// ended ([`InStep::ended`] says which).
+    pub async fn next(&mut self) -> Result<(&[u8], &[u8]), (usize, std::io::Error)> {
+        self.ready(0).await?;
+        self.ready(1).await?;
+        let [a, b] = &mut self.sides;
+        let n = a.pending().len().min(b.pending().len());
+        let (x, y) = (a.pos, b.pos);
+        a.consume(n);
+        b.consume(n);
+        Ok((&a.buf[x..x + n], &b.buf[y..y + n]))
+    }
+
+    /// Whether side `side` has nothing more.
+    pub fn ended(&self, side: usize) -> bool {
+        let s = &self.sides[side];
+        s.pending().is_empty() && s.at_eof()
+    }
+}
+
 /// Lines of an input (each with its `\n`, the last one perhaps without).
 pub struct Lines {
     input: Buffered,
@@ -210,6 +279,27 @@ pub fn sorted_names(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
 pub async fn read_file(sh: &dyn Context, cmd: &str, name: &str) -> Result<Vec<u8>, String> {
     let input = open(sh, name).map_err(|m| format!("{cmd}: {m}"))?;
     read_all_limited(&input, MEMORY_LIMIT, cmd).await
+}
+
+/// Reads file `name` (stdin for `-`) a chunk at a time into `take`, holding none of it; a
+/// message starts `cmd: `.
+pub async fn read_chunks(
+    sh: &dyn Context,
+    cmd: &str,
+    name: &str,
+    mut take: impl FnMut(&[u8]),
+) -> Result<(), String> {
+    let input = open(sh, name).map_err(|m| format!("{cmd}: {m}"))?;
+    loop {
+        let chunk = input
+            .read()
+            .await
+            .map_err(|e| format!("{cmd}: {name}: {}", io_message(&e)))?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        take(&chunk);
+    }
 }
 
 /// Operands (`-` for stdin when there are none).

@@ -115,12 +115,13 @@ pub(crate) async fn span(sh: &mut dyn Context, cmd: &str, argv: &[String]) -> Re
 }
 
 /// Opens one of `head`'s or `tail`'s files (the error worded as they word it; `None` after
-/// it) and, when there are several, writes its `==> NAME <==` header.
+/// it) and, when there are several, writes its `==> NAME <==` header, after a blank line
+/// unless it is the `first` written.
 pub(crate) async fn open_part(
     sh: &dyn Context,
     cmd: &str,
     f: &str,
-    first: bool,
+    first: &mut bool,
     headers: bool,
     out: &mut Writer,
 ) -> Result<Option<shell_base::io::Input>, Stop> {
@@ -135,7 +136,8 @@ pub(crate) async fn open_part(
     };
     if headers {
         let name = if f == "-" { "standard input" } else { f };
-        let sep = if first { "" } else { "\n" };
+        let sep = if *first { "" } else { "\n" };
+        *first = false;
         out.write_str(&format!("{sep}==> {name} <==\n")).await?;
     }
     Ok(Some(input))

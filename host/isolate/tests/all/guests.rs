@@ -434,6 +434,45 @@ fn the_shells_cp_r_is_one_change_and_reads_a_layer() {
     assert!(layer.lstat("/lib/t").is_err());
 }
 
+/// The shell's `cmp` and `diff` read two files in step: files larger than the isolate's memory
+/// compare, and where `diff` must hold them whole to show the lines it says so, naming the limit.
+#[test]
+fn the_shells_cmp_and_diff_compare_files_larger_than_memory() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all("/w").unwrap();
+    let line = [&[b'x'; 63][..], b"\n"].concat();
+    let mut data = line.repeat(1 << 20); // 64 MiB
+    vfs.write_file("/w/a", &data).unwrap();
+    vfs.write_file("/w/same", &data).unwrap();
+    let at = data.len() - 2;
+    data[at] = b'y';
+    vfs.write_file("/w/b", &data).unwrap();
+    let script = "cd /w; cmp a same; echo cmp $?; cmp a b; echo cmp $?; cmp -l a b; echo cmp -l $?; \
+                  diff a same; echo diff $?; diff -q a b; echo diff -q $?; diff a b; echo diff $?";
+    let req = RunRequest {
+        limits: Limits {
+            memory: 48 << 20,
+            ..Limits::default()
+        },
+        ..RunRequest::default()
+    };
+    let out = run_on(&vfs, computer_components::SHELL, &["-c", script], req);
+    assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "cmp 0\na b differ: char 67108863, line 1048576\ncmp 1\n67108863 170 171\ncmp -l 1\n\
+         diff 0\nFiles a and b differ\ndiff -q 1\ndiff 2\n",
+        "{}",
+        text(&out.stderr)
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("diff: a: out of memory after reading")
+            && stderr.ends_with("(the isolate's memory limit)\n"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_layer_path_must_be_absolute_plain_and_unique() {
     for bad in [
