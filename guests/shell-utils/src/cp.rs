@@ -21,33 +21,107 @@ struct How {
     on_host: bool,
 }
 
+/// `-v`'s names of what is being copied, as the user wrote the paths, and its lines so far.
+struct Told {
+    from: String,
+    to: String,
+    lines: Vec<String>,
+}
+
+impl Told {
+    /// Goes down to entry `name`; the names it leaves, to come back to.
+    fn inside(&mut self, name: &str) -> (String, String) {
+        let join = |path: &str| format!("{}/{name}", path.trim_end_matches('/'));
+        let below = (join(&self.from), join(&self.to));
+        (
+            std::mem::replace(&mut self.from, below.0),
+            std::mem::replace(&mut self.to, below.1),
+        )
+    }
+
+    fn say(&mut self) {
+        self.lines
+            .push(format!("'{}' -> '{}'\n", self.from, self.to));
+    }
+}
+
 /// Copies a file or a whole tree. Each part that is new at its destination goes to the
 /// host in one change where it can (`how.on_host`), so that a copy into an existing
 /// directory (`cp -r src/. dst`) costs a change per entry only where the two trees meet.
-fn copy_tree(from: &Path, to: &Path, how: How) -> std::io::Result<()> {
+/// With `told`, each entry made is named, a directory before what is in it (in name order;
+/// GNU's is the order the directory lists them in).
+fn copy_tree(from: &Path, to: &Path, how: How, told: &mut Option<Told>) -> std::io::Result<()> {
     if how.on_host && copy_on_host(from, to, how.mask, how.preserve) {
+        if let Some(told) = told {
+            name_tree(to, told);
+        }
         return Ok(());
     }
     let meta = std::fs::symlink_metadata(from)?;
     if how.keep_links && meta.file_type().is_symlink() {
         let target = std::fs::read_link(from)?;
-        return crate::ln::symlink(&target.to_string_lossy(), to);
-    }
-    if meta.is_dir() || (!how.keep_links && from.is_dir()) {
-        std::fs::create_dir_all(to)?;
-        let mut names: Vec<_> = std::fs::read_dir(from)?
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name())
-            .collect();
-        names.sort();
-        for n in names {
-            copy_tree(&from.join(&n), &to.join(&n), how)?;
+        crate::ln::symlink(&target.to_string_lossy(), to)?;
+        if let Some(t) = told {
+            t.say();
         }
-        Ok(())
+        return Ok(());
+    }
+    // What a link that is followed points at.
+    let meta = if meta.is_symlink() {
+        std::fs::metadata(from)?
+    } else {
+        meta
+    };
+    if meta.is_dir() {
+        if !to.is_dir() {
+            std::fs::create_dir_all(to)?;
+            if let Some(t) = told {
+                t.say();
+            }
+        }
+        for n in sorted_names(from)? {
+            let above = told.as_mut().map(|t| t.inside(&n.to_string_lossy()));
+            let copied = copy_tree(&from.join(&n), &to.join(&n), how, told);
+            if let (Some(t), Some((f, d))) = (told.as_mut(), above) {
+                (t.from, t.to) = (f, d);
+            }
+            copied?;
+        }
     } else {
         std::fs::copy(from, to)?;
         let mode = crate::fileinfo::info(from, true).map_or(0o644, |i| i.mode) & 0o7777;
-        crate::fileinfo::set_mode(to, mode & !how.mask)
+        crate::fileinfo::set_mode(to, mode & !how.mask)?;
+        if let Some(t) = told {
+            t.say();
+        }
+    }
+    // A directory's times after its entries, which change them.
+    if how.preserve {
+        crate::fileinfo::copy_times(&meta, to)?;
+    }
+    Ok(())
+}
+
+/// The names in directory `dir`, sorted.
+fn sorted_names(dir: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// `-v`'s lines for a tree the host copied whole: `to` and all in it.
+fn name_tree(to: &Path, told: &mut Told) {
+    told.say();
+    if !std::fs::symlink_metadata(to).is_ok_and(|m| m.is_dir()) {
+        return;
+    }
+    for n in sorted_names(to).unwrap_or_default() {
+        let (f, d) = told.inside(&n.to_string_lossy());
+        name_tree(&to.join(&n), told);
+        (told.from, told.to) = (f, d);
     }
 }
 
@@ -85,7 +159,7 @@ const LONG: &[(&str, char)] = &[
     ("no-dereference", 'P'),
     ("dereference", 'L'),
     ("verbose", 'v'),
-    // `--preserve[=ATTRS]`: modes are kept, which is all a workspace file has.
+    // `--preserve[=ATTRS]`: modes, owners and times, whatever ATTRS names.
     ("preserve=", 'p'),
 ];
 
@@ -156,17 +230,22 @@ pub async fn cp(sh: &mut dyn Context, argv: &[String]) -> i32 {
             .await;
             continue;
         }
-        if flags.contains('v') {
-            let shown = shown_target(sh, &src, &dest);
-            crate::stream::out(sh, &format!("'{src}' -> '{shown}'\n")).await;
-        }
         let how = How {
             keep_links,
             mask,
             preserve,
             on_host: recursive && keep_links,
         };
-        if let Err(e) = copy_tree(&from, &to, how) {
+        let mut told = flags.contains('v').then(|| Told {
+            from: src.clone(),
+            to: shown_target(sh, &src, &dest),
+            lines: Vec::new(),
+        });
+        let copied = copy_tree(&from, &to, how, &mut told);
+        if let Some(t) = told {
+            crate::stream::out(sh, &t.lines.concat()).await;
+        }
+        if let Err(e) = copied {
             status = complain(
                 sh,
                 &format!(
@@ -225,6 +304,51 @@ mod tests {
         assert_eq!(ctx.run(&["cp", "d", "d2"], "").status, 1);
         assert_eq!(ctx.run(&["cp", "-r", "d", "d2"], "").status, 0);
         assert_eq!(ctx.read("d2/e"), "y");
+    }
+
+    /// `-v` names every entry made, a directory first, and not one that was there.
+    #[test]
+    fn verbose_names_every_entry_made() {
+        let mut ctx = Native::new();
+        ctx.write("d/s/g", "y")
+            .write("d/f", "x")
+            .write("m/s/old", "z");
+        let ran = ctx.run(&["cp", "-rv", "d/", "m/"], "");
+        assert_eq!(
+            ran.stdout,
+            "'d/' -> 'm/d'\n'd/f' -> 'm/d/f'\n'd/s' -> 'm/d/s'\n'd/s/g' -> 'm/d/s/g'\n"
+        );
+        let ran = ctx.run(&["cp", "-rv", "d/.", "m"], "");
+        assert_eq!(ran.stdout, "'d/./f' -> 'm/./f'\n'd/./s/g' -> 'm/./s/g'\n");
+    }
+
+    /// Entry by entry, `-p` gives each copy its source's times, a directory's after its
+    /// entries were made in it.
+    #[test]
+    fn preserve_keeps_times() {
+        let mut ctx = Native::new();
+        ctx.write("d/s/f", "x").write("g", "y");
+        let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+        for p in ["d/s/f", "d/s", "d", "g"] {
+            let path = ctx.dir().join(p);
+            let file = if path.is_dir() {
+                std::fs::File::open(path)
+            } else {
+                std::fs::File::options().write(true).open(path)
+            };
+            file.unwrap().set_modified(old).unwrap();
+        }
+        assert_eq!(ctx.run(&["cp", "-p", "g", "h"], "").status, 0);
+        assert_eq!(ctx.run(&["cp", "-rp", "d", "e"], "").status, 0);
+        assert_eq!(ctx.run(&["cp", "-r", "d", "n"], "").status, 0);
+        let mtime = |p: &str| {
+            let meta = std::fs::metadata(ctx.dir().join(p)).unwrap();
+            meta.modified().unwrap()
+        };
+        for p in ["h", "e", "e/s", "e/s/f"] {
+            assert_eq!(mtime(p), old, "{p}");
+        }
+        assert!(mtime("n/s/f") > old);
     }
 
     /// Found by inode, through a link too; nothing is made (an entry-by-entry copy into

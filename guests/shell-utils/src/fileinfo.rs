@@ -15,6 +15,24 @@ pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     shell_base::host::current().chmod(&path.to_string_lossy(), mode)
 }
 
+/// Gives `to` the modification and access times in `meta` (`cp -p`, `install -p`): a file is
+/// opened to write, a directory to read.
+pub fn copy_times(meta: &std::fs::Metadata, to: &Path) -> std::io::Result<()> {
+    let mut times = std::fs::FileTimes::new();
+    if let Ok(t) = meta.modified() {
+        times = times.set_modified(t);
+    }
+    if let Ok(t) = meta.accessed() {
+        times = times.set_accessed(t);
+    }
+    let file = if meta.is_dir() {
+        std::fs::File::open(to)?
+    } else {
+        std::fs::File::options().write(true).open(to)?
+    };
+    file.set_times(times)
+}
+
 /// The size `ls -l` and `du -b` show: directories as 4096 bytes, as on ext4.
 pub fn apparent_size(i: &FileInfo) -> u64 {
     if i.mode & 0o170000 == 0o040000 {

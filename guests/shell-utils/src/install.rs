@@ -242,16 +242,8 @@ impl Job<'_> {
         }
         if self.o.preserve
             && let Ok(m) = std::fs::metadata(&from)
-            && let Ok(f) = std::fs::File::options().write(true).open(&dest)
         {
-            let mut times = std::fs::FileTimes::new();
-            if let Ok(t) = m.modified() {
-                times = times.set_modified(t);
-            }
-            if let Ok(t) = m.accessed() {
-                times = times.set_accessed(t);
-            }
-            let _ = f.set_times(times);
+            let _ = crate::fileinfo::copy_times(&m, &dest);
         }
         self.set_attributes(&dest, to).await;
         if self.o.verbose {
