@@ -162,11 +162,12 @@ async fn compare(sh: &mut dyn Context, o: &Options, names: [&str; 2]) -> Result<
                 out.write_str(&text).await?;
                 differs = true;
             }
-        } else if let Some(k) = x.iter().zip(y).position(|(a, b)| a != b) {
+        } else if x != y {
             if o.silent {
                 return Ok(1);
             }
-            line += memchr::memchr_iter(b'\n', &x[..k]).count() as u64;
+            let k = x.iter().zip(y).position(|(a, b)| a != b).unwrap_or(0);
+            line += newlines(&x[..k]);
             let (a, b) = (names[0], names[1]);
             let position = at + k as u64 + 1;
             let text = if o.print_bytes {
@@ -182,8 +183,8 @@ async fn compare(sh: &mut dyn Context, o: &Options, names: [&str; 2]) -> Result<
             out.write_str(&text).await?;
             out.flush().await?;
             return Ok(1);
-        } else {
-            line += memchr::memchr_iter(b'\n', x).count() as u64;
+        } else if !o.silent {
+            line += newlines(x);
         }
         last_was_newline = x.last() == Some(&b'\n');
         at += n as u64;
@@ -210,6 +211,12 @@ async fn compare(sh: &mut dyn Context, o: &Options, names: [&str; 2]) -> Result<
         complain(sh, &text).await;
     }
     Ok(1)
+}
+
+/// The newlines in `data`: a count the compiler turns into wide compares, where finding
+/// each one would stop at every line.
+fn newlines(data: &[u8]) -> u64 {
+    data.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 /// The size of `name` when it is a regular file, for the shortcuts and `-l`'s width.
