@@ -2,7 +2,7 @@
 //! two files byte by byte, as GNU diffutils 3.8 does. Both are read in step, a stretch at a
 //! time, so files of any size compare in little memory.
 
-use super::stream::{InStep, Stop, Writer, complain, open, parse_size};
+use super::stream::{InStep, Stop, Writer, complain, open, parse_count};
 use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{diffutils_bad_usage, parser, string, usage, value};
@@ -81,11 +81,11 @@ fn skips(text: &str) -> Result<[u64; 2], lexopt::Error> {
     ])
 }
 
-/// A byte count with GNU's suffixes; the message names the option it was given to.
+/// A byte count with GNU's suffixes, up to the largest file offset (2^63 - 1); the message
+/// names the option it was given to.
 fn count(text: &str, option: &str) -> Result<u64, lexopt::Error> {
-    parse_size(text)
-        .filter(|_| !text.trim_start().starts_with('-'))
-        .map(|n| n as u64)
+    parse_count(text)
+        .filter(|&n| n <= i64::MAX as u64 && !text.trim_start().starts_with('-'))
         .ok_or_else(|| usage(format!("invalid {option} value '{text}'")))
 }
 
@@ -256,6 +256,18 @@ mod tests {
             (ran.status, ran.stdout.as_str()),
             (1, "a b differ: char 3, line 1\n")
         );
+    }
+
+    /// Counts past what a 32-bit guest's memory indexes, with GNU's suffixes, up to 2^63 - 1.
+    #[test]
+    fn counts_are_file_offsets() {
+        let ok = |t: &str| super::count(t, "--bytes").ok();
+        assert_eq!(ok("5000000000"), Some(5_000_000_000));
+        assert_eq!(ok("5G"), Some(5 << 30));
+        assert_eq!(ok("1E"), Some(1 << 60));
+        assert_eq!(ok("9223372036854775807"), Some(i64::MAX as u64));
+        assert_eq!(ok("18446744073709551615"), None);
+        assert_eq!(ok("-1"), None);
     }
 
     #[test]

@@ -311,21 +311,33 @@ pub fn files_or_stdin(files: Vec<String>) -> Vec<String> {
     }
 }
 
-/// A size operand: decimal, `0x` hex, `0` octal, with GNU's suffixes (`k`, `K`, `M`, ...).
+/// A size operand: decimal, `0x` hex, `0` octal, with GNU's suffixes (`k`, `K`, `M`, ...),
+/// as much as memory can index ([`parse_count`] for offsets in files).
 pub fn parse_size(text: &str) -> Option<usize> {
+    usize::try_from(parse_count(text)?).ok()
+}
+
+/// [`parse_size`] for a count of bytes in a file, which may pass what a 32-bit guest's memory
+/// can index.
+pub fn parse_count(text: &str) -> Option<u64> {
     let t = text.trim();
     let (digits, mult) = match t
         .char_indices()
         .find(|(_, c)| c.is_ascii_alphabetic() && !t.starts_with("0x"))
     {
         Some((i, _)) => {
-            let m = match &t[i..] {
+            let m: u64 = match &t[i..] {
                 "b" => 512,
-                "k" | "K" | "KiB" => 1024,
+                "k" | "K" | "KiB" => 1 << 10,
                 "kB" | "KB" => 1000,
                 "m" | "M" | "MiB" => 1 << 20,
                 "MB" => 1_000_000,
                 "G" | "GiB" => 1 << 30,
+                "GB" => 1_000_000_000,
+                "T" | "TiB" => 1 << 40,
+                "TB" => 1_000_000_000_000,
+                "P" | "PiB" => 1 << 50,
+                "E" | "EiB" => 1 << 60,
                 _ => return None,
             };
             (&t[..i], m)
@@ -336,9 +348,9 @@ pub fn parse_size(text: &str) -> Option<usize> {
         .strip_prefix("0x")
         .or_else(|| digits.strip_prefix("0X"))
     {
-        usize::from_str_radix(h, 16).ok()?
+        u64::from_str_radix(h, 16).ok()?
     } else if digits.len() > 1 && digits.starts_with('0') {
-        usize::from_str_radix(&digits[1..], 8).ok()?
+        u64::from_str_radix(&digits[1..], 8).ok()?
     } else {
         digits.parse().ok()?
     };

@@ -32,10 +32,9 @@ pub async fn truncate(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Some(c @ ('+' | '-')) => (Some(c), &spec[1..]),
         _ => (None, spec.as_str()),
     };
-    let Some(n) = super::stream::parse_size(digits) else {
+    let Some(n) = super::stream::parse_count(digits) else {
         return complain(sh, &format!("truncate: Invalid number: '{spec}'")).await;
     };
-    let n = n as u64;
     let mut status = 0;
     for f in files {
         let path = sh.path(&f);
