@@ -7,6 +7,8 @@ use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{diffutils_bad_usage, parser, string, usage, value};
 use shell_base::errno::io_message;
+use shell_base::io::Input;
+use std::io::Seek;
 
 /// What to compare and what to say of it.
 #[derive(Default)]
@@ -91,7 +93,6 @@ fn count(text: &str, option: &str) -> Result<u64, lexopt::Error> {
 
 /// Compares the files; the status, or a stop for a failed write.
 async fn compare(sh: &mut dyn Context, o: &Options, names: [&str; 2]) -> Result<i32, Stop> {
-    let sizes = names.map(|n| regular_size(sh, n));
     let mut inputs = Vec::with_capacity(2);
     for name in names {
         match open(sh, name) {
@@ -102,6 +103,7 @@ async fn compare(sh: &mut dyn Context, o: &Options, names: [&str; 2]) -> Result<
             }
         }
     }
+    let sizes = [regular_size(&inputs[0]), regular_size(&inputs[1])];
     // As GNU's: the same file from the same place is the same, and for `-s` two regular
     // files of different sizes differ, unread.
     if names[0] == names[1] && o.skip[0] == o.skip[1] {
@@ -219,13 +221,15 @@ fn newlines(data: &[u8]) -> u64 {
     data.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
-/// The size of `name` when it is a regular file, for the shortcuts and `-l`'s width.
-fn regular_size(sh: &dyn Context, name: &str) -> Option<u64> {
-    if name == "-" {
+/// What is left to read of an input that is a regular file (a redirection may have read
+/// some), for the shortcuts and `-l`'s width, as GNU takes it from `fstat`.
+fn regular_size(input: &Input) -> Option<u64> {
+    let Input::File(file) = input else {
         return None;
-    }
-    let meta = std::fs::metadata(sh.path(name)).ok()?;
-    meta.is_file().then_some(meta.len())
+    };
+    let mut file = file.borrow_mut();
+    let meta = file.metadata().ok().filter(|m| m.is_file())?;
+    Some(meta.len().saturating_sub(file.stream_position().ok()?))
 }
 
 /// A byte as `-b` shows it: `M-` for the high bit, `^X` for a control character.
