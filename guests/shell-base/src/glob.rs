@@ -72,15 +72,12 @@ pub fn glob(cwd: &Path, pattern: &str, opts: GlobOptions) -> Vec<String> {
         let pattern = Pattern::new(part, match_opts);
         let show_hidden = opts.dotglob || part.starts_with('.') || part.starts_with("\\.");
         for base in &found {
-            let Ok(entries) = std::fs::read_dir(resolve(base)) else {
+            let Ok(entries) = crate::dir::list(&resolve(base)) else {
                 continue;
             };
-            let mut names: Vec<String> = entries
-                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            let names = (entries.into_iter().map(|e| e.name))
                 .filter(|n| show_hidden || !n.starts_with('.'))
-                .filter(|n| pattern.matches(n))
-                .collect();
-            names.sort();
+                .filter(|n| pattern.matches(n));
             for n in names {
                 let candidate = format!("{base}{n}");
                 if last {
@@ -100,19 +97,11 @@ pub fn glob(cwd: &Path, pattern: &str, opts: GlobOptions) -> Vec<String> {
 /// name order: directories with a trailing '/' unless `files_too` (then files as well, and
 /// nothing gets the slash). Symbolic links are not followed.
 fn descend(dir: &Path, shown: &str, dotglob: bool, files_too: bool, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = crate::dir::list(dir) else {
         return;
     };
-    let mut items: Vec<(String, bool)> = entries
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let name = e.file_name().into_string().ok()?;
-            let is_dir = e.file_type().ok()?.is_dir();
-            Some((name, is_dir))
-        })
-        .filter(|(n, _)| dotglob || !n.starts_with('.'))
-        .collect();
-    items.sort();
+    let items = (entries.into_iter().map(|e| (e.name, e.kind.is_dir())))
+        .filter(|(n, _)| dotglob || !n.starts_with('.'));
     for (name, is_dir) in items {
         if out.len() > MAX_GLOB_PATHS {
             return;

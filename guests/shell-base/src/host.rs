@@ -185,6 +185,13 @@ pub trait Host {
     fn mkfifo(&self, path: &str, mode: u32) -> std::io::Result<()>;
     /// Makes `path` a symbolic link to `target`.
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()>;
+    /// The entries of directory `path` (absolute, through links) in one call, in any
+    /// order. Where it cannot (by default; a read-only layer), it fails and
+    /// [`crate::dir::list`] lists through the standard library.
+    fn list_directory(&self, path: &str) -> std::io::Result<Vec<crate::dir::Entry>> {
+        let _ = path;
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
     /// Removes `path` and everything below it (`rm -r` of a directory).
     fn remove_tree(&self, path: &str) -> std::io::Result<()> {
         std::fs::remove_dir_all(path)

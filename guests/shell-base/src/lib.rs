@@ -6,6 +6,7 @@
 //! - [`posix`]: POSIX regular expressions (BRE and ERE) translated for the `regex` crates;
 //! - [`format`]: the printf engine that `printf`, `echo -e` and awk share;
 //! - [`errno`]: the C library's wording of I/O errors; [`path`]: logical path text;
+//! - [`dir`]: directory listings, in one host call where the host offers one;
 //! - [`args`]: how utilities read their options (lexopt, with getopt's wording of errors);
 //! - the seam: [`Context`] (what a utility sees of the shell that runs it), [`Host`] (the
 //!   workspace, git and exec imports, whoever provides them) and [`Registry`] (every command
@@ -17,6 +18,7 @@
 pub mod args;
 pub mod clock;
 pub mod context;
+pub mod dir;
 pub mod errno;
 pub mod format;
 pub mod glob;

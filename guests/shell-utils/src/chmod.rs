@@ -91,12 +91,11 @@ pub async fn chmod(sh: &mut dyn Context, argv: &[String]) -> i32 {
 }
 
 fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+    if let Ok(entries) = shell_base::dir::list(dir) {
+        for e in entries {
+            let p = dir.join(&e.name);
             out.push(p.clone());
-            if is_dir {
+            if e.kind.is_dir() {
                 collect(&p, out);
             }
         }

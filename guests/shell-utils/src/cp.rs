@@ -104,12 +104,10 @@ fn copy_tree(from: &Path, to: &Path, how: How, told: &mut Option<Told>) -> std::
 
 /// The names in directory `dir`, sorted.
 fn sorted_names(dir: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
-    let mut names: Vec<_> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name())
-        .collect();
-    names.sort();
-    Ok(names)
+    Ok(shell_base::dir::names(dir)?
+        .into_iter()
+        .map(Into::into)
+        .collect())
 }
 
 /// `-v`'s lines for a tree the host copied whole: `to` and all in it.

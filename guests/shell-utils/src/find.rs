@@ -3,6 +3,7 @@
 
 use super::stream::{Stop, Writer, complain};
 use shell_base::Context;
+use shell_base::dir::Kind;
 use shell_base::pattern::{MatchOptions, Pattern};
 use std::time::SystemTime;
 
@@ -257,7 +258,7 @@ struct Entry {
     shown: String,
     path: std::path::PathBuf,
     /// The type the directory listing gave (no `stat` needed to walk or test `-type`).
-    kind: Option<std::fs::FileType>,
+    kind: Option<Kind>,
     /// Metadata, looked up only when a test needs it (`-size`, `-mtime`, `-newer`, ...).
     meta: std::cell::OnceCell<Option<std::fs::Metadata>>,
     /// With `-L`: the directories above (inode, shown name), to stop at a loop.
@@ -271,8 +272,9 @@ impl Entry {
             .as_ref()
     }
 
-    fn file_type(&self) -> Option<std::fs::FileType> {
-        self.kind.or_else(|| self.meta().map(|m| m.file_type()))
+    fn file_type(&self) -> Option<Kind> {
+        self.kind
+            .or_else(|| self.meta().map(|m| Kind::of(m.file_type())))
     }
 
     fn is_dir(&self) -> bool {
@@ -292,24 +294,26 @@ struct Finder<'o> {
     status: i32,
 }
 
-/// `-type`'s letter for an entry. The listing tells files, directories and links apart;
-/// FIFOs, sockets and devices only the inode's mode does.
+/// `-type`'s letter for an entry: from the listing, or the inode's mode where the listing
+/// does not tell.
 fn type_char(sh: &dyn Context, entry: &Entry) -> Option<char> {
-    let t = entry.file_type()?;
-    Some(if t.is_symlink() {
-        'l'
-    } else if t.is_dir() {
-        'd'
-    } else if t.is_file() {
-        'f'
-    } else {
-        let path = entry.path.to_string_lossy();
-        match sh.host().stat(&path, false).ok()?.mode & 0o170000 {
-            0o010000 => 'p',
-            0o020000 => 'c',
-            0o060000 => 'b',
-            0o140000 => 's',
-            _ => 'f',
+    Some(match entry.file_type()? {
+        Kind::Symlink => 'l',
+        Kind::Dir => 'd',
+        Kind::File => 'f',
+        Kind::Fifo => 'p',
+        Kind::CharDevice => 'c',
+        Kind::BlockDevice => 'b',
+        Kind::Socket => 's',
+        Kind::Other => {
+            let path = entry.path.to_string_lossy();
+            match sh.host().stat(&path, false).ok()?.mode & 0o170000 {
+                0o010000 => 'p',
+                0o020000 => 'c',
+                0o060000 => 'b',
+                0o140000 => 's',
+                _ => 'f',
+            }
         }
     })
 }
@@ -374,9 +378,7 @@ impl Finder<'_> {
                     .is_some_and(|m| m > *t),
                 Expr::Empty => entry.meta().is_some_and(|m| {
                     if m.is_dir() {
-                        std::fs::read_dir(&entry.path)
-                            .map(|mut d| d.next().is_none())
-                            .unwrap_or(false)
+                        shell_base::dir::list(&entry.path).is_ok_and(|d| d.is_empty())
                     } else {
                         m.len() == 0
                     }
@@ -516,7 +518,7 @@ pub async fn find(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Entry {
                 shown: start.clone(),
                 path,
-                kind: meta.as_ref().map(|m| m.file_type()),
+                kind: meta.as_ref().map(|m| Kind::of(m.file_type())),
                 meta: std::cell::OnceCell::from(meta),
                 ancestors: Vec::new(),
             },
@@ -613,25 +615,18 @@ fn inode(path: &std::path::Path) -> Option<u64> {
 }
 
 fn children(entry: &Entry, depth: usize, follow: Follow) -> Vec<(Entry, usize, bool)> {
-    let Ok(dir) = std::fs::read_dir(&entry.path) else {
+    let Ok(listed) = shell_base::dir::list(&entry.path) else {
         return Vec::new();
     };
-    let mut names: Vec<(String, Option<std::fs::FileType>)> = dir
-        .filter_map(|e| {
-            let e = e.ok()?;
-            Some((e.file_name().into_string().ok()?, e.file_type().ok()))
-        })
-        .collect();
-    names.sort_by(|a, b| a.0.cmp(&b.0));
     let mut ancestors = entry.ancestors.clone();
     if follow == Follow::Always
         && let Some(ino) = inode(&entry.path)
     {
         ancestors.push((ino, entry.shown.clone()));
     }
-    names
+    listed
         .into_iter()
-        .map(|(n, kind)| {
+        .map(|shell_base::dir::Entry { name: n, kind }| {
             let path = entry.path.join(&n);
             let shown = if entry.shown.ends_with('/') {
                 format!("{}{n}", entry.shown)
@@ -639,11 +634,11 @@ fn children(entry: &Entry, depth: usize, follow: Follow) -> Vec<(Entry, usize, b
                 format!("{}/{n}", entry.shown)
             };
             let (kind, meta) = match kind {
-                Some(k) if k.is_symlink() && follow == Follow::Always => {
+                Kind::Symlink if follow == Follow::Always => {
                     let meta = follow.metadata(&path, false);
-                    (meta.as_ref().map(|m| m.file_type()), meta.into())
+                    (meta.as_ref().map(|m| Kind::of(m.file_type())), meta.into())
                 }
-                _ => (kind, std::cell::OnceCell::new()),
+                _ => (Some(kind), std::cell::OnceCell::new()),
             };
             let entry = Entry {
                 shown,

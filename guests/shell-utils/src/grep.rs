@@ -332,18 +332,11 @@ fn included(path: &str, o: &Options) -> bool {
 
 /// Files under `dir` (shown as `shown`), in name order.
 fn walk(dir: &std::path::Path, shown: &str, implicit: bool, o: &Options, files: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = shell_base::dir::list(dir) else {
         return;
     };
-    let mut names: Vec<(String, bool)> = entries
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let is_dir = e.file_type().ok()?.is_dir();
-            Some((e.file_name().to_string_lossy().into_owned(), is_dir))
-        })
-        .collect();
-    names.sort();
-    for (name, is_dir) in names {
+    for shell_base::dir::Entry { name, kind } in entries {
+        let is_dir = kind.is_dir();
         let child = if implicit && shown == "." {
             name.clone()
         } else if shown.ends_with('/') {

@@ -124,7 +124,7 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
     while !queue.is_empty() {
         let dir = queue.remove(0);
         let path = sh.path(&dir);
-        let entries = match std::fs::read_dir(&path) {
+        let entries = match shell_base::dir::list(&path) {
             Ok(e) => e,
             Err(e) => {
                 status = 2;
@@ -137,13 +137,12 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
         };
         let mut items: Vec<Item> = entries
+            .into_iter()
+            .filter(|e| show_all || almost || !e.name.starts_with('.'))
             .filter_map(|e| {
-                let e = e.ok()?;
-                let name = e.file_name().to_string_lossy().into_owned();
-                let meta = std::fs::symlink_metadata(e.path()).ok()?;
-                Some(Item { name, meta })
+                let meta = std::fs::symlink_metadata(path.join(&e.name)).ok()?;
+                Some(Item { name: e.name, meta })
             })
-            .filter(|i| show_all || almost || !i.name.starts_with('.'))
             .collect();
         if show_all {
             for dot in [".", ".."] {

@@ -48,12 +48,12 @@ fn link_with_slash(sh: &dyn Context, f: &str) -> bool {
 /// any (the rest still go).
 fn empty_dir(path: &std::path::Path) -> std::io::Result<()> {
     let mut result = Ok(());
-    for entry in std::fs::read_dir(path)? {
-        let entry = entry?;
-        let child = entry.path();
-        let removed = match entry.file_type() {
-            Ok(t) if t.is_dir() => remove_tree(&child),
-            _ => std::fs::remove_file(&child),
+    for entry in shell_base::dir::list(path)? {
+        let child = path.join(&entry.name);
+        let removed = if entry.kind.is_dir() {
+            remove_tree(&child)
+        } else {
+            std::fs::remove_file(&child)
         };
         if let Err(e) = removed {
             result = Err(e);
@@ -65,18 +65,9 @@ fn empty_dir(path: &std::path::Path) -> std::io::Result<()> {
 /// What `rm -rv` removes under `path` (shown as `shown`), in the order it goes: (name,
 /// whether a directory).
 fn removal_order(path: &std::path::Path, shown: &str, out: &mut Vec<(String, bool)>) {
-    let mut names: Vec<(String, bool)> = std::fs::read_dir(path)
-        .map(|d| {
-            d.flatten()
-                .map(|e| {
-                    let dir = e.file_type().is_ok_and(|t| t.is_dir());
-                    (e.file_name().to_string_lossy().into_owned(), dir)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    for (name, dir) in names {
+    let entries = shell_base::dir::list(path).unwrap_or_default();
+    for shell_base::dir::Entry { name, kind } in entries {
+        let dir = kind.is_dir();
         let child = format!("{}/{name}", shown.trim_end_matches('/'));
         if dir {
             removal_order(&path.join(&name), &child, out);

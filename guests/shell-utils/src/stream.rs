@@ -212,6 +212,11 @@ impl Lines {
         (lines, last as u64 + 1)
     }
 
+    /// How many bytes were read past the lines handed out.
+    pub fn read_ahead(&self) -> usize {
+        self.input.pending().len()
+    }
+
     /// The next line, or `None` at the end.
     pub async fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
         loop {
@@ -268,11 +273,7 @@ pub fn standard_path<'p>(sh: &dyn Context, path: &'p str) -> Option<&'p str> {
 
 /// The names in directory `dir`, sorted by bytes (names that are not UTF-8 are left out).
 pub fn sorted_names(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    Ok(names)
+    shell_base::dir::names(dir)
 }
 
 /// All of file `name` (stdin for `-`), held to [`MEMORY_LIMIT`]; a message starts `cmd: `.

@@ -197,15 +197,13 @@ fn inode(path: &Path) -> u64 {
 
 impl Walk<'_> {
     fn items(&self, dir: &Path) -> Vec<Item> {
-        let Ok(entries) = std::fs::read_dir(dir) else {
+        let Ok(entries) = shell_base::dir::list(dir) else {
             return Vec::new();
         };
         let mut items: Vec<Item> = entries
-            .filter_map(|e| {
-                let e = e.ok()?;
-                let name = e.file_name().into_string().ok()?;
-                let path = e.path();
-                let kind = e.file_type().ok()?;
+            .into_iter()
+            .map(|shell_base::dir::Entry { name, kind }| {
+                let path = dir.join(&name);
                 let link = kind
                     .is_symlink()
                     .then(|| std::fs::read_link(&path).ok())
@@ -216,12 +214,12 @@ impl Walk<'_> {
                 } else {
                     kind.is_dir()
                 };
-                Some(Item {
+                Item {
                     name,
                     path,
                     is_dir,
                     link,
-                })
+                }
             })
             .filter(|i| self.o.all || !i.name.starts_with('.'))
             .filter(|i| !self.o.ignore.iter().any(|p| p.matches(&i.name)))

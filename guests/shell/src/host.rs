@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use shell_base::dir::{Entry, Kind};
 use shell_base::host::{
     ExecError, ExecRequest, FileInfo, Finished, FsUsage, GitError, Host, HttpError, HttpHead,
     HttpRequest, HttpResponse, Process, Written,
@@ -10,7 +11,7 @@ use shell_base::host::{
 
 use crate::bindings::computer::host::{exec, git, http, workspace};
 use crate::bindings::wasi::clocks::monotonic_clock;
-use crate::bindings::wasi::filesystem::types::ErrorCode;
+use crate::bindings::wasi::filesystem::types::{DescriptorType, ErrorCode};
 use crate::bindings::wasi::io::poll;
 use crate::bindings::wasi::io::streams::{InputStream, OutputStream};
 
@@ -31,6 +32,26 @@ impl Host for Wit {
             mtime: i.mtime,
             ctime: i.ctime,
         })
+    }
+
+    fn list_directory(&self, path: &str) -> std::io::Result<Vec<Entry>> {
+        let listed = workspace::list_directory(path).map_err(io_error)?;
+        Ok(listed
+            .into_iter()
+            .map(|e| Entry {
+                name: e.name,
+                kind: match e.type_ {
+                    DescriptorType::RegularFile => Kind::File,
+                    DescriptorType::Directory => Kind::Dir,
+                    DescriptorType::SymbolicLink => Kind::Symlink,
+                    DescriptorType::Fifo => Kind::Fifo,
+                    DescriptorType::Socket => Kind::Socket,
+                    DescriptorType::CharacterDevice => Kind::CharDevice,
+                    DescriptorType::BlockDevice => Kind::BlockDevice,
+                    DescriptorType::Unknown => Kind::Other,
+                },
+            })
+            .collect())
     }
 
     fn chmod(&self, path: &str, mode: u32) -> std::io::Result<()> {

@@ -13,6 +13,11 @@ use crate::state::State;
 /// (`E2BIG`, nothing made), and the shell copies its parts, down to entry by entry.
 pub(crate) const COPY_TREE_MAX_ENTRIES: u64 = 100_000;
 
+/// The most entries one `list-directory` hands over: the list is lowered into the guest's
+/// memory in one piece. A bigger directory fails (`overflow`) and the shell reads it an entry
+/// at a time through `wasi:filesystem`.
+pub(crate) const LIST_DIRECTORY_MAX_ENTRIES: usize = 100_000;
+
 impl workspace::Host for State {
     fn revision(&mut self) -> wasmtime::Result<u64> {
         Ok(self.fs.vfs.revision()?)
@@ -91,6 +96,34 @@ impl workspace::Host for State {
                 ctime: s.ctime,
             })
             .map_err(|e| computer_wasi::error_code(&e)))
+    }
+
+    fn list_directory(
+        &mut self,
+        path: String,
+    ) -> wasmtime::Result<Result<Vec<workspace::DirectoryEntry>, ErrorCode>> {
+        if self.fs.reaches_layer(&path) {
+            return Ok(Err(ErrorCode::ReadOnly));
+        }
+        let entries = match self.fs.vfs.read_dir(&path) {
+            Ok(entries) => entries,
+            Err(e) => return Ok(Err(computer_wasi::error_code(&e))),
+        };
+        // The whole list lands in the guest's memory at once; a bigger directory is read
+        // an entry at a time through `wasi:filesystem`.
+        if entries.len() > LIST_DIRECTORY_MAX_ENTRIES {
+            return Ok(Err(ErrorCode::Overflow));
+        }
+        Ok(Ok(entries
+            .into_iter()
+            .map(|e| workspace::DirectoryEntry {
+                name: e
+                    .name
+                    .into_string()
+                    .unwrap_or_else(|n| n.to_string_lossy().into_owned()),
+                type_: computer_wasi::descriptor_type(e.kind),
+            })
+            .collect()))
     }
 
     fn chmod(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), ErrorCode>> {

@@ -26,7 +26,8 @@ use types::{
     MetadataHashValue, NewTimestamp, OpenFlags, PathFlags,
 };
 
-fn descriptor_type(kind: FileType) -> DescriptorType {
+/// The `wasi:filesystem` type of an inode of `kind`.
+pub fn descriptor_type(kind: FileType) -> DescriptorType {
     match kind {
         FileType::File => DescriptorType::RegularFile,
         FileType::Dir => DescriptorType::Directory,

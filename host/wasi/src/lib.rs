@@ -39,6 +39,7 @@ use computer_vfs::Vfs;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 
 pub use error::{FsError, FsResult, error_code};
+pub use host::descriptor_type;
 
 /// The name the guest sees for its one preopened directory.
 pub const ROOT_PREOPEN: &str = "/";

@@ -381,6 +381,57 @@ fn the_shells_rm_r_is_one_change_and_stops_at_a_layer() {
     );
 }
 
+/// The shell lists a workspace directory in one host call (`list-directory`): names in
+/// order with their types, FIFOs and links told apart without a `stat`. A layer's
+/// directories, a path that may reach one (`..`), and a directory too big for one call are
+/// listed through `wasi:filesystem` instead, with the same result.
+#[test]
+fn the_shells_listings_come_whole_from_the_host_and_stop_at_a_layer() {
+    let vfs = beneath_a_layer(&["/w/b/x", "/w/a", "/w/c"]);
+    vfs.make_fifo("/w/p", 0o644).unwrap();
+    vfs.symlink("a", "/w/l").unwrap();
+    let (_layer, req) = stdlib_at_usr_local();
+    let script = "find /w -type p; find /w -type l; find /w/b; ls /w; echo /w/*; \
+                  ls /usr/local/lib; find /usr/local/lib/../lib -name '*.txt'; \
+                  du -a /w/b | cut -f2; grep -r data /w/b; ls /w/nothing; echo $?";
+    let out = run_on(&vfs, computer_components::SHELL, &["-c", script], req);
+    assert_eq!(
+        text(&out.stdout),
+        "/w/p\n/w/l\n/w/b\n/w/b/x\na\nb\nc\nl\np\n/w/a /w/b /w/c /w/l /w/p\n\
+         abs\nempty\nstd.txt\n/usr/local/lib/../lib/std.txt\n/w/b/x\n/w/b\n/w/b/x:data\n2\n",
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "ls: cannot access '/w/nothing': No such file or directory\n"
+    );
+
+    // Past what one call hands over, `wasi:filesystem` lists the rest.
+    let many = 100_001;
+    vfs.batch(|b| {
+        b.create_dir_all("/big")?;
+        for i in 0..many {
+            b.write_file(format!("/big/f{i}"), b"", 0o644)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let script = "find /big | wc -l; find /big -name f100000; echo /big/f9999* | wc -w";
+    let out = run_on(
+        &vfs,
+        computer_components::SHELL,
+        &["-c", script],
+        RunRequest::default(),
+    );
+    assert_eq!(
+        text(&out.stdout),
+        format!("{}\n/big/f100000\n11\n", many + 1),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// `cp -r` copies a tree to a new path on the host in one change, and into an existing
 /// directory each part new there; from a read-only layer it copies entry by entry (the layer's files, not the workspace's under the same path),
 /// into one it fails, and a tree is never copied into itself.
