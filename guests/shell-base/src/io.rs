@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::rc::Rc;
 
 use crate::runtime::{PipeReader, PipeWriter};
@@ -68,6 +68,19 @@ impl Input {
             };
             Ok(buf[..n].to_vec())
         })
+    }
+
+    /// Puts back the last `n` bytes read from a redirected file (the descriptor's offset
+    /// moves back), so that the next command reading the same descriptor starts there, as
+    /// after GNU `head` in `{ head -n 1; cat; } < file`. Elsewhere they are gone, as from a
+    /// pipe (bash gives small here-documents through a pipe too).
+    pub fn unread(&self, n: usize) {
+        if let Input::File(f) = self
+            && n > 0
+            && let Ok(back) = i64::try_from(n)
+        {
+            let _ = f.borrow_mut().seek(std::io::SeekFrom::Current(-back));
+        }
     }
 
     /// Everything until end of file.
@@ -213,5 +226,26 @@ pub async fn read_all_limited(input: &Input, limit: usize, what: &str) -> Result
                 limit >> 20
             ));
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unread_moves_a_files_offset_back_and_nothing_else() {
+        let path = std::env::temp_dir().join(format!("shell-base-unread-{}", std::process::id()));
+        std::fs::write(&path, "one\ntwo\n").unwrap();
+        let file = Input::File(Rc::new(RefCell::new(File::open(&path).unwrap())));
+        std::fs::remove_file(&path).unwrap();
+        let read = |input: &Input| crate::runtime::block_on(Box::pin(input.read())).unwrap();
+        assert_eq!(read(&file), b"one\ntwo\n");
+        file.unread(4);
+        assert_eq!(read(&file), b"two\n");
+        let bytes = Input::bytes(b"one\ntwo\n".to_vec());
+        assert_eq!(read(&bytes), b"one\ntwo\n");
+        bytes.unread(4);
+        assert_eq!(read(&bytes), b"");
     }
 }

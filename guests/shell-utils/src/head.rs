@@ -59,6 +59,9 @@ pub async fn head(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 };
                 let take = chunk.len().min(left);
                 left -= take;
+                if take < chunk.len() {
+                    input.unread(chunk.len() - take);
+                }
                 r = out.write(&chunk[..take]).await;
                 if r.is_err() {
                     break;
@@ -66,7 +69,7 @@ pub async fn head(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
             r
         } else {
-            let mut lines = Lines::new(input);
+            let mut lines = Lines::new(input.clone());
             let mut r = Ok(());
             for _ in 0..s.n {
                 match lines.next().await {
@@ -79,6 +82,8 @@ pub async fn head(sh: &mut dyn Context, argv: &[String]) -> i32 {
                     _ => break,
                 }
             }
+            // GNU's `head` leaves a file's offset after the last line it printed.
+            input.unread(lines.read_ahead());
             r
         };
         if let Err(Stop(st)) = r {

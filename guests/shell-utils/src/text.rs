@@ -13,28 +13,66 @@ pub(crate) fn done(r: Result<(), Stop>, status: i32) -> i32 {
     }
 }
 
-/// A count argument of `head`/`tail`: `N`, `-N`, `+N`, with `b k m` style suffixes.
-pub(crate) fn count(text: &str) -> Option<(bool, u64)> {
+/// Why `head` or `tail` refused a count.
+#[derive(Debug, PartialEq)]
+pub(crate) enum BadCount {
+    Invalid,
+    /// Past 2^64 - 1 (GNU adds "Value too large for defined data type").
+    TooLarge,
+}
+
+/// A count argument of `head`/`tail`: `N`, `-N`, `+N`, with GNU's suffixes (`b`, then `k`,
+/// `M`, `G` ... `Y` (coreutils 9.1's) in powers of 1024, or of 1000 with a `B` after them, `KiB` as `K`); a
+/// suffix alone counts one of it.
+pub(crate) fn count(text: &str) -> Result<(bool, u64), BadCount> {
     let (plus, digits) = match text.strip_prefix('+') {
         Some(d) => (true, d),
         None => (false, text.strip_prefix('-').unwrap_or(text)),
     };
-    let (num, mult) = match digits.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => {
-            let m = match &digits[i..] {
-                "b" => 512,
-                "k" | "K" | "KiB" => 1024,
-                "kB" => 1000,
-                "M" | "MiB" => 1 << 20,
-                "MB" => 1_000_000,
-                "G" | "GiB" => 1 << 30,
-                _ => return None,
-            };
-            (&digits[..i], m)
-        }
-        None => (digits, 1),
+    // GNU reads a count with `strtoumax`: blanks before it, or a `+` (which `tail` keeps in
+    // the text it reads, so that `+k` is no number).
+    let digits = if plus {
+        digits
+    } else {
+        digits.trim_start_matches(|c: char| c.is_ascii_whitespace())
     };
-    Some((plus, num.parse::<u64>().ok()?.checked_mul(mult)?))
+    let (num, suffix) = digits.split_at(
+        digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len()),
+    );
+    let scale: u128 = match suffix {
+        "" => 1,
+        "b" => 512,
+        _ => {
+            let mut chars = suffix.chars();
+            let power = match chars.next() {
+                Some('k' | 'K') => 1,
+                Some('m' | 'M') => 2,
+                Some('G') => 3,
+                Some('T') => 4,
+                Some('P') => 5,
+                Some('E') => 6,
+                Some('Z') => 7,
+                Some('Y') => 8,
+                _ => return Err(BadCount::Invalid),
+            };
+            let base: u128 = match chars.as_str() {
+                "" | "iB" => 1024,
+                "B" => 1000,
+                _ => return Err(BadCount::Invalid),
+            };
+            base.pow(power)
+        }
+    };
+    let n: u128 = match num {
+        "" if suffix.is_empty() || plus => return Err(BadCount::Invalid),
+        "" => 1,
+        // Digits only, so a failure is an overflow.
+        _ => num.parse().map_err(|_| BadCount::TooLarge)?,
+    };
+    let n = n.checked_mul(scale).ok_or(BadCount::TooLarge)?;
+    Ok((plus, u64::try_from(n).map_err(|_| BadCount::TooLarge)?))
 }
 
 /// `head`/`tail` options: `-n N`, `-c N`, `-N`, `-q`, `-v`.
@@ -92,14 +130,19 @@ pub(crate) async fn span(sh: &mut dyn Context, cmd: &str, argv: &[String]) -> Re
                     Err(e) => return Err(bad_usage(sh, cmd, e, 1).await),
                 };
                 match count(&text) {
-                    Some((plus, n)) => {
+                    Ok((plus, n)) => {
                         s.n = n;
                         s.from_start = plus && cmd == "tail";
                         s.all_but = text.starts_with('-') && cmd == "head";
                     }
-                    None => {
+                    Err(bad) => {
                         let what = if s.bytes { "bytes" } else { "lines" };
-                        complain(sh, &format!("{cmd}: invalid number of {what}: '{text}'")).await;
+                        let why = match bad {
+                            BadCount::Invalid => "",
+                            BadCount::TooLarge => ": Value too large for defined data type",
+                        };
+                        let m = format!("{cmd}: invalid number of {what}: '{text}'{why}");
+                        complain(sh, &m).await;
                         return Err(1);
                     }
                 }
@@ -155,4 +198,38 @@ pub(crate) fn line_ends(data: &[u8]) -> Vec<usize> {
         ends.push(data.len());
     }
     ends
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BadCount, count};
+
+    #[test]
+    fn counts_read_as_gnu_reads_them() {
+        let n = |t: &str| count(t).map(|(_, n)| n);
+        assert_eq!(n("5"), Ok(5));
+        assert_eq!(n(" 5"), Ok(5));
+        assert_eq!(n("-5"), Ok(5));
+        assert_eq!(count("+5"), Ok((true, 5)));
+        assert_eq!(n("2b"), Ok(1024));
+        assert_eq!(n("k"), Ok(1024));
+        assert_eq!(n("1kiB"), Ok(1024));
+        assert_eq!(n("1KB"), Ok(1000));
+        assert_eq!(n("1m"), Ok(1 << 20));
+        assert_eq!(n("15E"), Ok(15 << 60));
+        assert_eq!(n("0Y"), Ok(0));
+        assert_eq!(n("18446744073709551615"), Ok(u64::MAX));
+        for too_large in [
+            "18446744073709551616",
+            "16E",
+            "1Z",
+            "1Y",
+            "99999999999999999999999999999999999999999k",
+        ] {
+            assert_eq!(n(too_large), Err(BadCount::TooLarge), "{too_large}");
+        }
+        for invalid in ["", "+k", "5 ", "1e", "1w", "1c", "1B", "1kb", "1Q", "x"] {
+            assert_eq!(n(invalid), Err(BadCount::Invalid), "{invalid}");
+        }
+    }
 }
