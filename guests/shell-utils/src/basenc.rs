@@ -6,7 +6,9 @@ use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{bad_usage, parser, plain, string, usage, value};
 
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, open, read_all_limited};
+use super::stream::{Stop, Writer, complain, open};
+use shell_base::errno::io_message;
+use shell_base::io::Input;
 
 /// basenc's encodings, by option name.
 fn encoding(name: &str) -> Option<Encoding> {
@@ -56,6 +58,17 @@ impl Scheme {
 /// What decoding kept of `text`: newlines always dropped, and with `-i` every byte outside
 /// the alphabet (and padding).
 fn cleaned(text: &[u8], scheme: &Scheme, ignore_garbage: bool) -> Vec<u8> {
+    if !ignore_garbage {
+        // The lines between the newlines, copied whole.
+        let mut out = Vec::with_capacity(text.len());
+        let mut from = 0;
+        for at in memchr::memchr_iter(b'\n', text) {
+            out.extend_from_slice(&text[from..at]);
+            from = at + 1;
+        }
+        out.extend_from_slice(&text[from..]);
+        return out;
+    }
     let symbols = scheme.symbols();
     let pad = matches!(scheme, Scheme::Rfc(_));
     text.iter()
@@ -125,7 +138,17 @@ fn decoded(enc: &Encoding, text: &[u8]) -> (Vec<u8>, bool) {
     let Ok(lenient) = spec.encoding() else {
         return (Vec::new(), true);
     };
-    let good: Vec<u8> = text[..error.position.min(text.len())]
+    // Decoding stops at the first byte outside the alphabet; a short last group of base64
+    // still gives the whole bytes it holds, as GNU's does (GNU's base32 drops the group).
+    let symbols = spec.symbols.as_bytes();
+    let invalid = (text.iter())
+        .position(|c| *c != b'=' && !symbols.contains(c))
+        .unwrap_or(text.len());
+    let upto = match error.kind {
+        data_encoding::DecodeKind::Length if symbols.len() == 64 => invalid,
+        _ => error.position.min(invalid),
+    };
+    let good: Vec<u8> = text[..upto]
         .iter()
         .copied()
         .filter(|&c| c != b'=')
@@ -179,51 +202,145 @@ pub async fn basenc(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Ok(i) => i,
         Err(m) => return complain(sh, &format!("{cmd}: {m}")).await,
     };
-    let data = match read_all_limited(&input, MEMORY_LIMIT, &cmd).await {
-        Ok(d) => d,
-        Err(m) => return complain(sh, &m).await,
-    };
     let mut w = Writer::new(&sh.io().stdout);
-    let written = if decode {
-        let text = cleaned(&data, &scheme, ignore_garbage);
-        let (bytes, bad) = match &scheme {
-            Scheme::Rfc(enc) => decoded(enc, &text),
-            Scheme::Z85 => z85::decode(&text),
-        };
-        let r = w.write(&bytes).await;
-        if bad {
-            let _ = w.flush().await;
-            return complain(sh, &format!("{cmd}: invalid input")).await;
-        }
-        r
+    let done = if decode {
+        decode_stream(&input, &scheme, ignore_garbage, &mut w).await
     } else {
-        let text = match &scheme {
-            Scheme::Rfc(enc) => enc.encode(&data),
-            Scheme::Z85 => match z85::encode(&data) {
-                Some(t) => t,
-                None => {
-                    let m =
-                        format!("{cmd}: invalid input (length must be multiple of 4 characters)");
-                    return complain(sh, &m).await;
-                }
-            },
-        };
-        let mut s = String::with_capacity(text.len() + text.len() / wrap.max(1) + 1);
-        for (k, c) in text.chars().enumerate() {
-            if wrap != 0 && k > 0 && k % wrap == 0 {
-                s.push('\n');
-            }
-            s.push(c);
-        }
-        // `-w 0` writes one unbroken line without a newline, as GNU does.
-        if !s.is_empty() && wrap != 0 {
-            s.push('\n');
-        }
-        w.write_str(&s).await
+        encode_stream(&input, &scheme, wrap, &mut w).await
     };
-    match written.and(w.flush().await) {
+    let failed = match done {
+        Ok(None) => None,
+        Ok(Some(why)) => Some(why),
+        Err(Stop(s)) => return s,
+    };
+    let flushed = w.flush().await;
+    if let Some(why) = failed {
+        let m = match why {
+            Failure::Read(e) => format!("{cmd}: {file}: {}", io_message(&e)),
+            Failure::Invalid => format!("{cmd}: invalid input"),
+            Failure::Z85Length => {
+                format!("{cmd}: invalid input (length must be multiple of 4 characters)")
+            }
+        };
+        return complain(sh, &m).await;
+    }
+    match flushed {
         Ok(()) => 0,
         Err(Stop(s)) => s,
+    }
+}
+
+/// Input bytes encoded at a time: GNU's block, a multiple of every scheme's group (3, 5 and 4
+/// bytes), so that blocks encode as the whole input would, and Z85's length error comes
+/// after the same output as GNU's.
+const ENCODE_BLOCK: usize = 30 * 1024;
+
+/// Symbols decoded at a time: a multiple of every scheme's group (2, 4, 5 and 8 symbols).
+const DECODE_BLOCK: usize = 40 * 1024;
+
+/// Why encoding or decoding stopped short.
+enum Failure {
+    Read(std::io::Error),
+    Invalid,
+    Z85Length,
+}
+
+/// Encodes `input` a block at a time, wrapping lines at `wrap` symbols (0: one line).
+async fn encode_stream(
+    input: &Input,
+    scheme: &Scheme,
+    wrap: usize,
+    w: &mut Writer,
+) -> Result<Option<Failure>, Stop> {
+    let mut pending: Vec<u8> = Vec::new();
+    let mut column = 0;
+    let mut any = false;
+    loop {
+        let chunk = match input.read().await {
+            Ok(chunk) => chunk,
+            Err(e) => return Ok(Some(Failure::Read(e))),
+        };
+        let end = chunk.is_empty();
+        pending.extend_from_slice(&chunk);
+        while pending.len() >= ENCODE_BLOCK || (end && !pending.is_empty()) {
+            let block: Vec<u8> = pending.drain(..pending.len().min(ENCODE_BLOCK)).collect();
+            let text = match scheme {
+                Scheme::Rfc(enc) => enc.encode(&block),
+                Scheme::Z85 => match z85::encode(&block) {
+                    Some(text) => text,
+                    None => return Ok(Some(Failure::Z85Length)),
+                },
+            };
+            any |= !text.is_empty();
+            w.write_str(&wrapped(&text, wrap, &mut column)).await?;
+        }
+        if end {
+            // `-w 0` writes one unbroken line without a newline, as GNU does.
+            if any && wrap != 0 {
+                w.write_str("\n").await?;
+            }
+            return Ok(None);
+        }
+    }
+}
+
+/// `text` with a newline wherever its line reaches `wrap` symbols (none for 0), the line
+/// having `column` symbols already; `column` is left at the last line's length.
+fn wrapped(text: &str, wrap: usize, column: &mut usize) -> String {
+    if wrap == 0 {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / wrap + 1);
+    let mut rest = text;
+    while !rest.is_empty() {
+        if *column == wrap {
+            out.push('\n');
+            *column = 0;
+        }
+        // The symbols are ASCII: any index is a character boundary.
+        let n = (wrap - *column).min(rest.len());
+        out.push_str(&rest[..n]);
+        *column += n;
+        rest = &rest[n..];
+    }
+    out
+}
+
+/// Decodes `input` a block of symbols at a time; at the first bad symbol, writes what came
+/// before it and stops.
+async fn decode_stream(
+    input: &Input,
+    scheme: &Scheme,
+    ignore_garbage: bool,
+    w: &mut Writer,
+) -> Result<Option<Failure>, Stop> {
+    let mut pending: Vec<u8> = Vec::new();
+    loop {
+        let chunk = match input.read().await {
+            Ok(chunk) => chunk,
+            Err(e) => return Ok(Some(Failure::Read(e))),
+        };
+        let end = chunk.is_empty();
+        pending.extend(cleaned(&chunk, scheme, ignore_garbage));
+        let take = if end {
+            pending.len()
+        } else {
+            pending.len() / DECODE_BLOCK * DECODE_BLOCK
+        };
+        if take > 0 || end {
+            let (bytes, bad) = match scheme {
+                Scheme::Rfc(enc) => decoded(enc, &pending[..take]),
+                Scheme::Z85 => z85::decode(&pending[..take]),
+            };
+            w.write(&bytes).await?;
+            if bad {
+                return Ok(Some(Failure::Invalid));
+            }
+            pending.drain(..take);
+        }
+        if end {
+            return Ok(None);
+        }
     }
 }
 
@@ -244,6 +361,7 @@ mod tests {
             (b"hello wor".to_vec(), true)
         );
         assert_eq!(super::decoded(&b64, b"aGk="), (b"hi".to_vec(), false));
+        assert_eq!(super::decoded(&b64, b"aGk"), (b"hi".to_vec(), true));
     }
 
     #[test]

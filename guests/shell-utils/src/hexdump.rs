@@ -1,7 +1,6 @@
-//! `hexdump` and `hd`. Inputs are read whole (up to the memory limit a command may
-//! hold), then printed row by row.
+//! `hexdump` and `hd`: inputs read and printed a row at a time.
 
-use super::stream::{Stop, Writer, parse_size};
+use super::stream::{Stop, Writer, complain, parse_count};
 use crate::dump::*;
 use lexopt::prelude::*;
 use shell_base::Context;
@@ -15,7 +14,7 @@ pub async fn hexdump(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut p = parser(argv);
     let parsed: Result<(), lexopt::Error> = (|| {
         let size = |v: String, what: &str| {
-            parse_size(&v).ok_or_else(|| plain(format!("bad {what} value")))
+            parse_count(&v).ok_or_else(|| plain(format!("bad {what} value")))
         };
         while let Some(arg) = p.next()? {
             match arg {
@@ -32,17 +31,14 @@ pub async fn hexdump(sh: &mut dyn Context, argv: &[String]) -> i32 {
     if let Err(e) = parsed {
         return bad_usage(sh, "hexdump", e, 1).await;
     }
-    let data = match read_inputs(sh, "hexdump", files, skip, len).await {
-        Ok(d) => d,
-        Err(s) => return s,
-    };
     let mut w = Writer::new(&sh.io().stdout);
+    let mut rows = Rows::new(sh, "hexdump", files, skip, len);
     let mut squeeze = Squeeze::new(16, all_rows);
-    for (k, row) in data.chunks(16).enumerate() {
-        if squeeze.repeats(row, &mut w).await {
+    while let Some(row) = rows.next(16).await {
+        if squeeze.repeats(&row, &mut w).await {
             continue;
         }
-        let offset = skip + k * 16;
+        let offset = rows.offset() - row.len() as u64;
         let line = if canonical {
             let mut hexes = String::new();
             for (j, b) in row.iter().enumerate() {
@@ -69,8 +65,12 @@ pub async fn hexdump(sh: &mut dyn Context, argv: &[String]) -> i32 {
             return s;
         }
     }
-    if !data.is_empty() || skip > 0 {
-        let end = skip + data.len();
+    if !rows.opened {
+        let _ = w.flush().await;
+        return complain(sh, "hexdump: all input file arguments failed").await;
+    }
+    if rows.offset() > 0 {
+        let end = rows.offset();
         let last = if canonical {
             format!("{end:08x}\n")
         } else {
@@ -78,7 +78,8 @@ pub async fn hexdump(sh: &mut dyn Context, argv: &[String]) -> i32 {
         };
         let _ = w.write(last.as_bytes()).await;
     }
-    finish(&mut w, 0).await
+    let status = rows.status;
+    finish(&mut w, status).await
 }
 
 #[cfg(all(test, unix))]

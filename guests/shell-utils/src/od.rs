@@ -1,7 +1,7 @@
 //! `od`: octal, hex, decimal and character dumps. Inputs are read whole (up to the memory
 //! limit a command may hold), then printed row by row.
 
-use super::stream::{Stop, Writer, parse_size};
+use super::stream::{Stop, Writer, complain, parse_count, parse_size};
 use crate::dump::*;
 use lexopt::prelude::*;
 use shell_base::Context;
@@ -153,12 +153,12 @@ pub async fn od(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 }
                 Short('j') | Long("skip-bytes") => {
                     let v = value(&mut p)?;
-                    skip = parse_size(&v)
+                    skip = parse_count(&v)
                         .ok_or_else(|| usage(format!("invalid skip argument: '{v}'")))?;
                 }
                 Short('N') | Long("read-bytes") => {
                     let v = value(&mut p)?;
-                    let n = parse_size(&v)
+                    let n = parse_count(&v)
                         .ok_or_else(|| usage(format!("invalid count argument: '{v}'")))?;
                     limit = Some(n);
                 }
@@ -191,11 +191,8 @@ pub async fn od(sh: &mut dyn Context, argv: &[String]) -> i32 {
     if types.is_empty() {
         types.push((OdType::Int(b'o', 2), false));
     }
-    let data = match read_inputs(sh, "od", files, skip, limit).await {
-        Ok(d) => d,
-        Err(s) => return s,
-    };
-    let address = |off: usize| match radix {
+    let mut rows = Rows::new(sh, "od", files, skip, limit);
+    let address = |off: u64| match radix {
         'd' => format!("{off:07}"),
         'x' => format!("{off:06x}"),
         'n' => String::new(),
@@ -212,9 +209,9 @@ pub async fn od(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let single = types.len() == 1;
     let mut w = Writer::new(&sh.io().stdout);
     let mut squeeze = Squeeze::new(width, all_rows);
-    for (row_index, row) in data.chunks(width).enumerate() {
-        let offset = skip + row_index * width;
-        if squeeze.repeats(row, &mut w).await {
+    while let Some(row) = rows.next(width).await {
+        let offset = rows.offset() - row.len() as u64;
+        if squeeze.repeats(&row, &mut w).await {
             continue;
         }
         for (k, (t, z)) in types.iter().enumerate() {
@@ -248,12 +245,17 @@ pub async fn od(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
         }
     }
-    if radix != 'n' {
+    if rows.skipped_past_end() && rows.opened {
+        let _ = w.flush().await;
+        return complain(sh, "od: cannot skip past end of combined input").await;
+    }
+    if radix != 'n' && rows.opened {
         let _ = w
-            .write(format!("{}\n", address(skip + data.len())).as_bytes())
+            .write(format!("{}\n", address(rows.offset())).as_bytes())
             .await;
     }
-    finish(&mut w, 0).await
+    let status = rows.status;
+    finish(&mut w, status).await
 }
 
 #[cfg(all(test, unix))]

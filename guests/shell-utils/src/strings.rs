@@ -1,6 +1,6 @@
 //! `strings`: the printable runs of bytes in a file.
 
-use super::stream::{Stop, Writer, files_or_stdin};
+use super::stream::{Stop, Writer, complain, files_or_stdin};
 use crate::dump::*;
 use lexopt::prelude::*;
 use shell_base::Context;
@@ -38,32 +38,103 @@ pub async fn strings(sh: &mut dyn Context, argv: &[String]) -> i32 {
         return bad_usage(sh, "strings", e, 1).await;
     }
     let mut w = Writer::new(&sh.io().stdout);
+    let mut status = 0;
     for f in files_or_stdin(files) {
-        let data = match read_inputs(sh, "strings", vec![f], 0, None).await {
-            Ok(d) => d,
-            Err(s) => return s,
-        };
-        let mut start = 0;
-        for (k, b) in data.iter().chain(std::iter::once(&0u8)).enumerate() {
-            if (0x20..0x7f).contains(b) || *b == b'\t' {
+        // binutils' wording for what cannot be read.
+        if f != "-" {
+            let path = sh.path(&f);
+            let why = match std::fs::metadata(&path) {
+                Err(_) => Some(format!("strings: '{f}': No such file")),
+                Ok(m) if m.is_dir() => Some(format!("strings: Warning: '{f}' is a directory")),
+                Ok(_) => None,
+            };
+            if let Some(m) = why {
+                status = complain(sh, &m).await;
                 continue;
             }
-            if k - start >= min {
-                let text = String::from_utf8_lossy(&data[start..k]);
-                let line = match radix {
-                    Some('d') => format!("{start:7} {text}\n"),
-                    Some('o') => format!("{start:7o} {text}\n"),
-                    Some('x') => format!("{start:7x} {text}\n"),
-                    _ => format!("{text}\n"),
-                };
-                if let Err(Stop(s)) = w.write(line.as_bytes()).await {
-                    return s;
-                }
+        }
+        let mut rows = Rows::new(sh, "strings", vec![f], 0, None);
+        let mut found = Runs::new(min, radix);
+        while let Some(chunk) = rows.next(CHUNK).await {
+            let text = found.scan(&chunk);
+            if let Err(Stop(s)) = w.write(&text).await {
+                return s;
             }
-            start = k + 1;
+        }
+        if found.writing
+            && let Err(Stop(s)) = w.write(b"\n").await
+        {
+            return s;
+        }
+        status = status.max(rows.status);
+    }
+    finish(&mut w, status).await
+}
+
+/// How much of a file `strings` reads at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// The printable runs of one file, found a chunk at a time: a run is written once it is
+/// long enough, and then as it goes on (a file without a newline is one long run).
+struct Runs {
+    min: usize,
+    radix: Option<char>,
+    /// The start of a run not yet long enough to write.
+    run: Vec<u8>,
+    start: u64,
+    /// Inside a run already written.
+    writing: bool,
+    offset: u64,
+}
+
+impl Runs {
+    fn new(min: usize, radix: Option<char>) -> Runs {
+        Runs {
+            min,
+            radix,
+            run: Vec::new(),
+            start: 0,
+            writing: false,
+            offset: 0,
         }
     }
-    finish(&mut w, 0).await
+
+    /// What `chunk`, the next bytes, adds to the output.
+    fn scan(&mut self, chunk: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &b in chunk {
+            if (0x20..0x7f).contains(&b) || b == b'\t' {
+                if self.writing {
+                    out.push(b);
+                } else {
+                    if self.run.is_empty() {
+                        self.start = self.offset;
+                    }
+                    self.run.push(b);
+                    if self.run.len() >= self.min {
+                        let start = self.start;
+                        let prefix = match self.radix {
+                            Some('d') => format!("{start:7} "),
+                            Some('o') => format!("{start:7o} "),
+                            Some('x') => format!("{start:7x} "),
+                            _ => String::new(),
+                        };
+                        out.extend_from_slice(prefix.as_bytes());
+                        out.append(&mut self.run);
+                        self.writing = true;
+                    }
+                }
+            } else {
+                if self.writing {
+                    out.push(b'\n');
+                    self.writing = false;
+                }
+                self.run.clear();
+            }
+            self.offset += 1;
+        }
+        out
+    }
 }
 
 #[cfg(all(test, unix))]

@@ -49,18 +49,13 @@ pub async fn xxd(sh: &mut dyn Context, argv: &[String]) -> i32 {
     }
     files.truncate(1);
     let name = files.first().cloned();
-    let data = match read_inputs(
+    let mut rows = Rows::new(
         sh,
         "xxd",
         files,
-        if reverse { 0 } else { seek },
-        if reverse { None } else { len },
-    )
-    .await
-    {
-        Ok(d) => d,
-        Err(s) => return s,
-    };
+        if reverse { 0 } else { seek as u64 },
+        if reverse { None } else { len.map(|l| l as u64) },
+    );
     let mut w = Writer::new(&sh.io().stdout);
     let hex = |b: u8| {
         if upper {
@@ -70,25 +65,35 @@ pub async fn xxd(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
     };
     if reverse {
-        let text = String::from_utf8_lossy(&data);
-        let bytes = if plain {
-            hex_pairs(text.chars().filter(|c| c.is_ascii_hexdigit()))
-        } else {
-            // `offset: hex hex ...  text`: the hex columns of each line.
-            let mut out = Vec::new();
-            for line in text.lines() {
-                let Some((_, rest)) = line.split_once(':') else {
-                    continue;
+        // A chunk at a time; what may continue in the next chunk (an odd digit, a part
+        // of a line) waits for it.
+        let mut carry: Vec<u8> = Vec::new();
+        loop {
+            let chunk = rows.next(REVERSE_CHUNK).await;
+            let end = chunk.is_none();
+            carry.extend(chunk.unwrap_or_default());
+            let bytes = if plain {
+                let digits: Vec<u8> = carry.drain(..).filter(u8::is_ascii_hexdigit).collect();
+                let whole = digits.len() / 2 * 2;
+                carry.extend_from_slice(&digits[whole..]);
+                hex_pairs(digits[..whole].iter().map(|&d| char::from(d)))
+            } else {
+                let upto = if end {
+                    carry.len()
+                } else {
+                    memchr::memrchr(b'\n', &carry).map_or(0, |i| i + 1)
                 };
-                let hex_part = rest.trim_start().split("  ").next().unwrap_or("");
-                out.extend(hex_pairs(
-                    hex_part.chars().filter(|c| c.is_ascii_hexdigit()),
-                ));
+                let lines: Vec<u8> = carry.drain(..upto).collect();
+                dump_lines(&String::from_utf8_lossy(&lines))
+            };
+            if let Err(Stop(s)) = w.write(&bytes).await {
+                return s;
             }
-            out
-        };
-        let _ = w.write(&bytes).await;
-        return finish(&mut w, 0).await;
+            if end {
+                let status = rows.status;
+                return finish(&mut w, status).await;
+            }
+        }
     }
     if include {
         let var: String = name
@@ -97,43 +102,46 @@ pub async fn xxd(sh: &mut dyn Context, argv: &[String]) -> i32 {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let cols = cols.unwrap_or(12).max(1);
-        let mut text = String::new();
         if !var.is_empty() {
-            text.push_str(&format!("unsigned char {var}[] = {{\n"));
+            let _ = w.write_str(&format!("unsigned char {var}[] = {{\n")).await;
         }
-        let rows: Vec<String> = data
-            .chunks(cols)
-            .map(|row| {
-                let items: Vec<String> = row.iter().map(|b| format!("0x{}", hex(*b))).collect();
-                format!("  {}", items.join(", "))
-            })
-            .collect();
-        text.push_str(&rows.join(",\n"));
-        if !rows.is_empty() {
+        let mut first = true;
+        while let Some(row) = rows.next(cols).await {
+            let items: Vec<String> = row.iter().map(|b| format!("0x{}", hex(*b))).collect();
+            let sep = if first { "" } else { ",\n" };
+            first = false;
+            if let Err(Stop(s)) = w.write_str(&format!("{sep}  {}", items.join(", "))).await {
+                return s;
+            }
+        }
+        let mut text = String::new();
+        if !first {
             text.push('\n');
         }
         if !var.is_empty() {
-            text.push_str(&format!("}};\nunsigned int {var}_len = {};\n", data.len()));
+            text.push_str(&format!("}};\nunsigned int {var}_len = {};\n", rows.taken));
         }
-        let _ = w.write(text.as_bytes()).await;
-        return finish(&mut w, 0).await;
+        let _ = w.write_str(&text).await;
+        let status = rows.status;
+        return finish(&mut w, status).await;
     }
     if plain {
         let cols = cols.unwrap_or(30).max(1);
-        for row in data.chunks(cols) {
+        while let Some(row) = rows.next(cols).await {
             let mut line: String = row.iter().map(|b| hex(*b)).collect();
             line.push('\n');
             if let Err(Stop(s)) = w.write(line.as_bytes()).await {
                 return s;
             }
         }
-        return finish(&mut w, 0).await;
+        let status = rows.status;
+        return finish(&mut w, status).await;
     }
     let cols = cols.unwrap_or(16).max(1);
     let group = group.unwrap_or(2);
     let hex_width = cols * 2 + (cols - 1).checked_div(group).unwrap_or(0);
-    for (k, row) in data.chunks(cols).enumerate() {
-        let mut line = format!("{:08x}: ", seek + k * cols);
+    while let Some(row) = rows.next(cols).await {
+        let mut line = format!("{:08x}: ", rows.offset() - row.len() as u64);
         let mut hexes = String::new();
         for (j, b) in row.iter().enumerate() {
             if group > 0 && j > 0 && j % group == 0 {
@@ -149,7 +157,26 @@ pub async fn xxd(sh: &mut dyn Context, argv: &[String]) -> i32 {
             return s;
         }
     }
-    finish(&mut w, 0).await
+    let status = rows.status;
+    finish(&mut w, status).await
+}
+
+/// How much of the input `xxd -r` reads at a time.
+const REVERSE_CHUNK: usize = 64 * 1024;
+
+/// The bytes of an `xxd` dump's lines (`offset: hex hex ...  text`): each line's hex columns.
+fn dump_lines(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((_, rest)) = line.split_once(':') else {
+            continue;
+        };
+        let hex_part = rest.trim_start().split("  ").next().unwrap_or("");
+        out.extend(hex_pairs(
+            hex_part.chars().filter(|c| c.is_ascii_hexdigit()),
+        ));
+    }
+    out
 }
 
 fn hex_pairs(digits: impl Iterator<Item = char>) -> Vec<u8> {

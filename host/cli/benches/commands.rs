@@ -43,6 +43,16 @@ const COMMANDS: &[(&str, &str)] = &[
     // Two files the same, read in step (before: both held whole).
     ("cmp, 2 x 100 MB", "cmp big.txt copy.txt && echo same"),
     ("diff, 2 x 100 MB", "diff big.txt copy.txt && echo same"),
+    // Encoders and dumpers work a block or a row at a time (before: the whole file held).
+    (
+        "base64 | base64 -d, 100 MB",
+        "base64 big.txt | base64 -d | wc -c",
+    ),
+    // GNU's od takes some 12 s for all 100 MB: the first 10 are enough.
+    (
+        "od -t x1 -N 10MB, 100 MB",
+        "od -A d -t x1 -N 10MB big.txt | tail -n 1",
+    ),
     (
         "find -name, 10,000 files",
         "find tree -name '*7.txt' | wc -l",

@@ -485,6 +485,17 @@ fn the_shells_cp_r_is_one_change_and_reads_a_layer() {
     assert!(layer.lstat("/lib/t").is_err());
 }
 
+/// A run with 48 MiB of memory: less than the 64 MiB files the streaming tests give it.
+fn small_memory() -> RunRequest {
+    RunRequest {
+        limits: Limits {
+            memory: 48 << 20,
+            ..Limits::default()
+        },
+        ..RunRequest::default()
+    }
+}
+
 /// The shell's `cmp` and `diff` read two files in step: files larger than the isolate's memory
 /// compare, and where `diff` must hold them whole to show the lines it says so, naming the limit.
 #[test]
@@ -500,14 +511,12 @@ fn the_shells_cmp_and_diff_compare_files_larger_than_memory() {
     vfs.write_file("/w/b", &data).unwrap();
     let script = "cd /w; cmp a same; echo cmp $?; cmp a b; echo cmp $?; cmp -l a b; echo cmp -l $?; \
                   diff a same; echo diff $?; diff -q a b; echo diff -q $?; diff a b; echo diff $?";
-    let req = RunRequest {
-        limits: Limits {
-            memory: 48 << 20,
-            ..Limits::default()
-        },
-        ..RunRequest::default()
-    };
-    let out = run_on(&vfs, computer_components::SHELL, &["-c", script], req);
+    let out = run_on(
+        &vfs,
+        computer_components::SHELL,
+        &["-c", script],
+        small_memory(),
+    );
     assert_eq!(out.status, RunStatus::Exited(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -521,6 +530,47 @@ fn the_shells_cmp_and_diff_compare_files_larger_than_memory() {
         stderr.starts_with("diff: a: out of memory after reading")
             && stderr.ends_with("(the isolate's memory limit)\n"),
         "{stderr}"
+    );
+}
+
+/// `base64` and its kin encode and decode a block at a time, and the dumpers (`od`,
+/// `hexdump`, `xxd`, `strings`) read a row at a time: a file larger than the isolate's
+/// memory goes through them all.
+#[test]
+fn the_shells_encoders_and_dumpers_stream_files_larger_than_memory() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all("/w").unwrap();
+    let size: u64 = 64 << 20;
+    let data: Vec<u8> = (0..size).map(|i| (i * 7 % 251) as u8).collect();
+    vfs.write_file("/w/a", &data).unwrap();
+    // What `strings` finds: runs of at least 4 printable bytes.
+    let runs = data
+        .split(|b| !(0x20..0x7f).contains(b) && *b != b'\t')
+        .filter(|run| run.len() >= 4)
+        .count();
+    drop(data);
+    // Rows of zeros print as `*` after the first: the dumpers' cost is the reading.
+    vfs.write_file("/w/z", vec![0u8; size as usize]).unwrap();
+    let script = "cd /w; base64 a > e; echo $?; base64 -d e | cmp - a; echo $?; \
+                  base32 -w 0 a | base32 -d | cmp - a; echo $?; od -A d -t x1 z | tail -n 1; \
+                  hexdump -C z | tail -n 1; xxd -p z | xxd -r -p | cmp - z; echo $?; \
+                  strings a z | wc -l";
+    let out = run_on(
+        &vfs,
+        computer_components::SHELL,
+        &["-c", script],
+        small_memory(),
+    );
+    assert_eq!(
+        text(&out.stdout),
+        format!("0\n0\n0\n{size:07}\n{size:08x}\n0\n{runs}\n"),
+        "{}",
+        text(&out.stderr)
+    );
+    let symbols = size.div_ceil(3) * 4;
+    assert_eq!(
+        vfs.stat("/w/e").unwrap().size,
+        symbols + symbols.div_ceil(76)
     );
 }
 
