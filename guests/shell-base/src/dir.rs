@@ -5,19 +5,7 @@
 
 use std::path::Path;
 
-/// What a listing says an entry is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    File,
-    Dir,
-    Symlink,
-    Fifo,
-    Socket,
-    CharDevice,
-    BlockDevice,
-    /// A type the listing does not tell: only the inode's mode does.
-    Other,
-}
+pub use crate::host::{DirEntry as Entry, Kind};
 
 impl Kind {
     /// The kind of a type the standard library gives.
@@ -57,13 +45,6 @@ impl Kind {
     pub fn is_symlink(self) -> bool {
         self == Kind::Symlink
     }
-}
-
-/// One entry of a listing.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub name: String,
-    pub kind: Kind,
 }
 
 /// The entries of directory `dir` (through symbolic links), sorted by name, without `.`

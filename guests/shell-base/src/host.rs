@@ -166,6 +166,27 @@ pub trait Process {
     fn kill(&mut self);
 }
 
+/// What a directory listing says an entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
+    /// A type the listing does not tell: only the inode's mode does.
+    Other,
+}
+
+/// One entry of a directory listing ([`Host::list_directory`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    pub kind: Kind,
+}
+
 /// The host's imports.
 pub trait Host {
     /// The inode at `path` (following a final link when `follow`).
@@ -186,9 +207,9 @@ pub trait Host {
     /// Makes `path` a symbolic link to `target`.
     fn symlink(&self, target: &str, path: &str) -> std::io::Result<()>;
     /// The entries of directory `path` (absolute, through links) in one call, in any
-    /// order. Where it cannot (by default; a read-only layer), it fails and
-    /// [`crate::dir::list`] lists through the standard library.
-    fn list_directory(&self, path: &str) -> std::io::Result<Vec<crate::dir::Entry>> {
+    /// order. Where it cannot (by default; a read-only layer), it fails and `dir::list`
+    /// lists through the standard library.
+    fn list_directory(&self, path: &str) -> std::io::Result<Vec<DirEntry>> {
         let _ = path;
         Err(std::io::ErrorKind::Unsupported.into())
     }
