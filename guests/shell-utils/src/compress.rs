@@ -7,8 +7,15 @@ use shell_base::Context;
 use shell_base::args::{bad_usage, parser, string, value};
 use shell_base::errno::io_message;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use shell_base::io::Input;
+use shell_base::path::normalize;
+
 use crate::codec::Codec;
-use crate::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
+use crate::pack::{self, Counts, Failure, Sink};
+use crate::stream::{Stop, Writer, complain};
 
 /// The three tools.
 #[derive(Clone, Copy, PartialEq)]
@@ -131,13 +138,6 @@ impl Run<'_> {
         }
     }
 
-    async fn write_out(&mut self, data: &[u8]) -> Result<(), i32> {
-        let out = self
-            .out
-            .get_or_insert_with(|| Writer::new(&self.sh.io().stdout));
-        out.write(data).await.map_err(|Stop(s)| s)
-    }
-
     async fn finish(&mut self) -> i32 {
         if let Some(out) = &mut self.out
             && let Err(Stop(s)) = out.flush().await
@@ -159,36 +159,76 @@ impl Run<'_> {
         }
     }
 
-    fn convert(&self, data: &[u8]) -> std::io::Result<Vec<u8>> {
+    /// The message for a conversion that failed, and its status; `Err` with the status the
+    /// command stops with when standard output is gone.
+    fn failed(&self, name: &str, target: Option<&str>, f: Failure) -> Result<(String, i32), i32> {
+        Ok(match f {
+            Failure::Read(e) => (format!("{}: {name}: {}", self.cmd, io_message(&e)), 1),
+            Failure::Limit(e) => (format!("{}: {name}: {e}", self.cmd), 1),
+            Failure::Data(e) if pack::ends_early(&e) => match self.tool {
+                Tool::Xz => (format!("{}: {name}: Unexpected end of input", self.cmd), 1),
+                Tool::Bzip2 => {
+                    let m = "Compressed file ends unexpectedly; perhaps it is corrupted?";
+                    (format!("{}: {name}: {m}", self.cmd), 2)
+                }
+                Tool::Zstd => (format!("{name} : Read error (39) : premature end "), 1),
+            },
+            Failure::Data(_) => self.not_recognised(name),
+            Failure::Write(e) => {
+                let target = target.unwrap_or(name);
+                (format!("{}: {target}: {}", self.cmd, io_message(&e)), 1)
+            }
+            Failure::Said(msg) => (msg, 1),
+            Failure::Stop(s) => return Err(s),
+        })
+    }
+
+    /// Converts `input` (`size`: how much it holds, when known) into `sink`.
+    async fn convert(
+        &self,
+        input: Input,
+        size: Option<u64>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Counts, Failure> {
+        let codec = self.tool.codec();
         if self.o.decompress || self.o.test {
-            self.tool.codec().decompress(data, MEMORY_LIMIT)
+            let what = format!("{}: (stdin)", self.cmd);
+            let source = pack::reader(&input, &what).await.map_err(Failure::Said)?;
+            pack::decompress(codec, source, sink).await
         } else {
-            self.tool.codec().compress(data, self.o.level)
+            pack::compress(codec, self.o.level, size, &input, sink).await
         }
     }
 
-    async fn stdin(&mut self) -> i32 {
-        let data = match read_all_limited(&self.sh.io().stdin.clone(), MEMORY_LIMIT, self.cmd).await
-        {
-            Ok(d) => d,
-            Err(m) => return complain(self.sh, &m).await,
+    /// bzip2's warning for what follows its last stream (the other tools fail on it).
+    async fn trailing_garbage(&mut self, name: &str, counts: Counts) {
+        if counts.trailing_garbage && !self.o.quiet {
+            let msg = format!("\n{}: {name}: trailing garbage after EOF ignored", self.cmd);
+            complain(self.sh, &msg).await;
+        }
+    }
+
+    /// Converts `input` to standard output, or nowhere for `-t`.
+    async fn onto_stdout(&mut self, input: Input, size: Option<u64>) -> Result<Counts, Failure> {
+        let mut out = (self.out.take()).unwrap_or_else(|| Writer::new(&self.sh.io().stdout));
+        let mut sink = if self.o.test {
+            Sink::Nowhere
+        } else {
+            Sink::Out(&mut out)
         };
-        match self.convert(&data) {
-            Ok(bytes) => {
-                if !self.o.test
-                    && let Err(s) = self.write_out(&bytes).await
-                {
-                    return s;
-                }
-            }
-            Err(e) => {
-                let (msg, status) = if e.kind() == std::io::ErrorKind::Other {
-                    (format!("{}: (stdin): {e}", self.cmd), 1)
-                } else {
-                    self.not_recognised("(stdin)")
-                };
-                self.error(msg, status).await;
-            }
+        let result = self.convert(input, size, &mut sink).await;
+        self.out = Some(out);
+        result
+    }
+
+    async fn stdin(&mut self) -> i32 {
+        let input = self.sh.io().stdin.clone();
+        match self.onto_stdout(input, None).await {
+            Ok(counts) => self.trailing_garbage("(stdin)", counts).await,
+            Err(f) => match self.failed("(stdin)", None, f) {
+                Ok((msg, status)) => self.error(msg, status).await,
+                Err(s) => return s,
+            },
         }
         self.finish().await
     }
@@ -196,8 +236,8 @@ impl Run<'_> {
     async fn file(&mut self, f: &str) {
         let suffix = self.tool.codec().suffix();
         let path = self.sh.path(f);
-        let data = match std::fs::read(&path) {
-            Ok(d) => d,
+        let (file, size) = match pack::open(&path) {
+            Ok(f) => f,
             Err(e) => {
                 let why = io_message(&e);
                 let msg = match self.tool {
@@ -219,7 +259,8 @@ impl Run<'_> {
                 _ => match self.tool {
                     Tool::Xz => {
                         // xz looks at the data first.
-                        let msg = if self.convert(&data).is_err() {
+                        let decoded = pack::decompress(Codec::Xz, &file, &mut Sink::Nowhere).await;
+                        let msg = if decoded.is_err() {
                             self.not_recognised(f)
                         } else {
                             let m = format!(
@@ -279,38 +320,55 @@ impl Run<'_> {
             };
             return self.error(msg, 1).await;
         }
-        let bytes = match self.convert(&data) {
-            Ok(b) => b,
-            Err(e) => {
-                let (msg, status) = if e.kind() == std::io::ErrorKind::Other {
-                    (format!("{}: {f}: {e}", self.cmd), 1)
-                } else {
-                    self.not_recognised(f)
-                };
-                return self.error(msg, status).await;
-            }
-        };
+        let input = Input::File(Rc::new(RefCell::new(file)));
         let Some(target) = target else {
-            if !self.o.test
-                && let Err(s) = self.write_out(&bytes).await
-            {
-                self.status = s;
+            match self.onto_stdout(input, Some(size)).await {
+                Ok(counts) => self.trailing_garbage(f, counts).await,
+                Err(e) => match self.failed(f, None, e) {
+                    Ok((msg, status)) => self.error(msg, status).await,
+                    Err(s) => self.status = s,
+                },
             }
             return;
         };
-        if let Err(e) = std::fs::write(self.sh.path(&target), &bytes) {
-            let msg = format!("{}: {target}: {}", self.cmd, io_message(&e));
+        let out_path = self.sh.path(&target);
+        // Made, the output would empty its input before it is read (`zstd f -o f`).
+        let same = |p: &std::path::Path| normalize(&p.to_string_lossy());
+        if same(&out_path) == same(&path) {
+            let msg = match self.tool {
+                Tool::Zstd => {
+                    "zstd: Refusing to open an output file which will overwrite the input file "
+                        .to_string()
+                }
+                _ => format!("{}: {target}: the output file is the input file", self.cmd),
+            };
             return self.error(msg, 1).await;
         }
+        let made = match std::fs::File::create(&out_path) {
+            Ok(file) => self.convert(input, Some(size), &mut Sink::file(file)).await,
+            Err(e) => Err(Failure::Write(e)),
+        };
+        let counts = match made {
+            Ok(counts) => counts,
+            Err(e) => {
+                // What was made of a bad input goes, as the tools remove it.
+                let _ = std::fs::remove_file(&out_path);
+                if let Ok((msg, status)) = self.failed(f, Some(&target), e) {
+                    self.error(msg, status).await;
+                }
+                return;
+            }
+        };
+        self.trailing_garbage(f, counts).await;
         // The new file keeps the old one's permission bits, as the tools do.
         if let Ok(info) = self.sh.host().stat(&path.to_string_lossy(), true) {
             let _ = self
                 .sh
                 .host()
-                .chmod(&self.sh.path(&target).to_string_lossy(), info.mode & 0o7777);
+                .chmod(&out_path.to_string_lossy(), info.mode & 0o7777);
         }
         if self.tool == Tool::Zstd && !self.o.quiet {
-            let (from, to) = (data.len(), bytes.len());
+            let (from, to) = (counts.read, counts.written);
             let ratio = if from == 0 {
                 0.0
             } else {

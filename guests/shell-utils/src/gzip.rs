@@ -1,11 +1,16 @@
 //! `gzip`, `gunzip` and `zcat`, over the gzip [`Codec`] (flate2).
 
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::stream::{Stop, Writer, complain};
 use crate::codec::Codec;
+use crate::pack::{self, Counts, Failure, Sink};
 use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{bad_usage, parser, string};
 use shell_base::errno::io_message;
+use shell_base::io::Input;
 
 /// `gzip [-d] [-c] [-k] [-f] [FILE...]`, `gunzip`, `zcat`.
 pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
@@ -37,27 +42,48 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
         return bad_usage(sh, "gzip", e, 1).await;
     }
     // gunzip and zcat are gzip, as GNU's scripts are: messages say gzip.
-    let name = "gzip".to_string();
+    let name = "gzip";
     let mut out = Writer::new(&sh.io().stdout);
+    // The message for a conversion of `f` that failed; `Err`: stop with this status.
+    let failed = |f: &str, target: &str, e: Failure| match e {
+        Failure::Read(e) => Ok(format!("{name}: {f}: {}", io_message(&e))),
+        Failure::Limit(e) => Ok(format!("{name}: {f}: {e}")),
+        // GNU's decompressor starts these messages on a new line.
+        Failure::Data(e) if pack::ends_early(&e) => {
+            Ok(format!("\n{name}: {f}: unexpected end of file"))
+        }
+        Failure::Data(_) => Ok(format!("\n{name}: {f}: not in gzip format")),
+        Failure::Write(e) => Ok(format!("{name}: {target}: {}", io_message(&e))),
+        Failure::Said(msg) => Ok(msg),
+        Failure::Stop(s) => Err(s),
+    };
     if files.is_empty() {
-        let data = match read_all_limited(&sh.io().stdin.clone(), MEMORY_LIMIT, &name).await {
-            Ok(d) => d,
-            Err(m) => return complain(sh, &m).await,
-        };
-        let result = if decompress {
-            Codec::Gzip.decompress(&data, MEMORY_LIMIT)
-        } else {
-            Codec::Gzip.compress(&data, 6)
-        };
-        return match result {
-            Ok(bytes) => match out.write(&bytes).await.and(out.flush().await) {
-                Ok(()) => 0,
-                Err(Stop(s)) => s,
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::Other => {
-                complain(sh, &format!("{name}: stdin: {e}")).await
+        let input = sh.io().stdin.clone();
+        let result = if decompress || test {
+            let mut sink = if test {
+                Sink::Nowhere
+            } else {
+                Sink::Out(&mut out)
+            };
+            match pack::reader(&input, "gzip: stdin").await {
+                Ok(source) => pack::decompress(Codec::Gzip, source, &mut sink).await,
+                Err(msg) => Err(Failure::Said(msg)),
             }
-            Err(_) => complain(sh, &format!("{name}: stdin: not in gzip format")).await,
+        } else {
+            pack::compress(Codec::Gzip, 6, None, &input, &mut Sink::Out(&mut out)).await
+        };
+        let status = match result {
+            Ok(counts) => trailing_garbage(sh, "stdin", counts).await,
+            Err(e) => {
+                return match failed("stdin", "stdin", e) {
+                    Ok(msg) => complain(sh, &msg).await,
+                    Err(s) => s,
+                };
+            }
+        };
+        return match out.flush().await {
+            Ok(()) => status,
+            Err(Stop(s)) => s,
         };
     }
     let mut status = 0;
@@ -68,27 +94,31 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
     }
     for f in files {
         let path = sh.path(&f);
-        let data = match std::fs::read(&path) {
-            Ok(d) => d,
+        let (file, size) = match pack::open(&path) {
+            Ok(opened) => opened,
             Err(e) => {
                 status = complain(sh, &format!("{name}: {f}: {}", io_message(&e))).await;
                 continue;
             }
         };
         if test || list {
-            let Ok(plain) = Codec::Gzip.decompress(&data, MEMORY_LIMIT) else {
-                status = complain(sh, &format!("{name}: {f}: not in gzip format")).await;
-                continue;
+            let plain = match pack::decompress(Codec::Gzip, &file, &mut Sink::Nowhere).await {
+                Ok(counts) => {
+                    status = status.max(trailing_garbage(sh, &f, counts).await);
+                    counts.written
+                }
+                Err(e) => {
+                    if let Ok(msg) = failed(&f, &f, e) {
+                        status = complain(sh, msg.trim_start()).await;
+                    }
+                    continue;
+                }
             };
             if list {
-                let (c, u) = (data.len() as f64, plain.len() as f64);
+                let (c, u) = (size as f64, plain as f64);
                 let ratio = if u == 0.0 { 0.0 } else { (u - c) / u * 100.0 };
                 let stem = f.strip_suffix(".gz").unwrap_or(&f);
-                let line = format!(
-                    "{:>19} {:>19} {ratio:>5.1}% {stem}\n",
-                    data.len(),
-                    plain.len()
-                );
+                let line = format!("{size:>19} {plain:>19} {ratio:>5.1}% {stem}\n");
                 if let Err(Stop(s)) = out.write_str(&line).await {
                     return s;
                 }
@@ -103,7 +133,7 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
             .await;
             continue;
         }
-        let (result, target) = if decompress {
+        let target = if decompress {
             // To standard output (`zcat`, `-c`) the name needs no suffix.
             let stem = if to_stdout { Some(f.as_str()) } else { None };
             let Some(stem) =
@@ -114,38 +144,43 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
                     .max(2);
                 continue;
             };
-            (
-                Codec::Gzip.decompress(&data, MEMORY_LIMIT),
-                stem.to_string(),
-            )
+            stem.to_string()
         } else {
-            (Codec::Gzip.compress(&data, 6), format!("{f}.gz"))
+            format!("{f}.gz")
         };
-        let bytes = match result {
-            Ok(b) => b,
-            // A limit, not bad data.
-            Err(e) if e.kind() == std::io::ErrorKind::Other => {
-                status = complain(sh, &format!("{name}: {f}: {e}")).await;
-                continue;
-            }
-            Err(_) => {
-                // GNU's decompressor starts this message on a new line.
-                // (gunzip and zcat are gzip, and say so.)
-                status = complain(sh, &format!("\ngzip: {f}: not in gzip format")).await;
-                continue;
+        let input = Input::File(Rc::new(RefCell::new(file)));
+        let convert = async |sink: &mut Sink<'_>| {
+            if decompress {
+                let source = pack::reader(&input, name).await.map_err(Failure::Said)?;
+                pack::decompress(Codec::Gzip, source, sink).await
+            } else {
+                pack::compress(Codec::Gzip, 6, Some(size), &input, sink).await
             }
         };
-        if to_stdout {
-            if let Err(Stop(s)) = out.write(&bytes).await {
-                return s;
+        let out_path = sh.path(&target);
+        let result = if to_stdout {
+            convert(&mut Sink::Out(&mut out)).await
+        } else {
+            match std::fs::File::create(&out_path) {
+                Ok(made) => convert(&mut Sink::file(made)).await,
+                Err(e) => Err(Failure::Write(e)),
             }
-            continue;
+        };
+        match result {
+            Ok(counts) => status = status.max(trailing_garbage(sh, &f, counts).await),
+            Err(e) => {
+                if !to_stdout {
+                    // What was made of a bad input goes, as gzip removes it.
+                    let _ = std::fs::remove_file(&out_path);
+                }
+                match failed(&f, &target, e) {
+                    Ok(msg) => status = complain(sh, &msg).await,
+                    Err(s) => return s,
+                }
+                continue;
+            }
         }
-        if let Err(e) = std::fs::write(sh.path(&target), &bytes) {
-            status = complain(sh, &format!("{name}: {target}: {}", io_message(&e))).await;
-            continue;
-        }
-        if !keep {
+        if !to_stdout && !keep {
             let _ = std::fs::remove_file(&path);
         }
     }
@@ -153,6 +188,17 @@ pub async fn gzip(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Ok(()) => status,
         Err(Stop(s)) => s,
     }
+}
+
+/// GNU's warning for what follows the last member but zeros: the status is 2, and what
+/// was decompressed stands.
+async fn trailing_garbage(sh: &mut dyn Context, name: &str, counts: Counts) -> i32 {
+    if !counts.trailing_garbage {
+        return 0;
+    }
+    let msg = format!("\ngzip: {name}: decompression OK, trailing garbage ignored");
+    complain(sh, &msg).await;
+    2
 }
 
 #[cfg(all(test, unix))]

@@ -14,6 +14,7 @@ mod codec;
 mod dump;
 mod fileinfo;
 mod layout;
+mod pack;
 mod stream;
 mod text;
 

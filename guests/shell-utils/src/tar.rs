@@ -2,15 +2,20 @@
 //! `--strip-components`, `--exclude`, `v` (names, and with `t` GNU's long listing), over
 //! the `tar` crate.
 
-use super::stream::{MEMORY_LIMIT, Stop, Writer, complain, read_all_limited};
-use crate::codec::Codec;
+use super::stream::{Stop, Writer, complain};
+use crate::codec::{Codec, Encoder, TrailingGarbage, decoder};
+use crate::pack;
 use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{number, parser, string, value, wording};
 use shell_base::errno::io_message;
+use shell_base::io::READ_SIZE;
+use shell_base::path::normalize;
 use shell_base::pattern::{MatchOptions, Pattern};
-use std::io::Read;
+use std::cell::Cell;
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// `--exclude` patterns, as GNU tar matches them by default: against the whole name or any
 /// part of it after a `/`, a match on a leading directory excluding what is under it, and
@@ -32,60 +37,195 @@ impl Excludes {
 
 /// What `tar c` adds files with.
 struct Adding<'a> {
-    builder: tar::Builder<Vec<u8>>,
+    builder: tar::Builder<Packing>,
     base: &'a Path,
     /// The names added, for `v`.
     names: Vec<String>,
-    excludes: &'a Excludes,
     /// The shell's user, the name of uid 1000.
     user: &'a str,
 }
 
-/// Adds `rel` (and, for a directory, everything under it, in name order) to the archive,
-/// unless it is excluded.
-fn add(a: &mut Adding, rel: &str) -> std::io::Result<()> {
-    if a.excludes.excludes(rel) {
+/// `rel` and, for a directory, everything under it, in name order, unless excluded: the
+/// entries of the archive, each with what `lstat` said of it.
+fn walk(
+    base: &Path,
+    rel: &str,
+    excludes: &Excludes,
+    found: &mut Vec<(String, std::fs::Metadata)>,
+) -> std::io::Result<()> {
+    if excludes.excludes(rel) {
         return Ok(());
     }
-    let base = a.base;
     let full = base.join(rel);
     let meta = std::fs::symlink_metadata(&full)?;
+    let is_dir = meta.is_dir();
+    found.push((rel.to_string(), meta));
+    if is_dir {
+        for c in super::stream::sorted_names(&full)? {
+            walk(
+                base,
+                &format!("{}/{c}", rel.trim_end_matches('/')),
+                excludes,
+                found,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Why an entry did not go in.
+enum Trouble {
+    /// Its file could not be read: the others still go in.
+    Source(std::io::Error),
+    /// The archive could not be written: nothing more can go in.
+    Archive(std::io::Error),
+}
+
+/// Adds the entry `rel` (a file's bytes go through as they are read).
+fn add(a: &mut Adding, rel: &str, meta: &std::fs::Metadata) -> Result<(), Trouble> {
+    let full = a.base.join(rel);
+    let mut header = tar::Header::new_gnu();
+    owner(&mut header, &full, a.user);
+    header.set_mtime(mtime(meta));
     if meta.is_dir() {
         let shown = format!("{}/", rel.trim_end_matches('/'));
-        let mut header = tar::Header::new_gnu();
         header.set_entry_type(tar::EntryType::Directory);
-        owner(&mut header, &full, a.user);
         header.set_mode(permissions(&full, 0o755));
         header.set_size(0);
-        header.set_mtime(mtime(&meta));
-        a.builder
-            .append_data(&mut header, &shown, std::io::empty())?;
+        append(&mut a.builder, &mut header, &shown, std::io::empty()).map_err(Trouble::Archive)?;
         a.names.push(shown);
-        for c in super::stream::sorted_names(&full)? {
-            add(a, &format!("{}/{c}", rel.trim_end_matches('/')))?;
-        }
     } else if meta.file_type().is_symlink() {
-        let target = std::fs::read_link(&full)?;
-        let mut header = tar::Header::new_gnu();
+        let target = std::fs::read_link(&full).map_err(Trouble::Source)?;
         header.set_entry_type(tar::EntryType::Symlink);
-        owner(&mut header, &full, a.user);
         header.set_size(0);
         header.set_mode(0o777);
-        header.set_mtime(mtime(&meta));
-        a.builder.append_link(&mut header, rel, target)?;
+        let appended = if keeps_dot(rel) && header.set_link_name(&target).is_ok() {
+            append(&mut a.builder, &mut header, rel, std::io::empty())
+        } else {
+            a.builder.append_link(&mut header, rel, target)
+        };
+        appended.map_err(Trouble::Archive)?;
         a.names.push(rel.to_string());
     } else {
-        let data = std::fs::read(&full)?;
-        let mut header = tar::Header::new_gnu();
+        let file = std::fs::File::open(&full).map_err(Trouble::Source)?;
+        // The size of the file opened: the header must say what follows it.
+        let size = file.metadata().map_err(Trouble::Source)?.len();
         header.set_entry_type(tar::EntryType::Regular);
-        owner(&mut header, &full, a.user);
         header.set_mode(permissions(&full, 0o644));
-        header.set_size(data.len() as u64);
-        header.set_mtime(mtime(&meta));
-        a.builder.append_data(&mut header, rel, &data[..])?;
+        header.set_size(size);
+        // A file that shrank since is padded with zeros, as GNU tar pads it.
+        let data = file.take(size).chain(std::io::repeat(0)).take(size);
+        append(&mut a.builder, &mut header, rel, data).map_err(Trouble::Archive)?;
         a.names.push(rel.to_string());
     }
     Ok(())
+}
+
+/// Whether `name` is a `./` name the header holds as it is: the tar crate drops a leading
+/// `./`, which GNU tar keeps (`tar cf x.tar .` lists `./f`).
+fn keeps_dot(name: &str) -> bool {
+    name.len() > 2 && name.len() <= 100 && name.starts_with("./") && !name.contains("/../")
+}
+
+/// Appends an entry named `name`, a `./` kept (see [`keeps_dot`]).
+fn append(
+    builder: &mut tar::Builder<Packing>,
+    header: &mut tar::Header,
+    name: &str,
+    data: impl Read,
+) -> std::io::Result<()> {
+    if !keeps_dot(name) {
+        return builder.append_data(header, name, data);
+    }
+    let slot = &mut header.as_old_mut().name;
+    slot.fill(0);
+    slot[..name.len()].copy_from_slice(name.as_bytes());
+    header.set_cksum();
+    builder.append(header, data)
+}
+
+/// Where `tar c` writes the archive: compressed (or not) as it is built, into a file, or
+/// held for standard output until the entry is whole, since standard output may be a pipe
+/// to a command in this same instance, which a write inside the builder cannot wait for.
+struct Packing {
+    encoder: Option<Encoder>,
+    to: Packed,
+}
+
+enum Packed {
+    File(std::io::BufWriter<std::fs::File>),
+    Held(Vec<u8>),
+}
+
+impl Packing {
+    fn put(&mut self, data: &[u8]) -> std::io::Result<()> {
+        match &mut self.to {
+            Packed::File(f) => f.write_all(data),
+            Packed::Held(v) => {
+                v.extend_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+
+    /// What is held for standard output, taken out.
+    fn take(&mut self) -> Vec<u8> {
+        match &mut self.to {
+            Packed::File(_) => Vec::new(),
+            Packed::Held(v) => std::mem::take(v),
+        }
+    }
+
+    /// The end of the archive: the compressor's last bytes, and a file's last block.
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(e) = self.encoder.take() {
+            let rest = e.finish()?;
+            self.put(&rest)?;
+        }
+        match &mut self.to {
+            Packed::File(f) => f.flush(),
+            Packed::Held(_) => Ok(()),
+        }
+    }
+}
+
+impl Write for Packing {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        match &mut self.encoder {
+            Some(e) => {
+                e.write(data)?;
+                let packed = e.take();
+                self.put(&packed)?;
+            }
+            None => self.put(data)?,
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A decompressor that tells when it failed (and whether its input ended early), since the
+/// archive reader's error does not.
+struct Decoding {
+    inner: Box<dyn Read>,
+    failed: Rc<Cell<Option<bool>>>,
+}
+
+impl Read for Decoding {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.inner.read(buf) {
+            // The archive's end came before it: GNU tar ignores it too.
+            Err(e) if TrailingGarbage::is(&e) => Ok(0),
+            Err(e) => {
+                self.failed.set(Some(pack::ends_early(&e)));
+                Err(e)
+            }
+            read => read,
+        }
+    }
 }
 
 /// The owner and group of `path` as the workspace records them, by number and by name (as
@@ -102,7 +242,7 @@ fn owner(header: &mut tar::Header, path: &Path, user: &str) {
 
 /// `tar tv`'s line for an entry, GNU's: mode, owner/group and size (in a field that only
 /// grows, from 19 wide), time, name, and a link's target.
-fn long_listing(entry: &tar::Entry<&[u8]>, shown: &str, width: &mut usize) -> String {
+fn long_listing(entry: &tar::Entry<impl Read>, shown: &str, width: &mut usize) -> String {
     let h = entry.header();
     let kind = h.entry_type();
     let type_bits = if kind.is_dir() {
@@ -219,18 +359,69 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             return complain(sh, "tar: Cowardly refusing to create an empty archive\nTry 'tar --help' or 'tar --usage' for more information.").await + 1;
         }
         let user = sh.var("USER").unwrap_or("user").to_string();
-        let mut adding = Adding {
-            builder: tar::Builder::new(Vec::new()),
-            base: &base,
-            names: Vec::new(),
-            excludes: &excludes,
-            user: &user,
+        let archive = file.as_deref().filter(|f| *f != "-");
+        let to = match archive {
+            None => Packed::Held(Vec::new()),
+            Some(f) => match std::fs::File::create(sh.path(f)) {
+                Ok(made) => Packed::File(std::io::BufWriter::with_capacity(READ_SIZE, made)),
+                Err(e) => {
+                    let msg = format!("tar: {f}: Cannot open: {}", io_message(&e));
+                    return complain(sh, &msg).await + 1;
+                }
+            },
         };
+        // The archive is not put in itself.
+        let itself = archive.map(|f| normalize(&sh.path(f).to_string_lossy()));
         let mut status = 0;
+        // The entries first: their size bounds xz's dictionary (a small archive needs a
+        // small one, and little memory).
+        let mut found = Vec::new();
         for p in &paths {
-            if let Err(e) = add(&mut adding, p) {
+            if let Err(e) = walk(&base, p, &excludes, &mut found) {
                 status = 2;
                 complain(sh, &format!("tar: {p}: Cannot stat: {}", io_message(&e))).await;
+            }
+        }
+        let size: u64 = (found.iter())
+            .map(|(_, meta)| 1024 + if meta.is_file() { meta.len() } else { 0 })
+            .sum();
+        let encoder = match codec.map(|c| Encoder::new(c, 6, Some(size))).transpose() {
+            Ok(e) => e,
+            Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
+        };
+        let mut adding = Adding {
+            builder: tar::Builder::new(Packing { encoder, to }),
+            base: &base,
+            names: Vec::new(),
+            user: &user,
+        };
+        let failed = |e: std::io::Error| format!("tar: {}", io_message(&e));
+        for (rel, meta) in found {
+            let full = normalize(&base.join(&rel).to_string_lossy());
+            if itself.as_ref() == Some(&full) {
+                let msg = format!("tar: {rel}: file is the archive; not dumped");
+                complain(sh, &msg).await;
+                continue;
+            }
+            match add(&mut adding, &rel, &meta) {
+                Ok(()) => {}
+                Err(Trouble::Source(e)) => {
+                    status = 2;
+                    let msg = format!("tar: {rel}: Cannot open: {}", io_message(&e));
+                    complain(sh, &msg).await;
+                }
+                Err(Trouble::Archive(e)) => return complain(sh, &failed(e)).await + 1,
+            }
+            let held = adding.builder.get_mut().take();
+            if let Err(Stop(s)) = out.write(&held).await {
+                return s;
+            }
+            if verbose && archive.is_some() {
+                for name in adding.names.drain(..) {
+                    if let Err(Stop(s)) = out.write_str(&format!("{name}\n")).await {
+                        return s;
+                    }
+                }
             }
         }
         if status != 0 {
@@ -240,53 +431,29 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             )
             .await;
         }
-        let Adding { builder, names, .. } = adding;
-        let data = match builder.into_inner() {
-            Ok(d) => d,
-            Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
+        let mut packing = match adding.builder.into_inner() {
+            Ok(p) => p,
+            Err(e) => return complain(sh, &failed(e)).await + 1,
         };
-        let data = match codec {
-            Some(c) => match c.compress(&data, 6) {
-                Ok(d) => d,
-                Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
-            },
-            None => data,
-        };
-        match file.as_deref() {
-            None | Some("-") => {
-                if let Err(Stop(s)) = out.write(&data).await {
-                    return s;
-                }
-            }
-            Some(f) => {
-                if let Err(e) = std::fs::write(sh.path(f), &data) {
-                    return complain(sh, &format!("tar: {f}: Cannot open: {}", io_message(&e)))
-                        .await
-                        + 1;
-                }
-                if verbose {
-                    let text: String = names.iter().map(|n| format!("{n}\n")).collect();
-                    if let Err(Stop(s)) = out.write_str(&text).await {
-                        return s;
-                    }
-                }
-            }
+        if let Err(e) = packing.finish() {
+            return complain(sh, &failed(e)).await + 1;
+        }
+        if let Err(Stop(s)) = out.write(&packing.take()).await {
+            return s;
         }
         return match out.flush().await {
             Ok(()) => status,
             Err(Stop(s)) => s,
         };
     }
-    // Reading: from the file or stdin, gzip detected by its magic number.
-    let raw = match file.as_deref() {
-        None | Some("-") => {
-            match read_all_limited(&sh.io().stdin.clone(), MEMORY_LIMIT, "tar").await {
-                Ok(d) => d,
-                Err(m) => return complain(sh, &m).await + 1,
-            }
-        }
-        Some(f) => match std::fs::read(sh.path(f)) {
-            Ok(d) => d,
+    // Reading: from the file or stdin, a compressor recognised by its magic number.
+    let source: Box<dyn Read> = match file.as_deref() {
+        None | Some("-") => match pack::reader(&sh.io().stdin.clone(), "tar").await {
+            Ok(r) => r,
+            Err(msg) => return complain(sh, &msg).await + 1,
+        },
+        Some(f) => match std::fs::File::open(sh.path(f)) {
+            Ok(file) => Box::new(file),
             Err(e) => {
                 return complain(
                     sh,
@@ -300,26 +467,32 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
         },
     };
-    let data = match codec.or(Codec::detect(&raw)) {
-        Some(c) => match c.decompress(&raw, MEMORY_LIMIT) {
-            Ok(d) => d,
-            Err(e) => {
-                let why = match c {
-                    _ if e.kind() == std::io::ErrorKind::Other => format!("tar: {e}"),
-                    Codec::Gzip => "\ngzip: stdin: not in gzip format".to_string(),
-                    Codec::Xz => "xz: (stdin): File format not recognized".to_string(),
-                    Codec::Bzip2 => "bzip2: (stdin) is not a bzip2 file.".to_string(),
-                    Codec::Zstd => "zstd: /*stdin*\\: unsupported format ".to_string(),
-                };
-                let msg = format!(
-                    "{why}\ntar: Child returned status 1\ntar: Error is not recoverable: exiting now"
-                );
-                return complain(sh, &msg).await + 1;
-            }
-        },
-        None => raw,
+    let mut source = std::io::BufReader::with_capacity(READ_SIZE, source);
+    let codec = codec.or_else(|| source.fill_buf().ok().and_then(Codec::detect));
+    let decoding = Rc::new(Cell::new(None));
+    let input: Box<dyn Read> = match codec {
+        Some(c) => Box::new(Decoding {
+            inner: decoder(c, source),
+            failed: decoding.clone(),
+        }),
+        None => Box::new(source),
     };
-    let mut archive = tar::Archive::new(&data[..]);
+    // The compressor's words when it failed, as GNU tar passes them on from its child.
+    let decoder_failed = || {
+        let (codec, ends_early) = (codec?, decoding.get()?);
+        let why = match codec {
+            Codec::Gzip if ends_early => "\ngzip: stdin: unexpected end of file",
+            Codec::Gzip => "\ngzip: stdin: not in gzip format",
+            Codec::Xz if ends_early => "xz: (stdin): Unexpected end of input",
+            Codec::Xz => "xz: (stdin): File format not recognized",
+            Codec::Bzip2 => "bzip2: (stdin) is not a bzip2 file.",
+            Codec::Zstd => "zstd: /*stdin*\\: unsupported format ",
+        };
+        Some(format!(
+            "{why}\ntar: Child returned status 1\ntar: Error is not recoverable: exiting now"
+        ))
+    };
+    let mut archive = tar::Archive::new(input);
     let entries = match archive.entries() {
         Ok(e) => e,
         Err(e) => return complain(sh, &format!("tar: {}", io_message(&e))).await + 1,
@@ -329,6 +502,7 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
     for entry in entries {
         let mut entry = match entry {
             Ok(e) => e,
+            Err(_) if let Some(msg) = decoder_failed() => return complain(sh, &msg).await + 1,
             Err(_) => {
                 complain(sh, "tar: This does not look like a tar archive\ntar: Exiting with failure status due to previous errors").await;
                 return 2;
@@ -378,12 +552,27 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
         let target = base.join(parts[strip..].join("/"));
         if to_stdout {
-            let mut bytes = Vec::new();
-            if !is_dir
-                && entry.read_to_end(&mut bytes).is_ok()
-                && let Err(Stop(s)) = out.write(&bytes).await
-            {
-                return s;
+            if is_dir {
+                continue;
+            }
+            let mut buf = vec![0; READ_SIZE];
+            loop {
+                match entry.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if let Err(Stop(s)) = out.write(&buf[..n]).await {
+                            return s;
+                        }
+                    }
+                    Err(_) if let Some(msg) = decoder_failed() => {
+                        return complain(sh, &msg).await + 1;
+                    }
+                    Err(e) => {
+                        status = 2;
+                        complain(sh, &format!("tar: {name}: {}", io_message(&e))).await;
+                        break;
+                    }
+                }
             }
             continue;
         }
@@ -402,13 +591,16 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             if let Some(parent) = target.parent() {
                 let _ = std::fs::create_dir_all(parent);
             }
-            let mut bytes = Vec::new();
             let mode = entry.header().mode().unwrap_or(0o644) & 0o7777;
-            entry
-                .read_to_end(&mut bytes)
-                .and_then(|_| std::fs::write(&target, &bytes))
-                .and_then(|()| crate::fileinfo::set_mode(&target, mode))
+            std::fs::File::create(&target)
+                .and_then(|mut made| std::io::copy(&mut entry, &mut made))
+                .and_then(|_| crate::fileinfo::set_mode(&target, mode))
         };
+        if r.is_err()
+            && let Some(msg) = decoder_failed()
+        {
+            return complain(sh, &msg).await + 1;
+        }
         if let Err(e) = r {
             status = 2;
             complain(sh, &format!("tar: {name}: Cannot open: {}", io_message(&e))).await;

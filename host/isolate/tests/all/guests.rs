@@ -574,6 +574,45 @@ fn the_shells_encoders_and_dumpers_stream_files_larger_than_memory() {
     );
 }
 
+/// The shell's compressors and `tar` read and write a block at a time: files larger than the
+/// isolate's memory go through each format and back, to files, through pipes and to
+/// standard output.
+#[test]
+fn the_shells_compressors_stream_files_larger_than_memory() {
+    let vfs = Arc::new(Vfs::in_memory().unwrap());
+    vfs.create_dir_all("/w").unwrap();
+    let size: u64 = 64 << 20;
+    let data: Vec<u8> = (0..size).map(|i| (i * 7 % 251) as u8).collect();
+    vfs.write_file("/w/a", &data).unwrap();
+    drop(data);
+    // bzip2 sorts a repeating pattern slowly (GNU's too): it gets zeros.
+    vfs.write_file("/w/z", vec![0u8; size as usize]).unwrap();
+    // xz -1: the encoder's dictionary at -6 alone would outgrow this small instance.
+    let script = "cd /w; gzip -k a && gunzip -c a.gz | cmp - a; echo $?; \
+                  cat a | gzip | gunzip | cmp - a; echo $?; \
+                  xz -1 -k a && xz -dc a.xz | cmp - a; echo $?; \
+                  bzip2 -k z && bzcat z.bz2 | cmp - z; echo $?; \
+                  zstd -q a && mv a b && unzstd -q a.zst && cmp a b; echo $?; \
+                  tar cf t.tar a && mkdir x && tar xf t.tar -C x && cmp a x/a; echo $?; \
+                  tar czf - a | tar xzOf - | cmp - a; echo $?";
+    let out = run_on(
+        &vfs,
+        computer_components::SHELL,
+        &["-c", script],
+        small_memory(),
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "0\n0\n0\n0\n0\n0\n0\n",
+        "{}",
+        text(&out.stderr)
+    );
+    for name in ["a.gz", "a.xz", "z.bz2", "a.zst"] {
+        let packed = vfs.stat(format!("/w/{name}")).unwrap().size;
+        assert!(packed < size / 10, "{name}: {packed} bytes");
+    }
+}
+
 #[test]
 fn a_layer_path_must_be_absolute_plain_and_unique() {
     for bad in [
