@@ -3,18 +3,32 @@
 use super::stream::{Stop, Writer, complain};
 use shell_base::Context;
 use shell_base::args::{bad_usage, flags};
+use shell_base::dir::Kind;
 use shell_base::errno::io_message;
 use std::path::PathBuf;
 
 struct Item {
     name: String,
-    meta: std::fs::Metadata,
+    kind: Kind,
+    /// What `lstat` (for an operand, `stat`) says: read only for a sort by time or size,
+    /// since the listing gives the type and `-l` reads the workspace's own record.
+    meta: Option<std::fs::Metadata>,
 }
 
-fn suffix(meta: &std::fs::Metadata, classify: bool, slash: bool) -> &'static str {
-    if meta.is_dir() && (classify || slash) {
+impl Item {
+    fn of(name: String, meta: std::fs::Metadata) -> Item {
+        Item {
+            name,
+            kind: Kind::of(meta.file_type()),
+            meta: Some(meta),
+        }
+    }
+}
+
+fn suffix(kind: Kind, classify: bool, slash: bool) -> &'static str {
+    if kind.is_dir() && (classify || slash) {
         "/"
-    } else if meta.file_type().is_symlink() && classify {
+    } else if kind.is_symlink() && classify {
         "@"
     } else {
         ""
@@ -27,16 +41,13 @@ fn sort_items(items: &mut [Item], flags: &str) {
     }
     if flags.contains('t') {
         items.sort_by(|a, b| {
-            let (ta, tb) = (a.meta.modified().ok(), b.meta.modified().ok());
+            let time = |i: &Item| i.meta.as_ref().and_then(|m| m.modified().ok());
+            let (ta, tb) = (time(a), time(b));
             tb.cmp(&ta).then_with(|| a.name.cmp(&b.name))
         });
     } else if flags.contains('S') {
-        items.sort_by(|a, b| {
-            b.meta
-                .len()
-                .cmp(&a.meta.len())
-                .then_with(|| a.name.cmp(&b.name))
-        });
+        let size = |i: &Item| i.meta.as_ref().map_or(0, |m| m.len());
+        items.sort_by(|a, b| size(b).cmp(&size(a)).then_with(|| a.name.cmp(&b.name)));
     } else {
         items.sort_by(|a, b| a.name.cmp(&b.name));
     }
@@ -73,6 +84,8 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let almost = flags.contains('A');
     let classify = flags.contains('F');
     let slash = flags.contains('p');
+    // Only a sort by time or size reads each entry's inode.
+    let by_meta = flags.contains('t') || flags.contains('S');
     let operands = if operands.is_empty() {
         vec![".".to_string()]
     } else {
@@ -85,10 +98,7 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
     for o in &operands {
         match std::fs::metadata(sh.path(o)) {
             Ok(m) if m.is_dir() && !flags.contains('d') => dirs.push(o.clone()),
-            Ok(meta) => files.push(Item {
-                name: o.clone(),
-                meta,
-            }),
+            Ok(meta) => files.push(Item::of(o.clone(), meta)),
             Err(_) if standard_entries(sh, o, long, flags.contains('d'), &mut virtual_text) => {}
             Err(e) => {
                 status = 2;
@@ -114,7 +124,7 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
     } else {
         for f in &files {
-            text.push_str(&format!("{}{}\n", f.name, suffix(&f.meta, classify, slash)));
+            text.push_str(&format!("{}{}\n", f.name, suffix(f.kind, classify, slash)));
         }
     }
     text.push_str(&virtual_text);
@@ -140,17 +150,21 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
             .into_iter()
             .filter(|e| show_all || almost || !e.name.starts_with('.'))
             .filter_map(|e| {
+                if !by_meta && e.kind != Kind::Other {
+                    return Some(Item {
+                        name: e.name,
+                        kind: e.kind,
+                        meta: None,
+                    });
+                }
                 let meta = std::fs::symlink_metadata(path.join(&e.name)).ok()?;
-                Some(Item { name: e.name, meta })
+                Some(Item::of(e.name, meta))
             })
             .collect();
         if show_all {
             for dot in [".", ".."] {
                 if let Ok(meta) = std::fs::metadata(path.join(dot)) {
-                    items.push(Item {
-                        name: dot.into(),
-                        meta,
-                    });
+                    items.push(Item::of(dot.into(), meta));
                 }
             }
         }
@@ -182,9 +196,9 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
         let mut subdirs = Vec::new();
         for i in &items {
             if !long {
-                text.push_str(&format!("{}{}\n", i.name, suffix(&i.meta, classify, slash)));
+                text.push_str(&format!("{}{}\n", i.name, suffix(i.kind, classify, slash)));
             }
-            if flags.contains('R') && i.meta.is_dir() && i.name != "." && i.name != ".." {
+            if flags.contains('R') && i.kind.is_dir() && i.name != "." && i.name != ".." {
                 subdirs.push(if dir.ends_with('/') {
                     format!("{dir}{}", i.name)
                 } else {
