@@ -48,6 +48,15 @@ const COMMANDS: &[(&str, &str)] = &[
         "base64 | base64 -d, 100 MB",
         "base64 big.txt | base64 -d | wc -c",
     ),
+    // Compressors work a block at a time (before: the whole file held, and its output).
+    (
+        "gzip + zcat, 100 MB",
+        "gzip -c big.txt > b.gz && zcat b.gz | wc -c && rm b.gz",
+    ),
+    (
+        "tar czf + tar tzf, 10,000 files",
+        "tar czf t.tgz tree && tar tzf t.tgz | wc -l && rm t.tgz",
+    ),
     // GNU's od takes some 12 s for all 100 MB: the first 10 are enough.
     (
         "od -t x1 -N 10MB, 100 MB",
