@@ -186,20 +186,6 @@ pub(crate) async fn open_part(
     Ok(Some(input))
 }
 
-/// Offsets just past each line's end (the last line may lack its `\n`).
-pub(crate) fn line_ends(data: &[u8]) -> Vec<usize> {
-    let mut ends: Vec<usize> = data
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| i + 1)
-        .collect();
-    if data.last().is_some_and(|b| *b != b'\n') {
-        ends.push(data.len());
-    }
-    ends
-}
-
 #[cfg(test)]
 mod tests {
     use super::{BadCount, count};
