@@ -1,7 +1,8 @@
 //! The compressed formats `gzip`, `xz`, `bzip2`, `zstd` and `tar` read and write, each on a
 //! pure-Rust crate (flate2, lzma-rust2, bzip2 on libbz2-rs-sys, ruzstd), with their magic
-//! numbers. Decompression stops at a limit, so a small bomb cannot take the instance's
-//! memory.
+//! numbers: an [`Encoder`] and [`decoder`] that stream, and [`Codec::decompress`] into
+//! memory (for `rg -z` and `curl`), which stops at a limit so a small bomb cannot take the
+//! instance's memory.
 
 use std::io::{BufRead, Read, Write};
 

@@ -1,5 +1,5 @@
 //! `xz`/`unxz`/`xzcat`, `bzip2`/`bunzip2`/`bzcat` and `zstd`/`unzstd`/`zstdcat`: compress and
-//! decompress files or stdin with [`Codec`], in each tool's conventions (which files it
+//! decompress files or stdin a block at a time ([`pack`]), in each tool's conventions (which files it
 //! removes, its messages and statuses). `gzip` has its own module.
 
 use lexopt::prelude::*;
