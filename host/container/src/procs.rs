@@ -102,11 +102,18 @@ fn stat_field(pid: u32, n: usize) -> Option<String> {
     after.split_whitespace().nth(n).map(str::to_string)
 }
 
-/// Whether `pid` is running, waiting for a CPU or in the kernel, or waiting for the
+/// The kernel's flag (`PF_EXITING`, in the flags field of `/proc/PID/stat`) on a process
+/// that has begun to exit.
+const PF_EXITING: u64 = 0x4;
+
+/// Whether `pid` is running, waiting for a CPU or in the kernel, exiting, or waiting for the
 /// workspace's FUSE server (whose answer, on a loaded host, may come late): not asleep on its
 /// own account.
 fn busy(pid: u32) -> bool {
     matches!(stat_field(pid, 0).as_deref(), Some("R" | "D"))
+        || stat_field(pid, 6)
+            .and_then(|flags| flags.parse::<u64>().ok())
+            .is_some_and(|flags| flags & PF_EXITING != 0)
         || std::fs::read_to_string(format!("/proc/{pid}/wchan"))
             .is_ok_and(|w| w.contains("fuse") || w.contains("request_wait_answer"))
 }
@@ -181,23 +188,34 @@ const BUSY_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 /// what a command started last (the writer of a process substitution, say) may still be
 /// exiting when its shell has exited, and is no background process to kill and report.
 ///
-/// One that is still busy after `grace` (on a loaded machine, an exiting `printf` may wait
-/// that long for a CPU or for the FUSE server) gets up to 5 s in all; one asleep (a
-/// server waiting for connections) does not.
+/// Leftovers that are still busy after `grace` (on a loaded machine, an exiting `printf`
+/// may wait that long for a CPU or for the FUSE server), or still ending one after another
+/// (a process substitution's subshell waits for its `tr`, which waited for its input to
+/// end), get up to 5 s in all; ones asleep and unchanging (a server waiting for
+/// connections) do not.
 pub(crate) async fn settle(mark: &str, grace: std::time::Duration) {
     let start = std::time::Instant::now();
+    let mut live = usize::MAX;
+    let mut changed = start;
     loop {
         let left = marked(Some(mark), None);
+        let now = left.iter().filter(|&&p| !ended(p)).count();
+        if now != live {
+            live = now;
+            changed = std::time::Instant::now();
+        }
         let waited = start.elapsed();
-        if left.is_empty()
-            || (waited >= grace
-                && (waited >= BUSY_GRACE.max(grace) || !left.iter().any(|&p| busy(p))))
-        {
+        let moving = changed.elapsed() < STILL_ENDING || left.iter().any(|&p| busy(p));
+        if live == 0 || (waited >= grace && (waited >= BUSY_GRACE.max(grace) || !moving)) {
             return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }
+
+/// How recently one of a command's leftovers must have ended for the rest to count as still
+/// ending.
+const STILL_ENDING: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Kills every process of the command marked `mark` (and every descendant of `root`) with
 /// SIGKILL, again and again until none is left: a fork bomb keeps making new ones for a
@@ -321,5 +339,37 @@ mod tests {
             "only the live one of the tree"
         );
         assert!(!init.wait().expect("reap").success());
+    }
+
+    /// Runs `script` under `sh` with the mark `mark`, settles for 300 ms of grace, and
+    /// returns how many of its processes were then left to kill (killing them).
+    fn left_after_settling(mark: &str, script: &str) -> usize {
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", script])
+            .env(MARK, mark)
+            .spawn()
+            .expect("spawn sh");
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("runtime")
+            .block_on(settle(mark, std::time::Duration::from_millis(300)));
+        let left = kill_command(Some(mark), None);
+        let _ = sh.wait();
+        left
+    }
+
+    /// Processes still ending one after another past the grace (a process substitution's
+    /// subshell ends after its `tr`) are waited for, not reported as background processes;
+    /// one asleep and unchanging is not waited for.
+    #[test]
+    fn settling_waits_for_a_command_still_ending_but_not_for_a_sleeper() {
+        let chain = "sleep 0.25 & sleep 0.5 & sleep 0.75 & sleep 1 & wait";
+        assert_eq!(left_after_settling("settle-chain", chain), 0);
+        assert_eq!(
+            left_after_settling("settle-sleeper", "exec sleep 30"),
+            1,
+            "a sleeping leftover is killed once the grace is over"
+        );
     }
 }
