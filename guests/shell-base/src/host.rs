@@ -12,10 +12,45 @@ pub struct FileInfo {
     pub nlink: u32,
     pub size: u64,
     pub ino: u64,
-    /// Seconds since the epoch.
+    /// Nanoseconds since the epoch.
     pub atime: i64,
     pub mtime: i64,
     pub ctime: i64,
+}
+
+impl FileInfo {
+    /// What the standard library tells of an inode, where the host cannot (a path in a
+    /// read-only layer): its type, size and times, read-only or not, no owner.
+    pub fn from_std(m: &std::fs::Metadata) -> FileInfo {
+        let kind = crate::dir::Kind::of(m.file_type());
+        let perm = match (kind, m.permissions().readonly()) {
+            (crate::dir::Kind::Dir, false) => 0o755,
+            (crate::dir::Kind::Dir, true) => 0o555,
+            (_, false) => 0o644,
+            (_, true) => 0o444,
+        };
+        let nanos = |t: std::io::Result<std::time::SystemTime>| {
+            t.ok()
+                .map_or(0, |t| match t.duration_since(std::time::UNIX_EPOCH) {
+                    Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+                    Err(e) => -i64::try_from(e.duration().as_nanos()).unwrap_or(i64::MAX),
+                })
+        };
+        FileInfo {
+            mode: kind.mode_bits() | perm,
+            nlink: 1,
+            size: m.len(),
+            atime: nanos(m.accessed()),
+            mtime: nanos(m.modified()),
+            ctime: nanos(m.modified()),
+            ..FileInfo::default()
+        }
+    }
+
+    /// The inode's type, from its mode.
+    pub fn kind(&self) -> crate::dir::Kind {
+        crate::dir::Kind::of_mode(self.mode)
+    }
 }
 
 /// The workspace's space, as `df` shows it (the WIT's `fs-usage`).
@@ -213,6 +248,13 @@ pub trait Host {
         let _ = path;
         Err(std::io::ErrorKind::Unsupported.into())
     }
+    /// The entries of directory `path` (absolute, through links) with each one's inode
+    /// (not through a final link), in one call, in any order. Where it cannot (by default;
+    /// a read-only layer), it fails and `dir::list_info` asks for each entry.
+    fn list_directory_info(&self, path: &str) -> std::io::Result<Vec<(String, FileInfo)>> {
+        let _ = path;
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
     /// Removes `path` and everything below it (`rm -r` of a directory).
     fn remove_tree(&self, path: &str) -> std::io::Result<()> {
         std::fs::remove_dir_all(path)
@@ -267,9 +309,9 @@ impl Host for Native {
             nlink: m.nlink() as u32,
             size: m.size(),
             ino: m.ino(),
-            atime: m.atime(),
-            mtime: m.mtime(),
-            ctime: m.ctime(),
+            atime: m.atime() * 1_000_000_000 + m.atime_nsec(),
+            mtime: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            ctime: m.ctime() * 1_000_000_000 + m.ctime_nsec(),
         })
     }
 

@@ -18,20 +18,31 @@ use crate::bindings::wasi::io::streams::{InputStream, OutputStream};
 /// The WIT imports.
 pub struct Wit;
 
+fn file_info(i: workspace::FileInfo) -> FileInfo {
+    FileInfo {
+        mode: i.mode,
+        uid: i.uid,
+        gid: i.gid,
+        nlink: i.nlink,
+        size: i.size,
+        ino: i.ino,
+        atime: i.atime,
+        mtime: i.mtime,
+        ctime: i.ctime,
+    }
+}
+
 impl Host for Wit {
     fn stat(&self, path: &str, follow: bool) -> std::io::Result<FileInfo> {
-        let i = workspace::stat(path, follow).map_err(io_error)?;
-        Ok(FileInfo {
-            mode: i.mode,
-            uid: i.uid,
-            gid: i.gid,
-            nlink: i.nlink,
-            size: i.size,
-            ino: i.ino,
-            atime: i.atime,
-            mtime: i.mtime,
-            ctime: i.ctime,
-        })
+        Ok(file_info(workspace::stat(path, follow).map_err(io_error)?))
+    }
+
+    fn list_directory_info(&self, path: &str) -> std::io::Result<Vec<(String, FileInfo)>> {
+        let listed = workspace::list_directory_info(path).map_err(io_error)?;
+        Ok(listed
+            .into_iter()
+            .map(|e| (e.name, file_info(e.info)))
+            .collect())
     }
 
     fn list_directory(&self, path: &str) -> std::io::Result<Vec<Entry>> {

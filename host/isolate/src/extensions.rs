@@ -13,7 +13,7 @@ use crate::state::State;
 /// (`E2BIG`, nothing made), and the shell copies its parts, down to entry by entry.
 pub(crate) const COPY_TREE_MAX_ENTRIES: u64 = 100_000;
 
-/// The most entries one `list-directory` hands over: the list is lowered into the guest's
+/// The most entries one `list-directory` (or `list-directory-info`) hands over: the list is lowered into the guest's
 /// memory in one piece. A bigger directory fails (`overflow`) and the shell reads it an entry
 /// at a time through `wasi:filesystem`.
 pub(crate) const LIST_DIRECTORY_MAX_ENTRIES: usize = 100_000;
@@ -84,17 +84,7 @@ impl workspace::Host for State {
             vfs.lstat(&path)
         };
         Ok(stat
-            .map(|s| workspace::FileInfo {
-                mode: s.mode(),
-                uid: s.uid,
-                gid: s.gid,
-                nlink: s.nlink,
-                size: s.size,
-                ino: s.ino,
-                atime: s.atime,
-                mtime: s.mtime,
-                ctime: s.ctime,
-            })
+            .map(|s| file_info(&s))
             .map_err(|e| computer_wasi::error_code(&e)))
     }
 
@@ -102,28 +92,34 @@ impl workspace::Host for State {
         &mut self,
         path: String,
     ) -> wasmtime::Result<Result<Vec<workspace::DirectoryEntry>, ErrorCode>> {
-        if self.fs.reaches_layer(&path) {
-            return Ok(Err(ErrorCode::ReadOnly));
-        }
-        let entries = match self.fs.vfs.read_dir(&path) {
-            Ok(entries) => entries,
-            Err(e) => return Ok(Err(computer_wasi::error_code(&e))),
-        };
-        // The whole list lands in the guest's memory at once; a bigger directory is read
-        // an entry at a time through `wasi:filesystem`.
-        if entries.len() > LIST_DIRECTORY_MAX_ENTRIES {
-            return Ok(Err(ErrorCode::Overflow));
-        }
-        Ok(Ok(entries
-            .into_iter()
-            .map(|e| workspace::DirectoryEntry {
-                name: e
-                    .name
-                    .into_string()
-                    .unwrap_or_else(|n| n.to_string_lossy().into_owned()),
-                type_: computer_wasi::descriptor_type(e.kind),
-            })
-            .collect()))
+        Ok(
+            listing(self, &path, |vfs, path| vfs.read_dir(path)).map(|entries| {
+                entries
+                    .into_iter()
+                    .map(|e| workspace::DirectoryEntry {
+                        name: string(e.name),
+                        type_: computer_wasi::descriptor_type(e.kind),
+                    })
+                    .collect()
+            }),
+        )
+    }
+
+    fn list_directory_info(
+        &mut self,
+        path: String,
+    ) -> wasmtime::Result<Result<Vec<workspace::DirectoryEntryInfo>, ErrorCode>> {
+        Ok(
+            listing(self, &path, |vfs, path| vfs.read_dir_stat(path)).map(|entries| {
+                entries
+                    .into_iter()
+                    .map(|(name, st)| workspace::DirectoryEntryInfo {
+                        name: string(name),
+                        info: file_info(&st),
+                    })
+                    .collect()
+            }),
+        )
     }
 
     fn chmod(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), ErrorCode>> {
@@ -236,4 +232,45 @@ impl process::Host for State {
     fn exit(&mut self, status: u8) -> wasmtime::Result<()> {
         Err(wasmtime_wasi::I32Exit(status as i32).into())
     }
+}
+
+/// What `stat` tells a guest of an inode.
+fn file_info(s: &computer_vfs::Stat) -> workspace::FileInfo {
+    workspace::FileInfo {
+        mode: s.mode(),
+        uid: s.uid,
+        gid: s.gid,
+        nlink: s.nlink,
+        size: s.size,
+        ino: s.ino,
+        atime: s.atime,
+        mtime: s.mtime,
+        ctime: s.ctime,
+    }
+}
+
+/// A workspace directory's listing as `read` gives it, for `list-directory` and
+/// `list-directory-info`: not in a read-only layer (the guest lists those through
+/// `wasi:filesystem`, which reaches them) and not past [`LIST_DIRECTORY_MAX_ENTRIES`] (the
+/// whole list lands in the guest's memory at once; a bigger directory is read an entry at a
+/// time through `wasi:filesystem`).
+fn listing<T>(
+    state: &State,
+    path: &str,
+    read: impl FnOnce(&computer_vfs::Vfs, &str) -> computer_vfs::Result<Vec<T>>,
+) -> Result<Vec<T>, ErrorCode> {
+    if state.fs.reaches_layer(path) {
+        return Err(ErrorCode::ReadOnly);
+    }
+    let entries = read(&state.fs.vfs, path).map_err(|e| computer_wasi::error_code(&e))?;
+    if entries.len() > LIST_DIRECTORY_MAX_ENTRIES {
+        return Err(ErrorCode::Overflow);
+    }
+    Ok(entries)
+}
+
+/// A name for the guest: the workspace's names are UTF-8 (one that is not is shown lossily).
+fn string(name: std::ffi::OsString) -> String {
+    name.into_string()
+        .unwrap_or_else(|n| n.to_string_lossy().into_owned())
 }

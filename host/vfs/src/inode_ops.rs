@@ -368,15 +368,20 @@ impl Tx<'_> {
         self.log(ChangeKind::Modified, b)
     }
 
+    /// Entries of directory `ino` with their attributes, sorted by name; in a read
+    /// transaction they also go to the cache, since a listing is mostly followed by a stat
+    /// or an open of what it lists (`ls -l`, `find`, `grep -r`, `git status`).
+    pub(crate) fn readdir_plus(&self, ino: Ino) -> Result<Vec<(Vec<u8>, Stat)>> {
+        let entries = self.readdir_stat(ino)?;
+        if self.cache.is_some() && entries.len() <= LISTING_KEPT {
+            crate::cache::put_listing(self.cache, ino, &entries);
+        }
+        Ok(entries)
+    }
+
     pub(crate) fn readdir(&self, ino: Ino) -> Result<Vec<DirEntry>> {
         if self.cache.is_some() {
-            // In a read transaction: with every entry's attributes, which go to the cache,
-            // since a listing is mostly followed by a stat or an open of what it lists
-            // (`ls -l`, `find`, `grep -r`, `git status`).
-            let entries = self.readdir_stat(ino)?;
-            if entries.len() <= LISTING_KEPT {
-                crate::cache::put_listing(self.cache, ino, &entries);
-            }
+            let entries = self.readdir_plus(ino)?;
             return Ok(entries
                 .into_iter()
                 .map(|(name, st)| DirEntry {

@@ -3,7 +3,8 @@
 //! consistent state (one transaction, or for reads the lookup cache while nothing has been
 //! committed since it was checked), including what was written through open handles.
 
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, VfsError};
@@ -63,7 +64,6 @@ impl Vfs {
 
     /// One current path of inode `ino` (any of its links), or `None` if it has none.
     pub fn path_of(&self, ino: crate::types::Ino) -> Result<Option<PathBuf>> {
-        use std::os::unix::ffi::OsStringExt;
         let mut inner = self.lock()?;
         let path = match from_cache(&mut inner, |c| c.path(ino).cloned()) {
             Some(path) => Some(path),
@@ -75,7 +75,7 @@ impl Vfs {
                 path
             }
         };
-        Ok(path.map(|p| PathBuf::from(std::ffi::OsString::from_vec(p))))
+        Ok(path.map(|p| PathBuf::from(OsString::from_vec(p))))
     }
 
     /// Attributes of `path`, following symlinks.
@@ -165,6 +165,19 @@ impl Vfs {
         })
     }
 
+    /// The entries of a directory (through symbolic links) with the attributes of each
+    /// (not following links), sorted by name: one read for `ls -l` or `du` of a directory.
+    pub fn read_dir_stat(&self, path: impl AsRef<Path>) -> Result<Vec<(OsString, Stat)>> {
+        self.path_read(|tx| {
+            let st = tx.resolve(bytes(path.as_ref()), true)?.stat()?;
+            Ok(tx
+                .readdir_plus(st.ino)?
+                .into_iter()
+                .map(|(name, st)| (OsString::from_vec(name), st))
+                .collect())
+        })
+    }
+
     /// Removes a file or symlink (EISDIR for a directory).
     pub fn remove_file(&self, path: impl AsRef<Path>) -> Result<()> {
         self.path_write(|tx| tx.path_unlink(bytes(path.as_ref())))
@@ -214,7 +227,6 @@ impl Vfs {
 
     /// The target of a symlink.
     pub fn read_link(&self, path: impl AsRef<Path>) -> Result<PathBuf> {
-        use std::os::unix::ffi::OsStringExt;
         self.path_read(|tx| {
             let st = tx.resolve(bytes(path.as_ref()), false)?.stat()?;
             tx.readlink(st.ino)

@@ -176,6 +176,41 @@ fn symlinks_resolve_and_loops_fail() {
 }
 
 #[test]
+fn a_listing_with_attributes_reads_each_entry_itself() {
+    let vfs = vfs();
+    vfs.create_dir_all("/workspace/d/sub").unwrap();
+    vfs.write_file("/workspace/d/b.txt", "12345").unwrap();
+    vfs.symlink("b.txt", "/workspace/d/a-link").unwrap();
+    vfs.symlink("d", "/workspace/to-d").unwrap();
+    let listed = vfs.read_dir_stat("/workspace/to-d").unwrap();
+    let seen: Vec<(&OsStr, FileType, u64)> = listed
+        .iter()
+        .map(|(name, st)| (name.as_os_str(), st.kind, st.size))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (OsStr::new("a-link"), FileType::Symlink, 5),
+            (OsStr::new("b.txt"), FileType::File, 5),
+            (OsStr::new("sub"), FileType::Dir, listed[2].1.size),
+        ]
+    );
+    // The same attributes a stat of each path gives.
+    for (name, st) in &listed {
+        let path = Path::new("/workspace/d").join(name);
+        assert_eq!(st.ino, vfs.lstat(&path).unwrap().ino, "{path:?}");
+    }
+    assert_eq!(
+        vfs.read_dir_stat("/workspace/d/b.txt").unwrap_err().errno(),
+        libc::ENOTDIR
+    );
+    assert_eq!(
+        vfs.read_dir_stat("/workspace/none").unwrap_err().errno(),
+        libc::ENOENT
+    );
+}
+
+#[test]
 fn dotdot_never_escapes_the_root() {
     let vfs = vfs();
     vfs.write_file("/workspace/x", "x").unwrap();
