@@ -3,6 +3,7 @@
 use super::stream::{Stop, Writer, complain};
 use crate::fileinfo::{apparent_size, disk_kib, human_size, info};
 use shell_base::args::{bad_usage, parser};
+use shell_base::dir::FileInfo;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -140,7 +141,7 @@ pub async fn du(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut status = 0;
     for operand in &operands {
         let path = sh.path(operand);
-        match walk.visit(&path, operand, 0, true).await {
+        match walk.visit(&path, operand, 0, true, None).await {
             Ok(Some(n)) => grand += n,
             Ok(None) => {}
             Err(Stop(s)) => return s,
@@ -166,7 +167,8 @@ pub async fn du(sh: &mut dyn Context, argv: &[String]) -> i32 {
 struct Walk<'o> {
     o: &'o Options,
     out: Writer,
-    /// Inodes with several links already counted (each counts once, as in GNU du).
+    /// Inodes already counted that must not count again (with several links, or any with
+    /// `-L`), as in GNU du.
     seen: HashSet<u64>,
     /// Messages to print (after what was written so far).
     errors: Vec<String>,
@@ -181,9 +183,12 @@ impl Walk<'_> {
         shown: &str,
         depth: usize,
         operand: bool,
+        listed: Option<FileInfo>,
     ) -> Result<Option<u64>, Stop> {
         let follow = self.o.follow || (operand && self.o.follow_operands);
-        let i = match info(path, follow) {
+        // The listing's inode serves unless a link is to be followed.
+        let listed = listed.filter(|i| !follow || !i.kind().is_symlink());
+        let i = match listed.map_or_else(|| info(path, follow), Ok) {
             Ok(i) => i,
             Err(e) => {
                 self.errors
@@ -191,9 +196,10 @@ impl Walk<'_> {
                 return Ok(None);
             }
         };
-        if i.nlink > 1
-            && !self.o.count_links
-            && i.mode & 0o170000 != 0o040000
+        // Following every link, GNU du counts each inode once, directories too: a link
+        // leads to what is counted elsewhere.
+        if !self.o.count_links
+            && (self.o.follow || (i.nlink > 1 && i.mode & 0o170000 != 0o040000))
             && !self.seen.insert(i.ino)
         {
             return Ok(None);
@@ -206,8 +212,8 @@ impl Walk<'_> {
         let is_dir = i.mode & 0o170000 == 0o040000;
         let mut size = own;
         if is_dir {
-            let names = match super::stream::sorted_names(path) {
-                Ok(names) => names,
+            let entries = match shell_base::dir::list_info(path) {
+                Ok(entries) => entries,
                 Err(e) => {
                     self.errors.push(format!(
                         "cannot read directory '{shown}': {}",
@@ -216,7 +222,7 @@ impl Walk<'_> {
                     Vec::new()
                 }
             };
-            for name in names {
+            for (name, info) in entries {
                 if self.o.exclude.iter().any(|p| p.matches(&name)) {
                     continue;
                 }
@@ -226,7 +232,7 @@ impl Walk<'_> {
                     format!("{shown}/{name}")
                 };
                 let child_path = path.join(&name);
-                let sub = Box::pin(self.visit(&child_path, &child, depth + 1, false));
+                let sub = Box::pin(self.visit(&child_path, &child, depth + 1, false, Some(info)));
                 if let Some(n) = sub.await? {
                     size += n;
                 }

@@ -83,10 +83,10 @@ pub(crate) fn scaled_size(n: u64, base: f64, units: &[&str]) -> String {
     n.to_string()
 }
 
-/// `ls -l`'s lines for entries (display name, absolute path), columns aligned, and the
-/// `total` in 1 KiB blocks.
-pub fn long_lines(
-    entries: &[(String, std::path::PathBuf)],
+/// `ls -l`'s lines for entries (display name, absolute path, inode), columns aligned, and
+/// the `total` in 1 KiB blocks.
+pub fn long_lines<'e>(
+    entries: impl IntoIterator<Item = (&'e str, std::path::PathBuf, &'e FileInfo)>,
     human: bool,
     user: &str,
 ) -> (u64, Vec<String>) {
@@ -96,12 +96,9 @@ pub fn long_lines(
         .unwrap_or(0);
     let mut rows = Vec::new();
     let mut total = 0;
-    for (name, path) in entries {
-        let Ok(i) = info(path, false) else {
-            continue;
-        };
-        let size = apparent_size(&i);
-        total += disk_kib(&i);
+    for (name, path, i) in entries {
+        let size = apparent_size(i);
+        total += disk_kib(i);
         let secs = i.mtime.div_euclid(1_000_000_000);
         // Recent times show the hour, older ones (or future) the year.
         let recent = secs <= now + 3600 && now - secs < 182 * 86_400;
@@ -111,9 +108,9 @@ pub fn long_lines(
         } else {
             size.to_string()
         };
-        let mut shown = name.clone();
+        let mut shown = name.to_string();
         if i.mode & 0o170000 == 0o120000
-            && let Ok(target) = std::fs::read_link(path)
+            && let Ok(target) = std::fs::read_link(&path)
         {
             shown.push_str(&format!(" -> {}", target.to_string_lossy()));
         }

@@ -3,7 +3,7 @@
 
 use super::stream::{Stop, Writer, complain};
 use shell_base::Context;
-use shell_base::dir::Kind;
+use shell_base::dir::{FileInfo, Kind};
 use shell_base::pattern::{MatchOptions, Pattern};
 use std::time::SystemTime;
 
@@ -19,7 +19,8 @@ enum Expr {
     Type(char),
     Size(std::cmp::Ordering, u64, u64),
     Mtime(std::cmp::Ordering, i64),
-    Newer(SystemTime),
+    /// Modified after this time (nanoseconds since the epoch).
+    Newer(i64),
     Empty,
     True,
     False,
@@ -28,6 +29,18 @@ enum Expr {
     Prune,
     Delete,
     Exec(Vec<String>, bool),
+}
+
+impl Expr {
+    /// Whether evaluating it may read an entry's inode (beyond its type).
+    fn reads_inodes(&self) -> bool {
+        match self {
+            Expr::And(a, b) | Expr::Or(a, b) => a.reads_inodes() || b.reads_inodes(),
+            Expr::Not(a) => a.reads_inodes(),
+            Expr::Size(..) | Expr::Mtime(..) | Expr::Newer(_) | Expr::Empty => true,
+            _ => false,
+        }
+    }
 }
 
 struct Parser<'a> {
@@ -189,10 +202,11 @@ impl Parser<'_> {
             }
             "-newer" => {
                 let f = self.value("-newer")?;
-                let t = std::fs::metadata(self.cwd.join(&f))
-                    .and_then(|m| m.modified())
+                let path = self.cwd.join(&f);
+                let t = std::fs::metadata(&path)
+                    .map(|m| shell_base::dir::info(&path, true).unwrap_or(FileInfo::from_std(&m)))
                     .map_err(|e| format!("'{f}': {}", shell_base::errno::io_message(&e)))?;
-                Expr::Newer(t)
+                Expr::Newer(t.mtime)
             }
             "-empty" => Expr::Empty,
             "-true" => Expr::True,
@@ -260,21 +274,20 @@ struct Entry {
     /// The type the directory listing gave (no `stat` needed to walk or test `-type`).
     kind: Option<Kind>,
     /// Metadata, looked up only when a test needs it (`-size`, `-mtime`, `-newer`, ...).
-    meta: std::cell::OnceCell<Option<std::fs::Metadata>>,
+    meta: std::cell::OnceCell<Option<FileInfo>>,
     /// With `-L`: the directories above (inode, shown name), to stop at a loop.
     ancestors: Vec<(u64, String)>,
 }
 
 impl Entry {
-    fn meta(&self) -> Option<&std::fs::Metadata> {
+    fn meta(&self) -> Option<&FileInfo> {
         self.meta
-            .get_or_init(|| std::fs::symlink_metadata(&self.path).ok())
+            .get_or_init(|| shell_base::dir::info(&self.path, false))
             .as_ref()
     }
 
     fn file_type(&self) -> Option<Kind> {
-        self.kind
-            .or_else(|| self.meta().map(|m| Kind::of(m.file_type())))
+        self.kind.or_else(|| self.meta().map(FileInfo::kind))
     }
 
     fn is_dir(&self) -> bool {
@@ -359,28 +372,23 @@ impl Finder<'_> {
                 Expr::Type(t) => type_char(sh, entry) == Some(*t),
                 Expr::Size(ord, n, unit) => entry.meta().is_some_and(|m| {
                     // Directories take a block, as on ext4 (and as `ls -l` shows them).
-                    let len = if m.is_dir() { 4096 } else { m.len() };
-                    let units = len.div_ceil(*unit);
+                    let units = crate::fileinfo::apparent_size(m).div_ceil(*unit);
                     units.cmp(n) == *ord
                 }),
                 Expr::Mtime(ord, days) => entry.meta().is_some_and(|m| {
-                    let age = m
-                        .modified()
-                        .ok()
-                        .and_then(|t| SystemTime::now().duration_since(t).ok())
-                        .map(|d| d.as_secs() as i64 / 86400)
-                        .unwrap_or(0);
+                    let now = SystemTime::now()
+                        .duration_since(SystemTime::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs() as i64);
+                    // A time in the future is no age.
+                    let age = (now - m.mtime.div_euclid(1_000_000_000)).max(0) / 86400;
                     age.cmp(days) == *ord
                 }),
-                Expr::Newer(t) => entry
-                    .meta()
-                    .and_then(|m| m.modified().ok())
-                    .is_some_and(|m| m > *t),
+                Expr::Newer(t) => entry.meta().is_some_and(|m| m.mtime > *t),
                 Expr::Empty => entry.meta().is_some_and(|m| {
-                    if m.is_dir() {
+                    if m.kind().is_dir() {
                         shell_base::dir::list(&entry.path).is_ok_and(|d| d.is_empty())
                     } else {
-                        m.len() == 0
+                        m.size == 0
                     }
                 }),
                 Expr::True => true,
@@ -494,6 +502,7 @@ pub async fn find(sh: &mut dyn Context, argv: &[String]) -> i32 {
         Expr::And(Box::new(expr), Box::new(Expr::Print))
     };
     let (maxdepth, mindepth, depth_first) = (p.maxdepth, p.mindepth, p.depth_first);
+    let with_info = expr.reads_inodes();
     if p.follow {
         follow = Follow::Always;
     }
@@ -518,7 +527,7 @@ pub async fn find(sh: &mut dyn Context, argv: &[String]) -> i32 {
             Entry {
                 shown: start.clone(),
                 path,
-                kind: meta.as_ref().map(|m| Kind::of(m.file_type())),
+                kind: meta.as_ref().map(FileInfo::kind),
                 meta: std::cell::OnceCell::from(meta),
                 ancestors: Vec::new(),
             },
@@ -542,7 +551,7 @@ pub async fn find(sh: &mut dyn Context, argv: &[String]) -> i32 {
             let descend = is_dir && maxdepth.is_none_or(|m| depth < m);
             if depth_first && descend && !visited {
                 // Children first; the directory itself after them.
-                let children = children(&entry, depth, follow);
+                let children = children(&entry, depth, follow, with_info);
                 stack.push((entry, depth, true));
                 stack.extend(children.into_iter().rev());
                 continue;
@@ -555,7 +564,7 @@ pub async fn find(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 }
             }
             if descend && !depth_first && !fx.prune {
-                stack.extend(children(&entry, depth, follow).into_iter().rev());
+                stack.extend(children(&entry, depth, follow, with_info).into_iter().rev());
             }
         }
     }
@@ -585,11 +594,11 @@ enum Follow {
 
 impl Follow {
     /// The metadata `find` sees for `path` (a broken link stays a link).
-    fn metadata(self, path: &std::path::Path, start: bool) -> Option<std::fs::Metadata> {
+    fn metadata(self, path: &std::path::Path, start: bool) -> Option<FileInfo> {
         let follows = self == Follow::Always || (start && self == Follow::Starts);
-        match std::fs::symlink_metadata(path).ok()? {
-            m if follows && m.file_type().is_symlink() => std::fs::metadata(path).ok().or(Some(m)),
-            m => Some(m),
+        match shell_base::dir::info(path, false)? {
+            i if follows && i.kind().is_symlink() => shell_base::dir::info(path, true).or(Some(i)),
+            i => Some(i),
         }
     }
 
@@ -614,9 +623,27 @@ fn inode(path: &std::path::Path) -> Option<u64> {
         .map(|i| i.ino)
 }
 
-fn children(entry: &Entry, depth: usize, follow: Follow) -> Vec<(Entry, usize, bool)> {
-    let Ok(listed) = shell_base::dir::list(&entry.path) else {
-        return Vec::new();
+/// The entries of directory `entry`, with their inodes when `with_info` (the expression
+/// reads them: one host call for the directory).
+fn children(
+    entry: &Entry,
+    depth: usize,
+    follow: Follow,
+    with_info: bool,
+) -> Vec<(Entry, usize, bool)> {
+    let listed: Vec<(String, Kind, Option<FileInfo>)> = if with_info {
+        let Ok(listed) = shell_base::dir::list_info(&entry.path) else {
+            return Vec::new();
+        };
+        listed
+            .into_iter()
+            .map(|(name, info)| (name, info.kind(), Some(info)))
+            .collect()
+    } else {
+        let Ok(listed) = shell_base::dir::list(&entry.path) else {
+            return Vec::new();
+        };
+        listed.into_iter().map(|e| (e.name, e.kind, None)).collect()
     };
     let mut ancestors = entry.ancestors.clone();
     if follow == Follow::Always
@@ -626,7 +653,7 @@ fn children(entry: &Entry, depth: usize, follow: Follow) -> Vec<(Entry, usize, b
     }
     listed
         .into_iter()
-        .map(|shell_base::dir::Entry { name: n, kind }| {
+        .map(|(n, kind, info)| {
             let path = entry.path.join(&n);
             let shown = if entry.shown.ends_with('/') {
                 format!("{}{n}", entry.shown)
@@ -636,9 +663,12 @@ fn children(entry: &Entry, depth: usize, follow: Follow) -> Vec<(Entry, usize, b
             let (kind, meta) = match kind {
                 Kind::Symlink if follow == Follow::Always => {
                     let meta = follow.metadata(&path, false);
-                    (meta.as_ref().map(|m| Kind::of(m.file_type())), meta.into())
+                    (meta.as_ref().map(FileInfo::kind), meta.into())
                 }
-                _ => (Some(kind), std::cell::OnceCell::new()),
+                _ => (
+                    Some(kind),
+                    info.map_or_else(std::cell::OnceCell::new, |i| Some(i).into()),
+                ),
             };
             let entry = Entry {
                 shown,

@@ -3,24 +3,38 @@
 use super::stream::{Stop, Writer, complain};
 use shell_base::Context;
 use shell_base::args::{bad_usage, flags};
-use shell_base::dir::Kind;
+use shell_base::dir::{FileInfo, Kind};
 use shell_base::errno::io_message;
-use std::path::PathBuf;
 
 struct Item {
     name: String,
     kind: Kind,
-    /// What `lstat` (for an operand, `stat`) says: read only for a sort by time or size,
-    /// since the listing gives the type and `-l` reads the workspace's own record.
-    meta: Option<std::fs::Metadata>,
+    /// The inode (for an operand, through a link): read only for `-l` or a sort by time or
+    /// size, since the listing gives the type.
+    info: Option<FileInfo>,
 }
 
 impl Item {
-    fn of(name: String, meta: std::fs::Metadata) -> Item {
+    fn of(name: String, info: FileInfo) -> Item {
         Item {
             name,
-            kind: Kind::of(meta.file_type()),
-            meta: Some(meta),
+            kind: info.kind(),
+            info: Some(info),
+        }
+    }
+}
+
+/// An entry as a directory listing gives it: with its inode when one is needed.
+enum Listed {
+    Entry(shell_base::dir::Entry),
+    Info((String, FileInfo)),
+}
+
+impl Listed {
+    fn name(&self) -> &str {
+        match self {
+            Listed::Entry(e) => &e.name,
+            Listed::Info((name, _)) => name,
         }
     }
 }
@@ -41,12 +55,13 @@ fn sort_items(items: &mut [Item], flags: &str) {
     }
     if flags.contains('t') {
         items.sort_by(|a, b| {
-            let time = |i: &Item| i.meta.as_ref().and_then(|m| m.modified().ok());
+            let time = |i: &Item| i.info.map(|i| i.mtime);
             let (ta, tb) = (time(a), time(b));
             tb.cmp(&ta).then_with(|| a.name.cmp(&b.name))
         });
     } else if flags.contains('S') {
-        let size = |i: &Item| i.meta.as_ref().map_or(0, |m| m.len());
+        // A directory's size is ext4's, as `-l` shows it.
+        let size = |i: &Item| i.info.as_ref().map_or(0, crate::fileinfo::apparent_size);
         items.sort_by(|a, b| size(b).cmp(&size(a)).then_with(|| a.name.cmp(&b.name)));
     } else {
         items.sort_by(|a, b| a.name.cmp(&b.name));
@@ -84,8 +99,8 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let almost = flags.contains('A');
     let classify = flags.contains('F');
     let slash = flags.contains('p');
-    // Only a sort by time or size reads each entry's inode.
-    let by_meta = flags.contains('t') || flags.contains('S');
+    // Only `-l` and a sort by time or size read each entry's inode.
+    let by_meta = long || flags.contains('t') || flags.contains('S');
     let operands = if operands.is_empty() {
         vec![".".to_string()]
     } else {
@@ -95,10 +110,29 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     let mut virtual_text = String::new();
+    // A link given as an operand is followed unless `-l`, `-F` or `-d` show links (`-L`
+    // follows every link); a broken one is shown itself unless `-L`.
+    let follow = flags.contains('L') || !(long || classify || flags.contains('d'));
     for o in &operands {
-        match std::fs::metadata(sh.path(o)) {
+        let path = sh.path(o);
+        let found = if follow {
+            std::fs::metadata(&path).or_else(|e| {
+                if flags.contains('L') {
+                    Err(e)
+                } else {
+                    std::fs::symlink_metadata(&path)
+                }
+            })
+        } else {
+            std::fs::symlink_metadata(&path)
+        };
+        match found {
             Ok(m) if m.is_dir() && !flags.contains('d') => dirs.push(o.clone()),
-            Ok(meta) => files.push(Item::of(o.clone(), meta)),
+            Ok(m) => {
+                let through = follow && !m.file_type().is_symlink();
+                let info = shell_base::dir::info(&path, through);
+                files.push(Item::of(o.clone(), info.unwrap_or(FileInfo::from_std(&m))));
+            }
             Err(_) if standard_entries(sh, o, long, flags.contains('d'), &mut virtual_text) => {}
             Err(e) => {
                 status = 2;
@@ -114,11 +148,10 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
     let mut out = Writer::new(&sh.io().stdout);
     let mut text = String::new();
     if long {
-        let entries: Vec<(String, PathBuf)> = files
+        let entries = files
             .iter()
-            .map(|f| (f.name.clone(), sh.path(&f.name)))
-            .collect();
-        for line in crate::fileinfo::long_lines(&entries, human, &user).1 {
+            .filter_map(|f| Some((f.name.as_str(), sh.path(&f.name), f.info.as_ref()?)));
+        for line in crate::fileinfo::long_lines(entries, human, &user).1 {
             text.push_str(&line);
             text.push('\n');
         }
@@ -134,7 +167,12 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
     while !queue.is_empty() {
         let dir = queue.remove(0);
         let path = sh.path(&dir);
-        let entries = match shell_base::dir::list(&path) {
+        let listed = if by_meta {
+            shell_base::dir::list_info(&path).map(|e| e.into_iter().map(Listed::Info).collect())
+        } else {
+            shell_base::dir::list(&path).map(|e| e.into_iter().map(Listed::Entry).collect())
+        };
+        let entries: Vec<Listed> = match listed {
             Ok(e) => e,
             Err(e) => {
                 status = 2;
@@ -148,23 +186,25 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
         };
         let mut items: Vec<Item> = entries
             .into_iter()
-            .filter(|e| show_all || almost || !e.name.starts_with('.'))
-            .filter_map(|e| {
-                if !by_meta && e.kind != Kind::Other {
-                    return Some(Item {
-                        name: e.name,
-                        kind: e.kind,
-                        meta: None,
-                    });
+            .filter(|e| show_all || almost || !e.name().starts_with('.'))
+            .filter_map(|e| match e {
+                Listed::Info((name, info)) => Some(Item::of(name, info)),
+                Listed::Entry(e) if e.kind != Kind::Other => Some(Item {
+                    name: e.name,
+                    kind: e.kind,
+                    info: None,
+                }),
+                // A type the listing does not tell: the inode does.
+                Listed::Entry(e) => {
+                    let info = shell_base::dir::info(&path.join(&e.name), false)?;
+                    Some(Item::of(e.name, info))
                 }
-                let meta = std::fs::symlink_metadata(path.join(&e.name)).ok()?;
-                Some(Item::of(e.name, meta))
             })
             .collect();
         if show_all {
             for dot in [".", ".."] {
-                if let Ok(meta) = std::fs::metadata(path.join(dot)) {
-                    items.push(Item::of(dot.into(), meta));
+                if let Some(info) = shell_base::dir::info(&path.join(dot), true) {
+                    items.push(Item::of(dot.into(), info));
                 }
             }
         }
@@ -177,11 +217,10 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
         }
         first = false;
         if long {
-            let entries: Vec<(String, PathBuf)> = items
+            let entries = items
                 .iter()
-                .map(|i| (i.name.clone(), path.join(&i.name)))
-                .collect();
-            let (total, lines) = crate::fileinfo::long_lines(&entries, human, &user);
+                .filter_map(|i| Some((i.name.as_str(), path.join(&i.name), i.info.as_ref()?)));
+            let (total, lines) = crate::fileinfo::long_lines(entries, human, &user);
             let total = if human {
                 crate::fileinfo::human_size(total * 1024)
             } else {
@@ -279,5 +318,24 @@ mod tests {
         assert_eq!(ctx.run(&["ls"], "").stdout, "a\nb\n");
         assert_eq!(ctx.run(&["ls", "-A"], "").stdout, ".h\na\nb\n");
         assert_eq!(ctx.run(&["ls", "nope"], "").status, 2);
+    }
+
+    /// A link operand, as GNU ls 9.1 shows it (checked on this machine's).
+    #[test]
+    fn link_operands_are_followed_unless_l_f_or_d() {
+        let mut ctx = Native::new();
+        ctx.write("d/x", "");
+        std::os::unix::fs::symlink("d", ctx.dir().join("ld")).unwrap();
+        std::os::unix::fs::symlink("nowhere", ctx.dir().join("broken")).unwrap();
+        let out = |ctx: &mut Native, argv: &[&str]| ctx.run(argv, "").stdout;
+        assert_eq!(out(&mut ctx, &["ls", "ld"]), "x\n");
+        assert_eq!(out(&mut ctx, &["ls", "-F", "ld"]), "ld@\n");
+        assert_eq!(out(&mut ctx, &["ls", "-d", "ld"]), "ld\n");
+        assert!(out(&mut ctx, &["ls", "-l", "ld"]).ends_with(" ld -> d\n"));
+        assert!(out(&mut ctx, &["ls", "-lL", "ld"]).ends_with(" x\n"));
+        assert!(out(&mut ctx, &["ls", "-lt", "d", "ld"]).contains(" ld -> d\n"));
+        assert_eq!(out(&mut ctx, &["ls", "broken"]), "broken\n");
+        let followed = ctx.run(&["ls", "-L", "broken"], "");
+        assert_eq!(followed.status, 2, "{}", followed.stderr);
     }
 }

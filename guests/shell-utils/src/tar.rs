@@ -8,6 +8,7 @@ use crate::pack;
 use lexopt::prelude::*;
 use shell_base::Context;
 use shell_base::args::{number, parser, string, value, wording};
+use shell_base::dir::{FileInfo, Kind};
 use shell_base::errno::io_message;
 use shell_base::io::READ_SIZE;
 use shell_base::path::normalize;
@@ -51,23 +52,37 @@ fn walk(
     base: &Path,
     rel: &str,
     excludes: &Excludes,
-    found: &mut Vec<(String, std::fs::Metadata)>,
+    found: &mut Vec<(String, FileInfo)>,
 ) -> std::io::Result<()> {
     if excludes.excludes(rel) {
         return Ok(());
     }
     let full = base.join(rel);
     let meta = std::fs::symlink_metadata(&full)?;
-    let is_dir = meta.is_dir();
-    found.push((rel.to_string(), meta));
-    if is_dir {
-        for c in super::stream::sorted_names(&full)? {
-            walk(
-                base,
-                &format!("{}/{c}", rel.trim_end_matches('/')),
-                excludes,
-                found,
-            )?;
+    let info = shell_base::dir::info(&full, false).unwrap_or(FileInfo::from_std(&meta));
+    found.push((rel.to_string(), info));
+    if info.kind().is_dir() {
+        below(&full, rel, excludes, found)?;
+    }
+    Ok(())
+}
+
+/// What lies below directory `rel` (at `full`), as [`walk`] finds it: each directory's
+/// entries with their inodes in one listing.
+fn below(
+    full: &Path,
+    rel: &str,
+    excludes: &Excludes,
+    found: &mut Vec<(String, FileInfo)>,
+) -> std::io::Result<()> {
+    for (c, info) in shell_base::dir::list_info(full)? {
+        let rel = format!("{}/{c}", rel.trim_end_matches('/'));
+        if excludes.excludes(&rel) {
+            continue;
+        }
+        found.push((rel.clone(), info));
+        if info.kind().is_dir() {
+            below(&full.join(&c), &rel, excludes, found)?;
         }
     }
     Ok(())
@@ -82,19 +97,23 @@ enum Trouble {
 }
 
 /// Adds the entry `rel` (a file's bytes go through as they are read).
-fn add(a: &mut Adding, rel: &str, meta: &std::fs::Metadata) -> Result<(), Trouble> {
+fn add(a: &mut Adding, rel: &str, info: &FileInfo) -> Result<(), Trouble> {
     let full = a.base.join(rel);
     let mut header = tar::Header::new_gnu();
-    owner(&mut header, &full, a.user);
-    header.set_mtime(mtime(meta));
-    if meta.is_dir() {
+    header.set_uid(u64::from(info.uid));
+    header.set_gid(u64::from(info.gid));
+    let _ = header.set_username(&crate::fileinfo::owner_name(info.uid, a.user));
+    let _ = header.set_groupname(&crate::fileinfo::owner_name(info.gid, a.user));
+    header.set_mtime(u64::try_from(info.mtime.div_euclid(1_000_000_000)).unwrap_or(0));
+    let kind = info.kind();
+    if kind.is_dir() {
         let shown = format!("{}/", rel.trim_end_matches('/'));
         header.set_entry_type(tar::EntryType::Directory);
-        header.set_mode(permissions(&full, 0o755));
+        header.set_mode(info.mode & 0o7777);
         header.set_size(0);
         append(&mut a.builder, &mut header, &shown, std::io::empty()).map_err(Trouble::Archive)?;
         a.names.push(shown);
-    } else if meta.file_type().is_symlink() {
+    } else if kind.is_symlink() {
         let target = std::fs::read_link(&full).map_err(Trouble::Source)?;
         header.set_entry_type(tar::EntryType::Symlink);
         header.set_size(0);
@@ -111,7 +130,7 @@ fn add(a: &mut Adding, rel: &str, meta: &std::fs::Metadata) -> Result<(), Troubl
         // The size of the file opened: the header must say what follows it.
         let size = file.metadata().map_err(Trouble::Source)?.len();
         header.set_entry_type(tar::EntryType::Regular);
-        header.set_mode(permissions(&full, 0o644));
+        header.set_mode(info.mode & 0o7777);
         header.set_size(size);
         // A file that shrank since is padded with zeros, as GNU tar pads it.
         let data = file.take(size).chain(std::io::repeat(0)).take(size);
@@ -228,18 +247,6 @@ impl Read for Decoding {
     }
 }
 
-/// The owner and group of `path` as the workspace records them, by number and by name (as
-/// `ls -l` names them).
-fn owner(header: &mut tar::Header, path: &Path, user: &str) {
-    let Ok(i) = crate::fileinfo::info(path, false) else {
-        return;
-    };
-    header.set_uid(u64::from(i.uid));
-    header.set_gid(u64::from(i.gid));
-    let _ = header.set_username(&crate::fileinfo::owner_name(i.uid, user));
-    let _ = header.set_groupname(&crate::fileinfo::owner_name(i.gid, user));
-}
-
 /// `tar tv`'s line for an entry, GNU's: mode, owner/group and size (in a field that only
 /// grows, from 19 wide), time, name, and a link's target.
 fn long_listing(entry: &tar::Entry<impl Read>, shown: &str, width: &mut usize) -> String {
@@ -272,19 +279,6 @@ fn long_listing(entry: &tar::Entry<impl Read>, shown: &str, width: &mut usize) -
     }
     line.push('\n');
     line
-}
-
-/// The permission bits of `path` (`fallback` when the workspace cannot say).
-fn permissions(path: &Path, fallback: u32) -> u32 {
-    crate::fileinfo::info(path, false).map_or(fallback, |i| i.mode & 0o7777)
-}
-
-fn mtime(meta: &std::fs::Metadata) -> u64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// `tar [-]{c|x|t}[zvf...] [ARCHIVE] [-C DIR] [--strip-components N] [PATH...]`.
@@ -383,7 +377,13 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             }
         }
         let size: u64 = (found.iter())
-            .map(|(_, meta)| 1024 + if meta.is_file() { meta.len() } else { 0 })
+            .map(|(_, info)| {
+                1024 + if info.kind() == Kind::File {
+                    info.size
+                } else {
+                    0
+                }
+            })
             .sum();
         let encoder = match codec.map(|c| Encoder::new(c, 6, Some(size))).transpose() {
             Ok(e) => e,
@@ -396,14 +396,14 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             user: &user,
         };
         let failed = |e: std::io::Error| format!("tar: {}", io_message(&e));
-        for (rel, meta) in found {
+        for (rel, info) in found {
             let full = normalize(&base.join(&rel).to_string_lossy());
             if itself.as_ref() == Some(&full) {
                 let msg = format!("tar: {rel}: file is the archive; not dumped");
                 complain(sh, &msg).await;
                 continue;
             }
-            match add(&mut adding, &rel, &meta) {
+            match add(&mut adding, &rel, &info) {
                 Ok(()) => {}
                 Err(Trouble::Source(e)) => {
                     status = 2;
