@@ -133,6 +133,14 @@ pub async fn ls(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 let info = shell_base::dir::info(&path, through);
                 files.push(Item::of(o.clone(), info.unwrap_or(FileInfo::from_std(&m))));
             }
+            // The devices the isolate opens (`/dev/null`...) are no entries of the
+            // workspace's directories; the host tells what they are.
+            Err(_)
+                if let Some(info) =
+                    shell_base::dir::info(&path, true).filter(|i| i.kind() == Kind::CharDevice) =>
+            {
+                files.push(Item::of(o.clone(), info))
+            }
             Err(_) if standard_entries(sh, o, long, flags.contains('d'), &mut virtual_text) => {}
             Err(e) => {
                 status = 2;
