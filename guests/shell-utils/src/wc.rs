@@ -41,21 +41,44 @@ pub async fn wc(sh: &mut dyn Context, argv: &[String]) -> i32 {
                 continue;
             }
         };
-        if f == "-" {
+        let size = if f == "-" {
             any_stream = true;
+            None
         } else {
-            regular_total += std::fs::metadata(sh.path(f)).map(|m| m.len()).unwrap_or(0);
-        }
+            let meta = std::fs::metadata(sh.path(f)).ok();
+            regular_total += meta.as_ref().map_or(0, |m| m.len());
+            meta.filter(|m| m.is_file()).map(|m| m.len())
+        };
         let mut counts = [0u64; 5];
+        // Bytes alone of a regular file: its size, as GNU's wc takes it from `fstat`.
+        if let Some(size) = size
+            && c
+            && !(l || w || m || longest)
+        {
+            counts[3] = size;
+            rows.push((counts, f.clone()));
+            continue;
+        }
+        // Words and line lengths need every byte looked at; lines alone, a search for
+        // newlines.
+        let per_byte = w || longest;
         let mut in_word = false;
         let mut line_len = 0u64;
-        let mut pending: Vec<u8> = Vec::new();
         loop {
             let chunk = match input.read().await {
                 Ok(c) if !c.is_empty() => c,
                 _ => break,
             };
             counts[3] += chunk.len() as u64;
+            if !per_byte {
+                if l {
+                    counts[0] += memchr::memchr_iter(b'\n', &chunk).count() as u64;
+                }
+                if m {
+                    counts[2] += chunk.iter().filter(|b| **b & 0xC0 != 0x80).count() as u64;
+                }
+                continue;
+            }
             for &b in &chunk {
                 if b == b'\n' {
                     counts[0] += 1;
@@ -74,8 +97,9 @@ pub async fn wc(sh: &mut dyn Context, argv: &[String]) -> i32 {
                     counts[1] += 1;
                 }
             }
-            pending.clear();
-            counts[2] += chunk.iter().filter(|b| **b & 0xC0 != 0x80).count() as u64;
+            if m {
+                counts[2] += chunk.iter().filter(|b| **b & 0xC0 != 0x80).count() as u64;
+            }
         }
         counts[4] = counts[4].max(line_len);
         rows.push((counts, f.clone()));
@@ -134,5 +158,22 @@ mod tests {
     fn counts_lines_words_and_bytes() {
         assert_eq!(stdout_of(&["wc"], "a b\nc\n"), "      2       3       6\n");
         assert_eq!(stdout_of(&["wc", "-l"], "a\nb\n"), "2\n");
+        assert_eq!(stdout_of(&["wc", "-lc"], "a\nbé\n"), "      2       6\n");
+        assert_eq!(stdout_of(&["wc", "-m"], "a\nbé\n"), "5\n");
+        assert_eq!(stdout_of(&["wc", "-lL"], "a\n\tb\n"), "      2       9\n");
+    }
+
+    /// `-c` alone of a regular file is its size, unread; with a redirection or another
+    /// count the bytes are read.
+    #[test]
+    fn bytes_of_a_file_come_from_its_size() {
+        let mut ctx = crate::testing::Native::new();
+        ctx.write("f", "one\ntwo\n");
+        assert_eq!(ctx.run(&["wc", "-c", "f"], "").stdout, "8 f\n");
+        assert_eq!(ctx.run(&["wc", "-lc", "f"], "").stdout, "2 8 f\n");
+        assert_eq!(
+            ctx.run(&["wc", "-c", "f", "f"], "").stdout,
+            " 8 f\n 8 f\n16 total\n"
+        );
     }
 }
