@@ -22,10 +22,10 @@ impl FileInfo {
     /// What the standard library tells of an inode, where the host cannot (a path in a
     /// read-only layer): its type, size and times, read-only or not, no owner.
     pub fn from_std(m: &std::fs::Metadata) -> FileInfo {
-        let kind = crate::dir::Kind::of(m.file_type());
+        let kind = Kind::of(m.file_type());
         let perm = match (kind, m.permissions().readonly()) {
-            (crate::dir::Kind::Dir, false) => 0o755,
-            (crate::dir::Kind::Dir, true) => 0o555,
+            (Kind::Dir, false) => 0o755,
+            (Kind::Dir, true) => 0o555,
             (_, false) => 0o644,
             (_, true) => 0o444,
         };
@@ -48,8 +48,8 @@ impl FileInfo {
     }
 
     /// The inode's type, from its mode.
-    pub fn kind(&self) -> crate::dir::Kind {
-        crate::dir::Kind::of_mode(self.mode)
+    pub fn kind(&self) -> Kind {
+        Kind::of_mode(self.mode)
     }
 }
 
