@@ -99,6 +99,9 @@ enum Trouble {
 /// Adds the entry `rel` (a file's bytes go through as they are read).
 fn add(a: &mut Adding, rel: &str, info: &FileInfo) -> Result<(), Trouble> {
     let full = a.base.join(rel);
+    // Members are relative, as GNU tar makes them (`tar cf x.tar /etc/f` holds `etc/f`);
+    // `v` still shows the name given.
+    let (rel, given) = (member_name(rel), rel);
     let mut header = tar::Header::new_gnu();
     header.set_uid(u64::from(info.uid));
     header.set_gid(u64::from(info.gid));
@@ -112,7 +115,7 @@ fn add(a: &mut Adding, rel: &str, info: &FileInfo) -> Result<(), Trouble> {
         header.set_mode(info.mode & 0o7777);
         header.set_size(0);
         append(&mut a.builder, &mut header, &shown, std::io::empty()).map_err(Trouble::Archive)?;
-        a.names.push(shown);
+        a.names.push(format!("{}/", given.trim_end_matches('/')));
     } else if kind.is_symlink() {
         let target = std::fs::read_link(&full).map_err(Trouble::Source)?;
         header.set_entry_type(tar::EntryType::Symlink);
@@ -124,7 +127,7 @@ fn add(a: &mut Adding, rel: &str, info: &FileInfo) -> Result<(), Trouble> {
             a.builder.append_link(&mut header, rel, target)
         };
         appended.map_err(Trouble::Archive)?;
-        a.names.push(rel.to_string());
+        a.names.push(given.to_string());
     } else {
         let file = std::fs::File::open(&full).map_err(Trouble::Source)?;
         // The size of the file opened: the header must say what follows it.
@@ -135,9 +138,17 @@ fn add(a: &mut Adding, rel: &str, info: &FileInfo) -> Result<(), Trouble> {
         // A file that shrank since is padded with zeros, as GNU tar pads it.
         let data = file.take(size).chain(std::io::repeat(0)).take(size);
         append(&mut a.builder, &mut header, rel, data).map_err(Trouble::Archive)?;
-        a.names.push(rel.to_string());
+        a.names.push(given.to_string());
     }
     Ok(())
+}
+
+/// The member name for path `rel`: without leading slashes (`/` itself is `.`).
+fn member_name(rel: &str) -> &str {
+    match rel.trim_start_matches('/') {
+        "" if rel.starts_with('/') => ".",
+        name => name,
+    }
 }
 
 /// Whether `name` is a `./` name the header holds as it is: the tar crate drops a leading
@@ -396,6 +407,9 @@ pub async fn tar(sh: &mut dyn Context, argv: &[String]) -> i32 {
             user: &user,
         };
         let failed = |e: std::io::Error| format!("tar: {}", io_message(&e));
+        if paths.iter().any(|p| p.starts_with('/')) {
+            complain(sh, "tar: Removing leading `/' from member names").await;
+        }
         for (rel, info) in found {
             let full = normalize(&base.join(&rel).to_string_lossy());
             if itself.as_ref() == Some(&full) {
